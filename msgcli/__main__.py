@@ -1,0 +1,3 @@
+from msgcli.cli import main
+
+main()

@@ -1,0 +1,73 @@
+"""What every dialect module provides.
+
+A dialect is a module-level singleton subclass of :class:`Dialect`. It
+answers four questions about a raw JSON record (a ``dict`` from orjson):
+
+- :meth:`Dialect.classify`: is this one of mine, and is it a message or an
+  event? Must be cheap: a few key look-ups, called for every record.
+- :meth:`Dialect.read`: map the record onto :class:`msgcli.model.Message`,
+  keeping every key. Never raises, whatever the record holds (a record that
+  failed the schema is still read as far as it can be).
+- :meth:`Dialect.write`: map a :class:`Message` back onto this dialect's JSON,
+  keys in the order the framework writes them.
+- :meth:`Dialect.check`: the per-record checks that need this dialect's
+  knowledge and are not in the schema (keys the framework always writes,
+  timestamp format, id forms, ...). It calls ``emit(code, message, pointer)``.
+
+The schema itself is ``schemas/<name>/message.schema.json``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+from ..model import Message
+
+Emit = Callable[..., None]  # emit(code: str, message: str, pointer: str = "")
+
+MESSAGE = "message"
+EVENT = "event"
+
+
+class Dialect:
+    #: the name users type: ``agentscope-java``, ``agentscope-py``, ``loongflow``
+    name: str = ""
+    #: one line for ``msgcli schema list`` and the README
+    title: str = ""
+    #: block types (the dialect's own names) whose unknown keys the framework keeps
+    keeps_extra_on: frozenset[str] = frozenset()
+    #: roles whose messages carry tool results in this dialect (``None``: any role)
+    tool_result_roles: frozenset[str] | None = None
+    #: the JSON key of a tool call's raw argument text inside the block, if the dialect has one
+    tool_input_key: str | None = None
+
+    def classify(self, obj: dict) -> str | None:
+        """``"message"``, ``"event"``, or ``None`` when the record is not of this dialect."""
+        raise NotImplementedError
+
+    def variant(self, obj: dict) -> str | None:
+        """The version shape of a message record (e.g. ``"1.x"``, ``"2.x"``), if it tells."""
+        return None
+
+    def read(self, obj: dict) -> Message:
+        raise NotImplementedError
+
+    def write(self, msg: Message) -> dict:
+        raise NotImplementedError
+
+    def check(self, obj: dict, msg: Message, emit: Emit) -> None:
+        """Dialect-specific per-record checks beyond the schema. Default: none."""
+
+    def pair_key(self, call_id: Any) -> Any:
+        """The form in which tool-call ids are compared (default: as written)."""
+        return call_id
+
+    def parse_time(self, value: Any) -> datetime | None:
+        """The message time as a datetime (naive = the dialect's own zone), or ``None``."""
+        return None
+
+    def time_group(self, msg: Message) -> Any:
+        """Messages are compared for time order within one group (default: the whole file)."""
+        return None

@@ -1,0 +1,97 @@
+"""Findings: what a check says about a place in a file."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+__all__ = ["ERROR", "WARNING", "Finding", "Severity", "Summary"]
+
+
+class Severity(str, Enum):
+    ERROR = "error"
+    WARNING = "warning"
+
+    def __str__(self) -> str:  # "error", not "Severity.ERROR"
+        return self.value
+
+
+ERROR = Severity.ERROR
+WARNING = Severity.WARNING
+
+
+@dataclass(slots=True, frozen=True)
+class Finding:
+    """One problem at one place.
+
+    ``line`` is 1-based; 0 means the finding is about the whole file (a file
+    that cannot be opened, or an empty one). ``pointer`` is an RFC 6901 JSON
+    pointer into the record on that line ("" for the whole record).
+    """
+
+    path: str
+    line: int
+    code: str
+    severity: Severity
+    message: str
+    pointer: str = ""
+
+    def sort_key(self) -> tuple:
+        return (self.line, self.pointer, self.code)
+
+    def to_dict(self) -> dict:
+        return {
+            "path": self.path,
+            "line": self.line,
+            "code": self.code,
+            "severity": self.severity.value,
+            "message": self.message,
+            "pointer": self.pointer,
+        }
+
+
+@dataclass(slots=True)
+class FileSummary:
+    """What was learnt about one input file."""
+
+    path: str
+    kind: str = "messages"  # "messages", "events", "unknown"
+    dialect: str | None = None
+    variants: list[str] = field(default_factory=list)
+    records: int = 0
+    errors: int = 0
+    warnings: int = 0
+    readable: bool = True
+
+    def to_dict(self) -> dict:
+        return {
+            "path": self.path,
+            "kind": self.kind,
+            "dialect": self.dialect,
+            "variants": list(self.variants),
+            "records": self.records,
+            "errors": self.errors,
+            "warnings": self.warnings,
+        }
+
+
+@dataclass(slots=True)
+class Summary:
+    """Totals over a whole run."""
+
+    files: int = 0
+    records: int = 0
+    errors: int = 0
+    warnings: int = 0
+    unreadable: int = 0
+    stopped_early: bool = False
+
+    def to_dict(self) -> dict:
+        return {
+            "files": self.files,
+            "records": self.records,
+            "errors": self.errors,
+            "warnings": self.warnings,
+            "unreadable": self.unreadable,
+            "stopped_early": self.stopped_early,
+        }

@@ -1,0 +1,199 @@
+"""The dialect-neutral message model.
+
+Every dialect reader maps one JSON record onto these classes and every
+dialect writer maps them back. Nothing is dropped on the way: fields that
+only one dialect has (Python's ``finished_reason``, LoongFlow's ``trace_id``,
+Java's raw tool-call ``content``...) live in ``fields`` under their own JSON
+names, and keys the framework does not know at all are kept in ``extra``, in
+their original order, so they can be reported and written back.
+
+Blocks remember where they stand in the record (``path``, a tuple of JSON
+keys and indexes), so a finding about a block can point at it with a JSON
+pointer without the rule knowing the dialect's key names.
+
+The classes are plain slotted dataclasses with no validation: the JSON
+Schemas decide what is valid, the model only carries what was there.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = [
+    "Block",
+    "DataBlock",
+    "EvolveResultBlock",
+    "HintBlock",
+    "Message",
+    "Source",
+    "TextBlock",
+    "ThinkingBlock",
+    "ToolCallBlock",
+    "ToolResultBlock",
+    "UnknownBlock",
+    "Usage",
+    "ValueBlock",
+    "pointer",
+]
+
+Path = tuple  # tuple[str | int, ...]
+
+
+def pointer(path: Path, *more: str | int) -> str:
+    """Render a JSON pointer (RFC 6901) for ``path`` followed by ``more``."""
+    parts = (*path, *more)
+    if not parts:
+        return ""
+    return "/" + "/".join(str(p).replace("~", "~0").replace("/", "~1") for p in parts)
+
+
+@dataclass(slots=True)
+class Source:
+    """Where the bytes of a media or data block are.
+
+    ``kind`` is ``"url"`` or ``"base64"``. A LoongFlow ``data:`` URI is kind
+    ``"base64"`` with ``data_uri=True`` (the data is the part after the comma).
+    """
+
+    kind: str
+    url: str | None = None
+    data: str | None = None
+    media_type: str | None = None
+    data_uri: bool = False
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class Usage:
+    """Token usage. Counts are ``None`` where the record has no such field."""
+
+    input_tokens: int | float | None = None
+    output_tokens: int | float | None = None
+    cached_tokens: int | float | None = None
+    cache_creation_tokens: int | float | None = None
+    total_tokens: int | float | None = None
+    time: float | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class Block:
+    """Base of every content block. ``type`` is the neutral type name."""
+
+    type: str = "unknown"
+    id: str | None = None
+    path: Path = ()
+    fields: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class TextBlock(Block):
+    text: str = ""
+
+
+@dataclass(slots=True)
+class ThinkingBlock(Block):
+    thinking: str = ""
+
+
+@dataclass(slots=True)
+class HintBlock(Block):
+    hint: Any = None
+    source: Any = None
+
+
+@dataclass(slots=True)
+class ToolCallBlock(Block):
+    """A request to run a tool.
+
+    ``input`` is the arguments as the dialect holds them: a JSON text
+    (AgentScope Python 2.x, Java's raw ``content``) or an object. ``arguments``
+    is the parsed object when the record holds one (Java ``input``, Python 1.x,
+    LoongFlow ``arguments``).
+    """
+
+    name: str | None = None
+    input: Any = None
+    arguments: Any = None
+    state: str | None = None
+
+
+@dataclass(slots=True)
+class ToolResultBlock(Block):
+    """The answer to a tool call, paired with it by ``id``."""
+
+    name: str | None = None
+    output: Any = None  # a string, or a list of blocks
+    state: str | None = None
+
+
+@dataclass(slots=True)
+class DataBlock(Block):
+    """An image, audio, video or other binary payload.
+
+    ``kind`` keeps the dialect's own block type (``image``, ``audio``,
+    ``video``, ``data``, or LoongFlow's ``content``).
+    """
+
+    kind: str = "data"
+    source: Source | None = None
+    name: str | None = None
+
+
+@dataclass(slots=True)
+class ValueBlock(Block):
+    """A structured (non-text, non-media) value, e.g. LoongFlow JSON content."""
+
+    value: Any = None
+    mime_type: str | None = None
+
+
+@dataclass(slots=True)
+class EvolveResultBlock(Block):
+    """LoongFlow's summary of an evolution run.
+
+    Its keys (``best_score``, ``best_solution``, ...) are in ``fields``;
+    ``variant`` names the shape: ``"current"`` or ``"0.0.1"``.
+    """
+
+    variant: str | None = None
+
+
+@dataclass(slots=True)
+class UnknownBlock(Block):
+    """A block whose type the reader does not know; ``raw`` is kept whole."""
+
+    raw: Any = None
+
+
+@dataclass(slots=True)
+class Message:
+    """One message of a conversation, in any dialect.
+
+    ``role`` is the dialect's role in lower case (``user``, ``assistant``,
+    ``system``, ``tool``, or any other string LoongFlow allows);
+    ``timestamp`` is the dialect's creation time text as written.
+    """
+
+    dialect: str
+    role: Any = None
+    name: Any = None
+    id: Any = None
+    content: list[Block] = field(default_factory=list)
+    metadata: Any = None
+    timestamp: Any = None
+    usage: Usage | None = None
+    variant: str | None = None
+    fields: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def blocks(self):
+        """Every block, depth first, tool-result outputs included."""
+        stack = list(reversed(self.content))
+        while stack:
+            block = stack.pop()
+            yield block
+            if isinstance(block, ToolResultBlock) and isinstance(block.output, list):
+                stack.extend(reversed(block.output))
