@@ -1,3 +1,68 @@
-"""msgcli: validate, replay and read the message and event logs of LLM-agent frameworks."""
+"""msgcli: validate, replay and read the message and event logs of LLM-agent frameworks.
+
+The public API (imported on first use, so ``import msgcli`` stays light):
+
+- :func:`validate` / :func:`iter_findings`: run the checks of ``msgcli validate``;
+- :func:`read_records`: the JSON records of a log with their line numbers;
+- :func:`read_messages`: the messages of a log in the dialect-neutral model;
+- :func:`detect_dialect`: which dialect a log is written in;
+- :data:`RULES`, :class:`Finding`, :class:`Severity`, :data:`DIALECTS` and the
+  model classes in :mod:`msgcli.model`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 __version__ = "0.1.0"
+
+__all__ = [
+    "DIALECTS",
+    "RULES",
+    "Finding",
+    "Message",
+    "Options",
+    "RunReport",
+    "Severity",
+    "__version__",
+    "detect_dialect",
+    "iter_findings",
+    "read_messages",
+    "read_records",
+    "validate",
+]
+
+_LAZY = {
+    "DIALECTS": "msgcli.dialects",
+    "RULES": "msgcli.rules",
+    "Finding": "msgcli.findings",
+    "Severity": "msgcli.findings",
+    "Message": "msgcli.model",
+    "Options": "msgcli.validate",
+    "RunReport": "msgcli.validate",
+    "read_records": "msgcli.reader",
+    "detect_dialect": "msgcli.api",
+    "iter_findings": "msgcli.api",
+    "read_messages": "msgcli.api",
+    "validate": "msgcli.api",
+}
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .api import detect_dialect, iter_findings, read_messages, validate
+    from .dialects import DIALECTS
+    from .findings import Finding, Severity
+    from .model import Message
+    from .reader import read_records
+    from .rules import RULES
+    from .validate import Options, RunReport
+
+
+def __getattr__(name: str):
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'msgcli' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value

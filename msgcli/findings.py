@@ -36,6 +36,10 @@ class Finding:
     message: str
     pointer: str = ""
 
+    def __str__(self) -> str:
+        where = f" (at {self.pointer})" if self.pointer else ""
+        return f"{self.path}:{self.line}: {self.code} {self.message}{where}"
+
     def sort_key(self) -> tuple:
         return (self.line, self.pointer, self.code)
 
@@ -62,6 +66,7 @@ class FileSummary:
     errors: int = 0
     warnings: int = 0
     readable: bool = True
+    stopped_early: bool = False
 
     def to_dict(self) -> dict:
         return {

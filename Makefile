@@ -1,0 +1,45 @@
+# A newcomer needs only python3: every target below makes its own .venv.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+PIP := $(BIN)/python -m pip --disable-pip-version-check --quiet
+
+.PHONY: demo test lint format clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(VENV)/.test: pyproject.toml | $(BIN)/python
+	$(PIP) install -e '.[test]'
+	@touch $@
+
+$(VENV)/.lint: pyproject.toml | $(BIN)/python
+	$(PIP) install -e '.[lint]'
+	@touch $@
+
+## demo: install, then validate a clean real transcript and one with problems
+demo: $(VENV)/.test
+	@echo "== msgcli validate: a real AgentScope Python transcript, and the real LoongFlow one"
+	$(BIN)/msgcli validate --verbose fixtures/real/agentscope-py/transcript.jsonl fixtures/real/loongflow/transcript.jsonl
+	@echo
+	@echo "== msgcli validate: a transcript with problems (exit status 1 is expected)"
+	$(BIN)/msgcli validate fixtures/invalid/mixed-problems/agentscope-py-run.jsonl || test $$? -eq 1
+	@echo
+	@echo "== msgcli validate: every bundled real log and valid fixture"
+	$(BIN)/msgcli validate fixtures/real fixtures/valid
+
+## test: install with the test extras and run the whole suite
+test: $(VENV)/.test
+	$(BIN)/python -m pytest -q
+
+## lint: ruff, over the package and the tests
+lint: $(VENV)/.lint
+	$(BIN)/ruff check msgcli tests
+	$(BIN)/ruff format --check msgcli tests
+
+format: $(VENV)/.lint
+	$(BIN)/ruff format msgcli tests
+	$(BIN)/ruff check --fix msgcli tests
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis build dist

@@ -1,0 +1,97 @@
+"""The library API: the same pipeline as the command line, without the command line.
+
+Use it inside a test suite to hold recorded transcripts to the same checks
+as ``msgcli validate``::
+
+    import msgcli
+
+    def test_golden_transcripts_are_clean():
+        run = msgcli.validate_paths(["tests/transcripts"])
+        assert [str(f) for f in run.errors()] == []
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import IO
+
+from .dialects import EVENT, classify, get_dialect
+from .findings import Finding
+from .model import Message
+from .reader import read_records
+from .rules import select_codes
+from .validate import Options, RunReport, validate_file, validate_paths
+
+__all__ = ["detect_dialect", "iter_findings", "read_messages", "validate"]
+
+Source = str | Path | IO[bytes]
+
+
+def detect_dialect(source: Source) -> tuple[str, str] | None:
+    """``(dialect name, "message" | "event")`` of a log, from its first recognisable record."""
+    for record in read_records(source):
+        if record.obj is not None:
+            found = classify(record.obj)
+            if found is not None:
+                return found[0].name, found[1]
+    return None
+
+
+def read_messages(source: Source, dialect: str | None = None) -> Iterator[tuple[int, Message]]:
+    """``(line, message)`` for every message record of a log, in the neutral model.
+
+    Lines that are not messages of the log's dialect (bad JSON, events, other
+    dialects) are skipped; ``validate`` reports them.
+    """
+    chosen = get_dialect(dialect) if dialect else None
+    for record in read_records(source):
+        obj = record.obj
+        if obj is None:
+            continue
+        if chosen is None:
+            found = classify(obj)
+            if found is None:
+                continue
+            chosen = found[0]
+        kind = chosen.classify(obj)
+        if kind == EVENT:
+            continue
+        yield record.line, chosen.read(obj)
+
+
+def validate(
+    paths: Source | Iterable[str | Path],
+    *,
+    dialect: str | None = None,
+    select: list[str] | None = None,
+    ignore: list[str] | None = None,
+    strict: bool = False,
+    max_errors: int | None = None,
+) -> RunReport:
+    """Validate files, directories or a stream; ``select``/``ignore`` take rule codes or prefixes."""
+    options = Options(
+        dialect=dialect,
+        select=select_codes(select, ignore),
+        strict=strict,
+        max_errors=max_errors,
+    )
+    if hasattr(paths, "read"):
+        report = RunReport(strict=strict)
+        from .validate import _add
+
+        file_report = validate_file(paths, options=options)
+        report.files.append(file_report)
+        _add(report.summary, file_report)
+        return report
+    if isinstance(paths, (str, Path)):
+        paths = [paths]
+    return validate_paths(paths, options)
+
+
+def iter_findings(paths: Source | Iterable[str | Path], **options) -> Iterator[Finding]:
+    """Every finding of :func:`validate`, file by file, in line order."""
+    for file_report in validate(paths, **options).files:
+        yield from file_report.findings
+
+

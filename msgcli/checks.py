@@ -1,0 +1,358 @@
+"""The checks every dialect shares, written once over the neutral model.
+
+:func:`check_message` looks at one message on its own; :class:`CrossChecks`
+keeps what the checks across records need (tool calls waiting for a result,
+ids seen, the last time per group) and reports at :meth:`CrossChecks.finish`
+what is still open at the end of the file.
+
+Each check calls ``emit(code, message, pointer, line=None)``; ``line`` is
+given only when a finding belongs to another line than the current record.
+"""
+
+from __future__ import annotations
+
+import binascii
+import re
+from base64 import b64decode
+from datetime import timedelta
+from typing import Any
+from urllib.parse import urlsplit
+
+import orjson
+
+from .dialects.base import Dialect
+from .model import DataBlock, Message, TextBlock, ToolCallBlock, ToolResultBlock, pointer
+from .schemas import short
+
+__all__ = ["CrossChecks", "check_message"]
+
+#: tool calls in these states are waiting by design, so no result is expected yet
+_WAITING_STATES = frozenset({"asking", "submitted"})
+#: how far back in time a message may go before C002 speaks (clock skew between writers)
+TIME_TOLERANCE = timedelta(seconds=1)
+
+_MIME = re.compile(
+    r"^(application|audio|font|example|image|message|model|multipart|text|video|chemical|x-[\w.+-]+)"
+    r"/[a-z0-9][\w!#$&^.+-]{0,126}(\s*;.*)?$",
+    re.IGNORECASE,
+)
+_SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*$")
+_NEEDS_HOST = frozenset({"http", "https", "ftp", "ws", "wss"})
+
+#: declared media type -> the byte signatures its data must start with
+_MAGIC: dict[str, tuple[bytes, ...]] = {
+    "image/png": (b"\x89PNG\r\n\x1a\n",),
+    "image/jpeg": (b"\xff\xd8\xff",),
+    "image/jpg": (b"\xff\xd8\xff",),
+    "image/gif": (b"GIF87a", b"GIF89a"),
+    "image/bmp": (b"BM",),
+    "application/pdf": (b"%PDF-",),
+    "audio/flac": (b"fLaC",),
+    "audio/ogg": (b"OggS",),
+    "video/webm": (b"\x1a\x45\xdf\xa3",),
+}
+_NAMES = {
+    b"\x89PNG": "PNG",
+    b"\xff\xd8\xff": "JPEG",
+    b"GIF8": "GIF",
+    b"%PDF": "PDF",
+    b"RIFF": "RIFF (WAV/WEBP/AVI)",
+    b"OggS": "Ogg",
+    b"fLaC": "FLAC",
+    b"ID3": "MP3",
+}
+
+
+def check_message(dialect: Dialect, msg: Message, role: Any, emit) -> None:
+    """The checks on one message that need nothing from other records."""
+    keeps = dialect.keeps_extra_on
+    for key in msg.extra:
+        emit("S003", _unknown_key(key, "message"), pointer((), key))
+    if msg.usage is not None:
+        for key in msg.usage.extra:
+            emit("S003", _unknown_key(key, "usage"), pointer(("usage",), key))
+
+    empty = True
+    input_key = dialect.tool_input_key
+    result_roles = dialect.tool_result_roles
+    for block in msg.blocks():
+        if block.extra and block.type not in keeps:
+            for key in block.extra:
+                emit("S003", _unknown_key(key, f"{block.type} block"), pointer(block.path, key))
+        if isinstance(block, TextBlock):
+            if block.text and (not isinstance(block.text, str) or block.text.strip()):
+                empty = False
+            continue
+        empty = False
+        if isinstance(block, ToolCallBlock):
+            _check_tool_input(block, input_key, emit)
+            name = block.name
+            if isinstance(name, str) and name.startswith("__"):
+                emit(
+                    "T008",
+                    f"tool call {short(block.id)} is named {short(name)}, a streaming placeholder: "
+                    "the real name was lost when the message was assembled",
+                    pointer(block.path, "name"),
+                )
+        elif isinstance(block, ToolResultBlock):
+            if (
+                result_roles is not None
+                and len(block.path) == 2  # a top-level block, not one nested in an output
+                and role not in result_roles
+            ):
+                allowed = " or ".join(sorted(result_roles))
+                emit(
+                    "T007",
+                    f"a tool result in a {short(role)} message; {dialect.title} keeps tool results "
+                    f"in {allowed} messages",
+                    pointer(block.path),
+                )
+        elif isinstance(block, DataBlock) and block.source is not None:
+            _check_source(block, emit)
+    if empty:
+        emit(
+            "B001",
+            "the message has no content" if not msg.content else "the message holds only empty text",
+            "/content",
+        )
+
+
+def _unknown_key(key: str, where: str) -> str:
+    return f"unknown key {short(key)} in a {where}: the framework drops it when it loads the record"
+
+
+def _check_tool_input(block: ToolCallBlock, input_key: str | None, emit) -> None:
+    text = block.input
+    if input_key is None or not isinstance(text, str):
+        return
+    if not text.strip():
+        emit("T005", f"tool call {short(block.id)} has empty argument text",
+             pointer(block.path, input_key))
+        return
+    try:
+        value = orjson.loads(text)
+    except orjson.JSONDecodeError as exc:
+        emit(
+            "T004",
+            f"the arguments of tool call {short(block.id)} are not valid JSON ({exc.msg}): "
+            f"{short(text)}",
+            pointer(block.path, input_key),
+        )
+        return
+    if not isinstance(value, dict):
+        kind = "an array" if isinstance(value, list) else f"{short(value)}"
+        emit(
+            "T004",
+            f"the arguments of tool call {short(block.id)} are {kind}, not a JSON object",
+            pointer(block.path, input_key),
+        )
+
+
+def _check_source(block: DataBlock, emit) -> None:
+    source = block.source
+    base = block.path
+    media_type = source.media_type
+    for key in source.extra:
+        emit("S003", _unknown_key(key, "source"), pointer(base, "source", key))
+    if isinstance(media_type, str) and media_type and not _MIME.match(media_type):
+        emit("M002", f"{short(media_type)} is not a MIME type (type/subtype)",
+             _source_pointer(block))
+    if source.kind == "url":
+        url = source.url
+        if isinstance(url, str):
+            problem = _url_problem(url)
+            if problem:
+                emit("M003", f"{short(url)} is not a usable URL: {problem}",
+                     _source_pointer(block))
+    elif source.kind == "base64":
+        data = source.data
+        if not isinstance(data, str):
+            return
+        try:
+            raw = b64decode(data, validate=True)
+        except (binascii.Error, ValueError):
+            try:
+                raw = b64decode("".join(data.split()), validate=True)
+            except (binascii.Error, ValueError) as exc:
+                emit("M001", f"the base64 data does not decode ({_b64_reason(data, exc)})",
+                     _source_pointer(block))
+                return
+        if isinstance(media_type, str):
+            _check_magic(media_type, raw, block, emit)
+
+
+def _source_pointer(block: DataBlock) -> str:
+    # LoongFlow media are content elements with no source object of their own
+    return pointer(block.path) if block.kind == "content" else pointer(block.path, "source")
+
+
+def _b64_reason(data: str, exc: Exception) -> str:
+    bad = next((c for c in data if not (c.isalnum() or c in "+/=\n\r\t ")), None)
+    if bad is not None:
+        return f"{short(bad)} is not a base64 character"
+    if len("".join(data.split())) % 4:
+        return "its length is not a multiple of 4: it is cut off or unpadded"
+    return str(exc)
+
+
+def _url_problem(url: str) -> str | None:
+    if not url.strip():
+        return "it is empty"
+    if url != url.strip():
+        return "it starts or ends with white space"
+    try:
+        parts = urlsplit(url)
+    except ValueError as exc:
+        return str(exc)
+    if not parts.scheme or not _SCHEME.match(parts.scheme):
+        return "it has no scheme (like https:)"
+    if parts.scheme.lower() in _NEEDS_HOST and not parts.hostname:
+        return "it has no host"
+    return None
+
+
+def _check_magic(media_type: str, raw: bytes, block: DataBlock, emit) -> None:
+    signatures = _MAGIC.get(media_type.split(";")[0].strip().lower())
+    if not signatures or not raw or raw.startswith(signatures):
+        return
+    actual = next((name for sig, name in _NAMES.items() if raw.startswith(sig)), None)
+    found = f"{actual} data" if actual else "data of another kind"
+    emit("M004", f"declared {media_type} but the bytes are {found}", _source_pointer(block))
+
+
+class CrossChecks:
+    """The checks across the records of one file."""
+
+    __slots__ = ("_calls", "_dialect", "_emit", "_last_time", "_message_ids", "_orphans")
+
+    def __init__(self, dialect: Dialect, emit):
+        self._dialect = dialect
+        self._emit = emit
+        # pair key -> [line, path, name, answered, state, id] per call with that key
+        self._calls: dict[Any, list[list]] = {}
+        # pair key -> [(line, path, name, id)] results seen before any call with that key
+        self._orphans: dict[Any, list[tuple]] = {}
+        self._message_ids: dict[Any, int] = {}
+        self._last_time: dict[Any, tuple] = {}
+
+    def feed(self, line: int, msg: Message) -> None:
+        emit = self._emit
+        mid = msg.id
+        if mid is not None and mid != "" and isinstance(mid, (str, int)):
+            first = self._message_ids.get(mid)
+            if first is None:
+                self._message_ids[mid] = line
+            else:
+                emit("I001", f"message id {short(mid)} was already used on line {first}", "/id")
+        if msg.timestamp is not None:
+            self._check_time(line, msg)
+        for block in msg.blocks():
+            if isinstance(block, ToolCallBlock):
+                self._call(line, block)
+            elif isinstance(block, ToolResultBlock):
+                self._result(line, block)
+
+    def _check_time(self, line: int, msg: Message) -> None:
+        when = self._dialect.parse_time(msg.timestamp)
+        if when is None:
+            return
+        group = self._dialect.time_group(msg)
+        try:
+            group_key = group if group is None or isinstance(group, (str, int)) else repr(group)
+            last = self._last_time.get(group_key)
+            if last is not None and when < last[0] - TIME_TOLERANCE:
+                gap = last[0] - when
+                self._emit(
+                    "C002",
+                    f"this message is {_span(gap)} older than the one on line {last[1]}",
+                    "",
+                )
+            if last is None or when > last[0]:
+                self._last_time[group_key] = (when, line)
+        except TypeError:  # a naive time against an aware one: not comparable
+            return
+
+    def _call(self, line: int, block: ToolCallBlock) -> None:
+        if block.id is None or block.id == "":
+            return
+        key = self._dialect.pair_key(block.id)
+        if not isinstance(key, (str, int)):
+            return
+        where = block.path
+        calls = self._calls.get(key)
+        if calls:
+            self._emit(
+                "I002",
+                f"tool call id {short(block.id)} was already used on line {calls[-1][0]}",
+                pointer(block.path, "id"),
+            )
+        entry = [line, where, block.name, False, block.state, block.id]
+        self._calls.setdefault(key, []).append(entry)
+        early = self._orphans.pop(key, None)
+        if early:
+            entry[3] = True
+            for r_line, r_ptr, r_name, _ in early:
+                self._emit(
+                    "T003",
+                    f"this result comes before the call it answers ({short(block.id)}, "
+                    f"line {line})",
+                    pointer(r_ptr),
+                    line=r_line,
+                )
+                self._check_name(r_line, r_ptr, r_name, entry)
+
+    def _result(self, line: int, block: ToolResultBlock) -> None:
+        if block.id is None or block.id == "":
+            return
+        key = self._dialect.pair_key(block.id)
+        if not isinstance(key, (str, int)):
+            return
+        where = block.path
+        calls = self._calls.get(key)
+        if not calls:
+            self._orphans.setdefault(key, []).append((line, where, block.name, block.id))
+            return
+        call = next((c for c in calls if not c[3]), calls[-1])
+        call[3] = True
+        self._check_name(line, where, block.name, call)
+
+    def _check_name(self, line: int, where: str, name: Any, call: list) -> None:
+        if isinstance(name, str) and isinstance(call[2], str) and name and call[2] and name != call[2]:
+            self._emit(
+                "T006",
+                f"this result names tool {short(name)} but call {short(call[5])} "
+                f"(line {call[0]}) is for {short(call[2])}",
+                pointer(where),
+                line=line,
+            )
+
+    def finish(self) -> None:
+        emit = self._emit
+        for results in self._orphans.values():
+            for line, where, name, rid in results:
+                emit(
+                    "T001",
+                    f"tool result {short(rid)} ({short(name)}) answers no tool call in this file",
+                    pointer(where),
+                    line=line,
+                )
+        for calls in self._calls.values():
+            for line, where, name, answered, state, cid in calls:
+                if not answered and state not in _WAITING_STATES:
+                    emit(
+                        "T002",
+                        f"tool call {short(cid)} ({short(name)}) never gets a result",
+                        pointer(where),
+                        line=line,
+                    )
+
+
+def _span(delta: timedelta) -> str:
+    seconds = delta.total_seconds()
+    if seconds < 120:
+        return f"{seconds:.1f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.0f} min"
+    if seconds < 172800:
+        return f"{seconds / 3600:.1f} h"
+    return f"{seconds / 86400:.0f} days"

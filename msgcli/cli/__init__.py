@@ -1,0 +1,241 @@
+"""The ``msgcli`` command line: a thin layer over the library.
+
+Each command parses its options, calls the library, picks a reporter and
+returns an exit code: 0 clean, 1 findings of error severity, 2 a usage error
+or a path that cannot be read. An unexpected internal error is reported in
+one line and exits 2; ``--traceback`` (or ``MSGCLI_TRACEBACK=1``) shows it.
+
+Heavy modules (rich, jsonschema, the schemas) are imported inside the
+commands, so ``msgcli --help`` starts fast.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from enum import Enum
+from typing import Annotated
+
+import typer
+
+from .. import __version__
+
+app = typer.Typer(
+    name="msgcli",
+    help="Validate, replay and read the message and event logs of LLM-agent frameworks "
+    "(AgentScope Java and Python, LoongFlow).",
+    no_args_is_help=True,
+    add_completion=True,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+schema_app = typer.Typer(
+    help="List and print the published JSON Schemas.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
+app.add_typer(schema_app, name="schema")
+
+_state = {"traceback": bool(os.environ.get("MSGCLI_TRACEBACK"))}
+
+
+class Format(str, Enum):
+    text = "text"
+    json = "json"
+    github = "github"
+
+
+class DialectName(str, Enum):
+    agentscope_java = "agentscope-java"
+    agentscope_py = "agentscope-py"
+    loongflow = "loongflow"
+
+
+class ListFormat(str, Enum):
+    text = "text"
+    json = "json"
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"msgcli {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_version, is_eager=True, help="Print the version."),
+    ] = False,
+    traceback: Annotated[
+        bool, typer.Option("--traceback", help="Show the traceback of an internal error.")
+    ] = False,
+) -> None:
+    if traceback:
+        _state["traceback"] = True
+
+
+def _fail(message: str, code: int = 2) -> typer.Exit:
+    typer.echo(f"msgcli: {message}", err=True)
+    return typer.Exit(code)
+
+
+def _codes(values: list[str] | None) -> list[str]:
+    out: list[str] = []
+    for value in values or []:
+        out.extend(p for p in value.split(",") if p.strip())
+    return out
+
+
+@app.command()
+def validate(
+    paths: Annotated[
+        list[str],
+        typer.Argument(
+            help="Log files or directories (every *.jsonl, *.jsonl.gz, *.json, *.sse below); "
+            "'-' reads standard input.",
+            show_default=False,
+        ),
+    ],
+    dialect: Annotated[
+        DialectName | None,
+        typer.Option("--dialect", "-d", help="Read every file as this dialect (default: detect)."),
+    ] = None,
+    output_format: Annotated[
+        Format, typer.Option("--format", "-f", help="How to write the findings.")
+    ] = Format.text,
+    select: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--select",
+            help="Only these rule codes or prefixes (e.g. T,I001). Repeat or separate with commas.",
+        ),
+    ] = None,
+    ignore: Annotated[
+        list[str] | None,
+        typer.Option("--ignore", help="Leave out these rule codes or prefixes (e.g. C002,M)."),
+    ] = None,
+    strict: Annotated[
+        bool, typer.Option("--strict", help="Warnings fail the run too (exit 1).")
+    ] = False,
+    max_errors: Annotated[
+        int | None,
+        typer.Option("--max-errors", min=1, help="Stop after this many errors."),
+    ] = None,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="Print the findings only, no summary.")
+    ] = False,
+    verbose: Annotated[
+        bool,
+        typer.Option("--verbose", "-v", help="Also print a line per file: dialect, version, count."),
+    ] = False,
+    traceback: Annotated[
+        bool, typer.Option("--traceback", help="Show the traceback of an internal error.")
+    ] = False,
+) -> None:
+    """Check message logs against the dialect's JSON Schema and across records.
+
+    Exit status: 0 no errors (warnings allowed), 1 errors found (or warnings
+    with --strict), 2 usage error or a path that cannot be read.
+    """
+    if traceback:
+        _state["traceback"] = True
+    from ..rules import select_codes
+
+    try:
+        selected = select_codes(_codes(select), _codes(ignore))
+    except ValueError as exc:
+        raise _fail(str(exc)) from None
+    from ..report import get_reporter
+    from ..validate import Options, validate_paths
+
+    options = Options(
+        dialect=dialect.value if dialect else None,
+        select=selected,
+        strict=strict,
+        max_errors=max_errors,
+    )
+    run = validate_paths(paths, options)
+    get_reporter(output_format.value)(run, sys.stdout, quiet=quiet, verbose=verbose)
+    raise typer.Exit(run.exit_code)
+
+
+@app.command()
+def rules(
+    output_format: Annotated[
+        ListFormat, typer.Option("--format", "-f", help="text or json.")
+    ] = ListFormat.text,
+) -> None:
+    """List every rule: code, name, default severity and what it checks."""
+    from ..rules import RULES
+
+    if output_format is ListFormat.json:
+        import orjson
+
+        doc = [
+            {"code": r.code, "name": r.name, "severity": r.severity.value, "summary": r.summary}
+            for r in RULES.values()
+        ]
+        typer.echo(orjson.dumps(doc, option=orjson.OPT_INDENT_2).decode())
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(box=None, pad_edge=False, show_edge=False)
+    for column in ("code", "name", "severity", "what it checks"):
+        table.add_column(column, overflow="fold")
+    for r in RULES.values():
+        table.add_row(r.code, r.name, r.severity.value, r.summary)
+    Console(markup=False, highlight=False).print(table)
+
+
+@schema_app.command("list")
+def schema_list() -> None:
+    """List the schemas shipped with msgcli, as DIALECT/KIND."""
+    from ..schemas import list_schemas, load_schema
+
+    for name in list_schemas():
+        title = load_schema(name).get("title", "")
+        typer.echo(f"{name}\t{title}")
+
+
+@schema_app.command("show")
+def schema_show(
+    name: Annotated[
+        str, typer.Argument(help="A schema name from 'msgcli schema list' (or just a dialect).")
+    ],
+) -> None:
+    """Print one schema as JSON, to use with any JSON Schema tool."""
+    from ..schemas import schema_path
+
+    try:
+        path = schema_path(name if "/" in name else f"{name}/message")
+    except KeyError as exc:
+        raise _fail(exc.args[0]) from None
+    sys.stdout.write(path.read_text(encoding="utf-8"))
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point of the ``msgcli`` script."""
+    try:
+        app(args=argv, prog_name="msgcli", standalone_mode=True)
+    except SystemExit:
+        raise
+    except KeyboardInterrupt:
+        sys.stderr.write("msgcli: interrupted\n")
+        sys.exit(130)
+    except BrokenPipeError:
+        # The reader went away (msgcli ... | head): not an error of ours.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        sys.exit(1)
+    except Exception as exc:  # an internal error: one line, or the whole story on request
+        if _state["traceback"] or "--traceback" in (argv or sys.argv):
+            raise
+        sys.stderr.write(
+            f"msgcli: internal error: {type(exc).__name__}: {exc} "
+            "(run again with --traceback to see where)\n"
+        )
+        sys.exit(2)

@@ -1,0 +1,452 @@
+"""Reading records out of bytes: framing, decoding, line numbers.
+
+A log is read as a stream of :class:`Record` objects, one per JSON value,
+each with the 1-based line it starts on. Three framings are recognised from
+the first bytes of the input:
+
+- JSONL (the default): one JSON value per line; blank lines, a UTF-8 byte
+  order mark and CRLF line ends are fine;
+- a JSON array of records (LoongFlow's FileStorage), when the first
+  non-blank byte is ``[`` and the whole input parses as one array;
+- Server-Sent Events, as AgentScope's server sends an event stream:
+  ``data: <json>`` lines, events separated by blank lines, ``:`` comments.
+
+Gzip input is recognised by its magic bytes, whatever the file is called.
+Nothing here raises on bad content: every problem becomes a
+:class:`Problem` on the record of the line it was found on, and reading goes
+on with the next line.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import re
+import sys
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+import orjson
+
+__all__ = ["Problem", "ReadError", "Record", "open_input", "read_records"]
+
+_BOM = b"\xef\xbb\xbf"
+_GZIP_MAGIC = b"\x1f\x8b"
+# Bytes that never occur in JSON text outside a string, and that a text
+# writer does not produce: their presence means binary data, not a typo.
+_BINARY = re.compile(rb"[\x00-\x08\x0e-\x1f\x7f]")
+
+
+class ReadError(Exception):
+    """The input cannot be opened or read at all (a missing file, bad gzip)."""
+
+
+@dataclass(slots=True, frozen=True)
+class Problem:
+    """Why a line is not a usable record, as a rule code and a message."""
+
+    code: str
+    message: str
+    pointer: str = ""
+
+
+@dataclass(slots=True)
+class Record:
+    """One JSON value read from the input.
+
+    ``obj`` is the parsed value, or ``None`` when the line could not be
+    parsed. ``problem`` says what was wrong; a record can have both (a line
+    with a ``NaN`` token is parsed, and the token reported).
+    """
+
+    line: int
+    obj: Any = None
+    problem: Problem | None = None
+
+
+def open_input(source: str | Path | IO[bytes]) -> IO[bytes]:
+    """Open a path (``-`` for standard input) as a binary stream, un-gzipping if needed."""
+    if hasattr(source, "read"):
+        raw = source
+    elif str(source) == "-":
+        raw = sys.stdin.buffer
+    else:
+        try:
+            raw = open(source, "rb")  # noqa: SIM115 - the caller closes it
+        except IsADirectoryError:
+            raise ReadError("is a directory") from None
+        except FileNotFoundError:
+            raise ReadError("no such file") from None
+        except PermissionError:
+            raise ReadError("permission denied") from None
+        except OSError as exc:
+            raise ReadError(exc.strerror or str(exc)) from None
+    if not isinstance(raw, io.BufferedReader):
+        raw = io.BufferedReader(raw) if isinstance(raw, io.RawIOBase) else raw
+    head = raw.peek(2)[:2] if hasattr(raw, "peek") else b""
+    if head == _GZIP_MAGIC:
+        return gzip.GzipFile(fileobj=raw, mode="rb")
+    return raw
+
+
+def read_records(source: str | Path | IO[bytes]) -> Iterator[Record]:
+    """Every record of a log, in order. Raises :class:`ReadError` only if it cannot be opened.
+
+    A file with no record at all gives a single record with a ``P008``
+    problem and line 0. A gzip stream that breaks off gives a ``P009``
+    problem on the line where it stopped.
+    """
+    stream = open_input(source)
+    try:
+        yield from _read_stream(stream)
+    finally:
+        if stream is not sys.stdin.buffer and not hasattr(source, "read"):
+            stream.close()
+
+
+def _read_stream(stream: IO[bytes]) -> Iterator[Record]:
+    lines = _lines(stream)
+    # Look at the first non-blank line to choose the framing.
+    first: list[tuple[int, bytes]] = []
+    try:
+        for number, raw in lines:
+            if number == 1 and raw.startswith(_BOM):
+                raw = raw[len(_BOM) :]
+            first.append((number, raw))
+            if raw.strip():
+                break
+        else:
+            yield Record(0, None, Problem("P008", "the file is empty: it holds no records"))
+            return
+    except _Truncated as exc:
+        yield Record(exc.line, None, Problem("P009", exc.reason))
+        return
+    start = first[-1][1].lstrip()
+    if start.startswith(b"["):
+        yield from _read_array(first, lines)
+    elif start.startswith((b"data:", b":", b"event:", b"id:", b"retry:")):
+        yield from _read_sse(_chain(first, lines))
+    else:
+        yield from _read_jsonl(_chain(first, lines))
+
+
+def _chain(first, rest):
+    yield from first
+    yield from rest
+
+
+class _Truncated(Exception):
+    def __init__(self, line: int, reason: str):
+        self.line = line
+        self.reason = reason
+
+
+def _lines(stream: IO[bytes]) -> Iterator[tuple[int, bytes]]:
+    """Numbered lines; a broken gzip stream ends the iteration with a problem record."""
+    number = 0
+    try:
+        for number, raw in enumerate(stream, 1):  # noqa: B007 - number is used after the loop
+            yield number, raw
+    except (EOFError, gzip.BadGzipFile, zlib.error, OSError) as exc:
+        raise _Truncated(number + 1, _gzip_reason(exc)) from None
+
+
+def _gzip_reason(exc: BaseException) -> str:
+    if isinstance(exc, EOFError):
+        return "the gzip stream ends before its end marker (the file is cut off)"
+    return f"the gzip stream is corrupt ({exc})"
+
+
+def _read_jsonl(lines) -> Iterator[Record]:
+    loads = orjson.loads
+    JSONDecodeError = orjson.JSONDecodeError
+    count = 0
+    pending = None  # the previous failed line, held back: it may be the truncated last one
+    try:
+        for number, raw in lines:
+            if pending is not None:
+                yield _problem_record(*pending, last=False)
+                pending = None
+            try:
+                obj = loads(raw)
+            except JSONDecodeError:
+                if not raw.strip():
+                    continue
+                pending = (number, raw)
+                count += 1
+                continue
+            count += 1
+            if type(obj) is dict:
+                yield Record(number, obj)
+            else:
+                yield Record(number, None, _not_object(obj))
+    except _Truncated as exc:
+        if pending is not None:
+            yield _problem_record(*pending, last=False)
+            pending = None
+        yield Record(exc.line, None, Problem("P009", exc.reason))
+    if pending is not None:
+        yield _problem_record(*pending, last=True)
+    if count == 0:
+        yield Record(0, None, Problem("P008", "the file is empty: it holds only blank lines"))
+
+
+def _not_object(obj: Any) -> Problem:
+    kind = _json_type(obj)
+    return Problem("P003", f"the record is a JSON {kind}, not an object")
+
+
+def _json_type(obj: Any) -> str:
+    if obj is None:
+        return "null"
+    if isinstance(obj, bool):
+        return "boolean"
+    if isinstance(obj, (int, float)):
+        return "number"
+    if isinstance(obj, str):
+        return "string"
+    if isinstance(obj, list):
+        return "array"
+    return "object"
+
+
+def _problem_record(number: int, raw: bytes, last: bool) -> Record:
+    """Say precisely why a line did not parse, and recover what can be recovered."""
+    ends_line = raw.endswith(b"\n")
+    body = raw.rstrip(b"\r\n")
+    if _BINARY.search(body) and _looks_binary(body):
+        return Record(number, None, Problem("P007", "the line holds binary data, not JSON text"))
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return Record(
+            number,
+            None,
+            Problem(
+                "P002",
+                f"invalid UTF-8: byte 0x{body[exc.start]:02x} at column {exc.start + 1} "
+                "cannot start or continue a character",
+            ),
+        )
+    try:
+        orjson.loads(body)
+    except orjson.JSONDecodeError as exc:
+        message = str(exc)
+        position = exc.pos
+    else:  # pragma: no cover - the line parsed the second time
+        message, position = "", -1
+    if "depth limit" in message or "recursion" in message.lower():
+        return Record(
+            number,
+            None,
+            Problem("P005", "the record nests deeper than 1024 levels, the parser's limit"),
+        )
+    recovered = _with_constants(text)
+    if recovered is not None:
+        obj, tokens = recovered
+        names = ", ".join(f"{tok} (at {ptr or 'the top'})" for tok, ptr in tokens[:5])
+        more = f" and {len(tokens) - 5} more" if len(tokens) > 5 else ""
+        problem = Problem(
+            "P006",
+            f"non-standard JSON number token {names}{more}: JSON has no NaN or Infinity; "
+            "most JSON readers reject the line",
+            tokens[0][1],
+        )
+        if type(obj) is dict:
+            return Record(number, obj, problem)
+        return Record(number, None, problem)
+    if last and not ends_line and ("end of data" in message or position >= len(text)):
+        return Record(
+            number,
+            None,
+            Problem(
+                "P004",
+                f"the last line is cut off after {len(body)} bytes: "
+                "the writer stopped in the middle of a record",
+            ),
+        )
+    return Record(number, None, Problem("P001", f"invalid JSON: {_tidy(message)}"))
+
+
+def _looks_binary(body: bytes) -> bool:
+    if b"\x00" in body:
+        return True
+    odd = len(_BINARY.findall(body))
+    return odd * 20 > len(body)  # more than 5% control bytes
+
+
+def _tidy(message: str) -> str:
+    # orjson says "unexpected character: line 1 column 9 (char 8)"; the line is ours to name.
+    return re.sub(r": line 1 column (\d+) \(char \d+\)", r" at column \1", message)
+
+
+def _with_constants(text: str) -> tuple[Any, list[tuple[str, str]]] | None:
+    """Parse a line that has NaN/Infinity tokens, and say where they are."""
+    if "NaN" not in text and "Infinity" not in text:
+        return None
+    import json
+
+    found: list[str] = []
+
+    def constant(token: str) -> float:
+        found.append(token)
+        return float(token.replace("Infinity", "inf"))
+
+    try:
+        obj = json.loads(text, parse_constant=constant)
+    except (ValueError, RecursionError):
+        return None
+    if not found:
+        return None
+    return obj, _constant_pointers(obj, found)
+
+
+def _constant_pointers(obj: Any, tokens: list[str]) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+
+    def walk(value: Any, path: str) -> None:
+        if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
+            out.append(("NaN" if value != value else ("-Infinity" if value < 0 else "Infinity"),
+                        path))
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                walk(item, f"{path}/{str(key).replace('~', '~0').replace('/', '~1')}")
+        elif isinstance(value, list):
+            for index, item in enumerate(value):
+                walk(item, f"{path}/{index}")
+
+    walk(obj, "")
+    return out or [(tokens[0], "")]
+
+
+# -- JSON array framing ------------------------------------------------------
+
+
+def _read_array(first, rest) -> Iterator[Record]:
+    chunks = [raw for _, raw in first]
+    truncated = None
+    try:
+        for _, raw in rest:
+            chunks.append(raw)
+    except _Truncated as exc:
+        truncated = exc
+    data = b"".join(chunks)
+    try:
+        value = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        value = None
+    if not isinstance(value, list):
+        # Not one array: read it as JSONL (a line may be an array, which is then reported).
+        yield from _read_jsonl(enumerate(data.splitlines(keepends=True), 1))
+    else:
+        starts = _element_lines(data)
+        if not value:
+            yield Record(0, None, Problem("P008", "the file is an empty JSON array: no records"))
+        for index, obj in enumerate(value):
+            line = starts[index] if index < len(starts) else 1
+            if type(obj) is dict:
+                yield Record(line, obj)
+            else:
+                yield Record(line, None, _not_object(obj))
+    if truncated is not None:
+        yield Record(truncated.line, None, Problem("P009", truncated.reason))
+
+
+_TOKENS = re.compile(rb'[\[\]{}",\n\\]')
+
+
+def _element_lines(data: bytes) -> list[int]:
+    """The 1-based line on which each top-level element of a JSON array starts."""
+    starts: list[int] = []
+    depth = 0
+    line = 1
+    in_string = False
+    escaped = False
+    expect_value = False
+    pos = 0
+    size = len(data)
+    while pos < size:
+        if expect_value:
+            # Skip blanks to the element's first byte.
+            while pos < size and data[pos] in b" \t\r\n":
+                if data[pos] == 0x0A:
+                    line += 1
+                pos += 1
+            if pos < size and data[pos] != 0x5D:  # not "]"
+                starts.append(line)
+            expect_value = False
+            continue
+        match = _TOKENS.search(data, pos)
+        if match is None:
+            break
+        char = match.group()
+        pos = match.end()
+        if char == b"\n":
+            line += 1
+            continue
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == b"\\":
+                escaped = True
+            elif char == b'"':
+                in_string = False
+            continue
+        if char == b'"':
+            in_string = True
+        elif char in (b"[", b"{"):
+            depth += 1
+            if depth == 1 and char == b"[":
+                expect_value = True
+        elif char in (b"]", b"}"):
+            depth -= 1
+        elif char == b"," and depth == 1:
+            expect_value = True
+    return starts
+
+
+# -- Server-Sent Events framing -----------------------------------------------
+
+
+def _read_sse(lines) -> Iterator[Record]:
+    data: list[bytes] = []
+    start = 0
+    count = 0
+    try:
+        for number, raw in lines:
+            body = raw.rstrip(b"\r\n")
+            if not body.strip():
+                if data:
+                    count += 1
+                    yield _sse_record(start, data)
+                    data = []
+                continue
+            if body.startswith(b":"):
+                continue  # a comment or heartbeat
+            field, _, value = body.partition(b":")
+            if field == b"data":
+                if not data:
+                    start = number
+                data.append(value[1:] if value.startswith(b" ") else value)
+            # "event:", "id:", "retry:" and unknown fields carry nothing we rebuild from.
+    except _Truncated as exc:
+        yield Record(exc.line, None, Problem("P009", exc.reason))
+    if data:
+        count += 1
+        yield _sse_record(start, data, last=True)
+    if count == 0:
+        yield Record(0, None, Problem("P008", "the event stream holds no data records"))
+
+
+def _sse_record(line: int, data: list[bytes], last: bool = False) -> Record:
+    payload = b"\n".join(data)
+    try:
+        obj = orjson.loads(payload)
+    except orjson.JSONDecodeError:
+        return _problem_record(line, payload, last=last)
+    if type(obj) is dict:
+        return Record(line, obj)
+    return Record(line, None, _not_object(obj))

@@ -1,0 +1,183 @@
+"""Finding, loading and compiling the published JSON Schemas.
+
+Every schema is compiled once per process, twice over: jsonschema-rs decides
+pass or fail for every record (fast), and the ``jsonschema`` package, imported
+only when a record fails, explains the failure in detail.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterator
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+__all__ = ["CompiledSchema", "compiled", "explain", "list_schemas", "load_schema", "schema_dir"]
+
+#: the annotation a schema puts on a subschema whose failure is another rule than S001
+RULE_KEYWORD = "x-msgcli-rule"
+_MAX_ERRORS_PER_RECORD = 20
+
+
+@functools.lru_cache(maxsize=1)
+def schema_dir() -> Path:
+    """The folder holding ``<dialect>/<kind>.schema.json``.
+
+    In an installed wheel the schemas are package data (``msgcli/schemas``);
+    in a source checkout they are the repository's top-level ``schemas/``.
+    """
+    packaged = resources.files("msgcli") / "schemas"
+    if packaged.is_dir():
+        return Path(str(packaged))
+    source = Path(__file__).resolve().parent.parent / "schemas"
+    if source.is_dir():
+        return source
+    raise FileNotFoundError("msgcli's schema files are missing from this installation")
+
+
+def list_schemas() -> list[str]:
+    """Names of every schema, as ``<dialect>/<kind>`` (e.g. ``loongflow/message``)."""
+    base = schema_dir()
+    return sorted(
+        f"{p.parent.name}/{p.name.removesuffix('.schema.json')}"
+        for p in base.glob("*/*.schema.json")
+    )
+
+
+def schema_path(name: str) -> Path:
+    dialect, _, kind = name.partition("/")
+    path = schema_dir() / dialect / f"{kind or 'message'}.schema.json"
+    if not path.is_file():
+        known = ", ".join(list_schemas())
+        raise KeyError(f"no schema named {name!r} (known: {known})")
+    return path
+
+
+@functools.lru_cache(maxsize=None)
+def load_schema(name: str) -> dict:
+    return orjson.loads(schema_path(name).read_bytes())
+
+
+class CompiledSchema:
+    """One schema, compiled for fast pass/fail and, on demand, for explanations."""
+
+    def __init__(self, name: str):
+        import jsonschema_rs
+
+        self.name = name
+        self.schema = load_schema(name)
+        self.is_valid = jsonschema_rs.validator_for(self.schema).is_valid
+        self._explainer = None
+
+    def errors(self, instance: Any) -> Iterator[Any]:
+        """``jsonschema`` errors for an instance known to fail, most useful first."""
+        if self._explainer is None:
+            import jsonschema
+
+            self._explainer = jsonschema.Draft202012Validator(self.schema)
+        yield from self._explainer.iter_errors(instance)
+
+
+@functools.lru_cache(maxsize=None)
+def compiled(name: str) -> CompiledSchema:
+    return CompiledSchema(name)
+
+
+def explain(schema: CompiledSchema, instance: Any) -> list[tuple[str, str, str]]:
+    """``(code, message, pointer)`` for every error of a failing instance."""
+    from jsonschema.exceptions import best_match
+
+    out: list[tuple[str, str, str]] = []
+    seen: set[tuple[str, str]] = set()
+    for error in schema.errors(instance):
+        if error.context:
+            # anyOf/oneOf: say what the closest alternative wanted, not "not valid under any".
+            error = best_match(error.context)
+        code = "S001"
+        if isinstance(error.schema, dict):
+            code = error.schema.get(RULE_KEYWORD, "S001")
+        pointer = _pointer(error.absolute_path)
+        if code == "S002" and error.validator == "enum":
+            role = instance.get("role") if isinstance(instance, dict) else None
+            allowed = ", ".join(map(str, error.validator_value))
+            message = (
+                f"a {short(role)} message may not hold a {short(error.instance)} block "
+                f"(allowed: {allowed})"
+            )
+        else:
+            message = _describe(error)
+        if (pointer, message) in seen:
+            continue
+        seen.add((pointer, message))
+        out.append((code, message, pointer))
+        if len(out) >= _MAX_ERRORS_PER_RECORD:
+            break
+    out.sort(key=lambda item: item[2])
+    return out
+
+
+def _pointer(path) -> str:
+    parts = [str(p).replace("~", "~0").replace("/", "~1") for p in path]
+    return "/" + "/".join(parts) if parts else ""
+
+
+def short(value: Any, limit: int = 60) -> str:
+    """A value as JSON, cut to ``limit`` characters for a one-line message."""
+    try:
+        text = orjson.dumps(value).decode()
+    except TypeError:
+        text = repr(value)
+    if len(text) > limit:
+        text = text[: limit - 1] + "…"
+    return text
+
+
+_JSON_TYPES = {
+    dict: "an object",
+    list: "an array",
+    str: "a string",
+    bool: "a boolean",
+    int: "an integer",
+    float: "a number",
+    type(None): "null",
+}
+
+
+def _kind(value: Any) -> str:
+    return _JSON_TYPES.get(type(value), type(value).__name__)
+
+
+def _describe(error) -> str:
+    keyword = error.validator
+    expected = error.validator_value
+    value = error.instance
+    if keyword == "required":
+        return error.message  # "'input' is a required property"
+    if keyword == "type":
+        wanted = expected if isinstance(expected, list) else [expected]
+        return f"expected {' or '.join(map(str, wanted))}, got {_kind(value)}"
+    if keyword == "enum":
+        options = ", ".join(short(v, 40) for v in expected)
+        return f"{short(value)} is not one of {options}"
+    if keyword == "const":
+        return f"{short(value)} is not {short(expected)}"
+    if keyword == "pattern":
+        description = error.schema.get("description") if isinstance(error.schema, dict) else None
+        hint = f" ({description})" if description else f" (pattern {expected})"
+        return f"{short(value)} is not in the expected form{hint}"
+    if keyword in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
+        return f"{short(value)} is out of range ({keyword} {expected})"
+    if keyword == "multipleOf":
+        return f"{short(value)} is not a multiple of {expected}"
+    if keyword in ("minItems", "maxItems", "minLength", "maxLength"):
+        return f"{short(value)} fails {keyword} {expected}"
+    if keyword == "not":
+        description = error.schema.get("description") if isinstance(error.schema, dict) else None
+        return description or f"{short(value)} is not allowed here"
+    if keyword == "false" or expected is False:
+        return "no value is allowed here"
+    message = error.message
+    return message if len(message) <= 200 else message[:199] + "…"

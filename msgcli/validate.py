@@ -1,0 +1,308 @@
+"""The validation pipeline: records -> dialect -> schema -> checks -> findings.
+
+:func:`validate_paths` is what ``msgcli validate`` runs; :func:`validate_file`
+checks one input. Both stream: a file is read record by record, and the only
+state kept is what the checks across records need (see
+:class:`msgcli.checks.CrossChecks`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO
+
+from .checks import CrossChecks, check_message
+from .dialects import EVENT, MESSAGE, Dialect, classify, get_dialect
+from .findings import ERROR, FileSummary, Finding, Severity, Summary
+from .reader import ReadError, read_records
+from .rules import RULES
+from .schemas import compiled, explain
+
+__all__ = [
+    "LOG_SUFFIXES",
+    "FileReport",
+    "Options",
+    "RunReport",
+    "expand_paths",
+    "validate_file",
+    "validate_paths",
+]
+
+#: what a directory is searched for
+LOG_SUFFIXES = (".jsonl", ".jsonl.gz", ".json", ".json.gz", ".ndjson", ".sse")
+STDIN_NAME = "<stdin>"
+
+
+@dataclass(slots=True)
+class Options:
+    """What to check and how. ``select`` is the set of rule codes that are on."""
+
+    dialect: str | None = None
+    select: frozenset[str] = frozenset(RULES)
+    strict: bool = False
+    max_errors: int | None = None
+
+
+@dataclass(slots=True)
+class FileReport:
+    summary: FileSummary
+    findings: list[Finding] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class RunReport:
+    """The outcome of a whole run, once every file was checked."""
+
+    files: list[FileReport] = field(default_factory=list)
+    summary: Summary = field(default_factory=Summary)
+    strict: bool = False
+
+    def errors(self) -> list[Finding]:
+        """Every finding of error severity."""
+        return [f for fr in self.files for f in fr.findings if f.severity is ERROR]
+
+    def findings(self) -> list[Finding]:
+        return [f for fr in self.files for f in fr.findings]
+
+    @property
+    def exit_code(self) -> int:
+        if self.summary.unreadable:
+            return 2
+        if self.summary.errors or (self.strict and self.summary.warnings):
+            return 1
+        return 0
+
+
+def expand_paths(paths: Iterable[str | Path]) -> Iterator[tuple[str, str | Path | None, str]]:
+    """``(display name, source, problem)`` for every input named on the command line.
+
+    A directory gives every log file below it (hidden folders skipped), in
+    name order; ``source`` is ``None`` when the path cannot be used, with
+    ``problem`` saying why.
+    """
+    for raw in paths:
+        text = str(raw)
+        if text == "-":
+            yield STDIN_NAME, "-", ""
+            continue
+        path = Path(text)
+        if path.is_dir():
+            found = False
+            for root, dirs, files in os.walk(path):
+                dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+                for name in sorted(files):
+                    if name.startswith(".") or not name.endswith(LOG_SUFFIXES):
+                        continue
+                    found = True
+                    full = os.path.join(root, name)
+                    yield full, full, ""
+            if not found:
+                yield text, None, "no-logs"
+        elif path.exists():
+            yield text, path, ""
+        else:
+            yield text, None, "missing"
+
+
+class _Budget:
+    __slots__ = ("errors", "limit")
+
+    def __init__(self, limit: int | None):
+        self.limit = limit
+        self.errors = 0
+
+    @property
+    def spent(self) -> bool:
+        return self.limit is not None and self.errors >= self.limit
+
+
+def validate_paths(paths: Iterable[str | Path], options: Options | None = None) -> RunReport:
+    """Validate every file the paths name; the result holds every finding."""
+    options = options or Options()
+    report = RunReport(strict=options.strict)
+    for file_report in iter_file_reports(paths, options):
+        report.files.append(file_report)
+        _add(report.summary, file_report)
+        if file_report.summary.stopped_early:
+            report.summary.stopped_early = True
+    return report
+
+
+def iter_file_reports(paths: Iterable[str | Path], options: Options) -> Iterator[FileReport]:
+    """One report per input file, as soon as that file is done."""
+    forced = get_dialect(options.dialect) if options.dialect else None
+    budget = _Budget(options.max_errors)
+    for name, source, problem in expand_paths(paths):
+        if budget.spent:
+            return
+        if source is None:
+            yield _unusable(name, problem, options)
+            continue
+        yield validate_file(source, name=name, options=options, forced=forced, budget=budget)
+
+
+def _add(summary: Summary, report: FileReport) -> None:
+    fs = report.summary
+    summary.files += 1
+    summary.records += fs.records
+    summary.errors += fs.errors
+    summary.warnings += fs.warnings
+    if not fs.readable:
+        summary.unreadable += 1
+
+
+def _unusable(name: str, problem: str, options: Options) -> FileReport:
+    fs = FileSummary(path=name, kind="unknown", readable=False)
+    if problem == "no-logs":
+        code = "P010"
+        message = "the directory holds no log files (*.jsonl, *.jsonl.gz, *.json, *.sse)"
+    else:
+        code = "P009"
+        message = "cannot read: no such file or directory"
+    report = FileReport(fs)
+    if code in options.select:
+        report.findings.append(Finding(name, 0, code, RULES[code].severity, message))
+        fs.errors += 1
+    return report
+
+
+def validate_file(
+    source: str | Path | IO[bytes],
+    *,
+    name: str | None = None,
+    options: Options | None = None,
+    forced: Dialect | None = None,
+    budget: _Budget | None = None,
+) -> FileReport:
+    """Check one log file (a path, ``-``, or a binary stream)."""
+    options = options or Options()
+    if forced is None and options.dialect:
+        forced = get_dialect(options.dialect)
+    budget = budget or _Budget(options.max_errors)
+    if name is None:
+        name = STDIN_NAME if str(source) == "-" else str(getattr(source, "name", source))
+    fs = FileSummary(path=name)
+    findings: list[Finding] = []
+    selected = options.select
+    current = 0
+
+    def emit(code: str, message: str, ptr: str = "", line: int | None = None) -> None:
+        if code not in selected:
+            return
+        severity: Severity = RULES[code].severity
+        at = current if line is None else line
+        findings.append(Finding(name, at, code, severity, message, ptr))
+        if severity is ERROR:
+            fs.errors += 1
+            budget.errors += 1
+        else:
+            fs.warnings += 1
+
+    dialect = forced
+    kind = None
+    first_line = 0
+    cross: CrossChecks | None = None
+    variants: dict[str, None] = {}
+    try:
+        records = read_records(source)
+        for record in records:
+            current = line = record.line
+            problem = record.problem
+            if problem is not None:
+                if problem.code == "P009":
+                    fs.readable = False
+                emit(problem.code, problem.message, problem.pointer)
+            obj = record.obj
+            if line > 0 and (obj is not None or (problem is not None and problem.code != "P009")):
+                fs.records += 1
+            if budget.spent:
+                fs.stopped_early = True
+                break
+            if obj is None:
+                continue
+            found = classify(obj)
+            if forced is not None:
+                this_kind = EVENT if found and found == (forced, EVENT) else MESSAGE
+                if kind is None:
+                    kind = this_kind
+                    first_line = line
+                    fs.dialect, fs.kind = forced.name, "events" if kind == EVENT else "messages"
+                    if kind == EVENT:
+                        emit("D003", _event_log_message(forced))
+            else:
+                if found is None:
+                    emit("D001", _undetected(obj))
+                    continue
+                this_dialect, this_kind = found
+                if dialect is None:
+                    dialect, kind, first_line = this_dialect, this_kind, line
+                    fs.dialect, fs.kind = dialect.name, "events" if kind == EVENT else "messages"
+                    if kind == EVENT:
+                        emit("D003", _event_log_message(dialect))
+                elif this_dialect is not dialect or this_kind != kind:
+                    emit("D002", _mixed(this_dialect, this_kind, dialect, kind, first_line))
+                    continue
+            if kind == EVENT:
+                continue
+            if cross is None:
+                cross = CrossChecks(dialect, emit)
+                schema = compiled(f"{dialect.name}/message")
+                is_valid = schema.is_valid
+            if not is_valid(obj):
+                for code, message, ptr in explain(schema, obj):
+                    emit(code, message, ptr)
+            msg = dialect.read(obj)
+            variant = dialect.variant(obj)
+            if variant is not None and variant not in variants:
+                variants[variant] = None
+            dialect.check(obj, msg, emit)
+            check_message(dialect, msg, obj.get("role"), emit)
+            cross.feed(line, msg)
+            if budget.spent:
+                fs.stopped_early = True
+                break
+    except ReadError as exc:
+        fs.readable = False
+        fs.kind = "unknown"
+        emit("P009", f"cannot read: {exc}")
+        return FileReport(fs, findings)
+    if cross is not None and not fs.stopped_early:
+        cross.finish()
+    fs.variants = list(variants)
+    if fs.dialect is None:
+        fs.kind = "unknown"
+    findings.sort(key=Finding.sort_key)
+    return FileReport(fs, findings)
+
+
+def _event_log_message(dialect: Dialect) -> str:
+    return (
+        f"this is {_a(dialect.title)} event log (a stream of reply events), not a message log; "
+        "validate checks message logs, so its events are not checked here"
+    )
+
+
+def _undetected(obj: dict) -> str:
+    keys = ", ".join(list(obj)[:8]) or "no keys"
+    return (
+        f"this record matches none of the known dialects (keys: {keys}); "
+        "name one with --dialect if the file is of a known dialect"
+    )
+
+
+def _a(title: str) -> str:
+    return f"{'an' if title[:1].lower() in 'aeiou' else 'a'} {title}"
+
+
+def _kind_name(kind: str) -> str:
+    return "event" if kind == EVENT else "message"
+
+
+def _mixed(d: Dialect, kind: str, file_dialect: Dialect, file_kind: str, since: int) -> str:
+    return (
+        f"this record is {_a(d.title)} {_kind_name(kind)}, but the file is {_a(file_dialect.title)} "
+        f"{_kind_name(file_kind)} log (from line {since}); one file should hold one dialect"
+    )

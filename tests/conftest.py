@@ -1,0 +1,50 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "fixtures"
+LOG_SUFFIXES = (".jsonl", ".jsonl.gz", ".json", ".sse")
+
+
+def log_files(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.rglob("*") if p.is_file() and p.name.endswith(LOG_SUFFIXES))
+
+
+def sidecar(log: Path) -> Path:
+    name = log.name
+    for suffix in LOG_SUFFIXES:
+        if name.endswith(suffix):
+            name = name[: -len(suffix)]
+            break
+    return log.with_name(name + ".expect")
+
+
+def read_expect(path: Path) -> list[tuple[int, str]]:
+    """``(line, code)`` pairs from an ``.expect`` sidecar."""
+    out = []
+    for raw in path.read_text(encoding="utf-8").splitlines():
+        text = raw.split("#", 1)[0].strip()
+        if not text:
+            continue
+        line, code = text.split()
+        out.append((int(line), code))
+    return sorted(out)
+
+
+@pytest.fixture
+def run_cli():
+    """Run the msgcli command line in-process; returns (exit code, stdout)."""
+    from typer.testing import CliRunner
+
+    from msgcli.cli import app
+
+    runner = CliRunner()
+
+    def run(*args: str, input: bytes | str | None = None):
+        result = runner.invoke(app, list(args), input=input, catch_exceptions=False)
+        return result.exit_code, result.stdout
+
+    return run

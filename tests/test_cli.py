@@ -1,0 +1,165 @@
+"""The command line as a user and a CI job meet it: output formats, options, exit codes."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+from conftest import FIXTURES
+
+REAL_PY = str(FIXTURES / "real" / "agentscope-py" / "transcript.jsonl")
+REAL_LF = str(FIXTURES / "real" / "loongflow" / "transcript.jsonl")
+BAD_JSON = str(FIXTURES / "invalid" / "bad-input" / "invalid-json.jsonl")
+TRUNCATED = str(FIXTURES / "invalid" / "bad-input" / "truncated.jsonl")
+
+
+def test_clean_log_exits_0_with_a_summary(run_cli):
+    code, out = run_cli("validate", REAL_PY, REAL_LF)
+    assert code == 0
+    assert out.strip().splitlines()[-1] == (
+        "Checked 2 files (agentscope-py 1, loongflow 1), 19 records: 0 errors, 0 warnings."
+    )
+
+
+def test_text_findings_read_path_line_code_message_pointer(run_cli):
+    code, out = run_cli("validate", BAD_JSON)
+    assert code == 1
+    first = out.splitlines()[0]
+    assert first.startswith(f"{BAD_JSON}:2: P001 invalid JSON: ")
+    assert "1 error" in out.splitlines()[-1]
+
+
+def test_json_format_document(run_cli):
+    code, out = run_cli("validate", "--format", "json", BAD_JSON, REAL_LF)
+    assert code == 1
+    doc = json.loads(out)
+    assert doc["version"] == 1
+    assert doc["summary"]["files"] == 2 and doc["summary"]["errors"] == 1
+    assert doc["summary"]["exit_code"] == 1
+    (finding,) = doc["findings"]
+    assert finding["path"] == BAD_JSON and finding["line"] == 2 and finding["code"] == "P001"
+    assert finding["severity"] == "error"
+    assert {f["dialect"] for f in doc["files"]} == {"agentscope-py", "loongflow"}
+
+
+def test_github_format_is_exactly_the_workflow_command(run_cli):
+    code, out = run_cli("validate", "--format", "github", TRUNCATED)
+    assert code == 1
+    (line,) = out.splitlines()
+    assert line.startswith(f"::error file={TRUNCATED},line=3,title=P004::the last line is cut off")
+
+
+def test_github_format_escapes_what_would_break_the_command(tmp_path, run_cli):
+    log = tmp_path / "a,b:c.jsonl"
+    log.write_bytes(b'{"x": 1}\n')
+    _, out = run_cli("validate", "--format", "github", str(log))
+    (line,) = out.splitlines()
+    assert "file=" + str(log).replace(":", "%3A").replace(",", "%2C") + ",line=1" in line
+
+
+def test_missing_path_and_empty_folder_exit_2_but_the_rest_is_checked(tmp_path, run_cli):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (empty / "notes.txt").write_text("not a log")
+    code, out = run_cli("validate", "--format", "json", str(tmp_path / "nope.jsonl"),
+                        str(empty), BAD_JSON)
+    assert code == 2
+    doc = json.loads(out)
+    assert [(f["code"], f["line"]) for f in doc["findings"]] == [
+        ("P009", 0), ("P010", 0), ("P001", 2)]
+
+
+def test_select_ignore_and_strict(tmp_path, run_cli):
+    log = tmp_path / "log.jsonl"
+    # an empty file (an error) and nothing else
+    log.write_bytes(b"")
+    assert run_cli("validate", str(log))[0] == 1
+    assert run_cli("validate", "--ignore", "P008", str(log))[0] == 0
+    assert run_cli("validate", "--select", "T,I", str(log))[0] == 0
+    events = str(FIXTURES / "real" / "agentscope-py" / "events.jsonl")
+    assert run_cli("validate", events)[0] == 0  # a warning only: D003
+    assert run_cli("validate", "--strict", events)[0] == 1
+
+
+def test_unknown_rule_code_is_a_usage_error(run_cli):
+    code, _ = run_cli("validate", "--select", "Z999", REAL_PY)
+    assert code == 2
+
+
+def test_max_errors_stops_early(tmp_path, run_cli):
+    log = tmp_path / "log.jsonl"
+    log.write_bytes(b"{bad\n" * 50)
+    code, out = run_cli("validate", "--format", "json", "--max-errors", "5", str(log))
+    doc = json.loads(out)
+    assert code == 1
+    assert len(doc["findings"]) == 5 and doc["summary"]["stopped_early"] is True
+
+
+def test_stdin_and_gzip_from_stdin(run_cli):
+    import gzip
+
+    data = open(REAL_PY, "rb").read()
+    assert run_cli("validate", "-", input=data)[0] == 0
+    code, out = run_cli("validate", "--format", "json", "-", input=gzip.compress(data))
+    assert code == 0 and json.loads(out)["files"][0]["path"] == "<stdin>"
+
+
+def test_forced_dialect(run_cli):
+    code, out = run_cli("validate", "--dialect", "loongflow", "--format", "json", REAL_PY)
+    assert code == 1
+    assert {f["code"] for f in json.loads(out)["findings"]} >= {"S001"}
+
+
+def test_rules_command_lists_every_rule(run_cli):
+    from msgcli.rules import RULES
+
+    code, out = run_cli("rules", "--format", "json")
+    assert code == 0
+    assert [r["code"] for r in json.loads(out)] == list(RULES)
+    code, out = run_cli("rules")
+    assert all(c in out for c in RULES)
+
+
+def test_schema_list_and_show(run_cli):
+    code, out = run_cli("schema", "list")
+    names = [line.split("\t")[0] for line in out.splitlines()]
+    assert {"agentscope-java/message", "agentscope-py/message", "loongflow/message"} <= set(names)
+    code, out = run_cli("schema", "show", "loongflow")
+    assert code == 0 and json.loads(out)["$id"] == "urn:msgcli:schema:loongflow:message"
+    assert run_cli("schema", "show", "nope")[0] == 2
+
+
+def _msgcli(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "msgcli", *args],
+        capture_output=True, text=True, env={**os.environ, **(env or {})}, check=False,
+    )
+
+
+def test_internal_error_is_one_line_and_traceback_on_request(tmp_path):
+    # A dialect module that breaks stands in for a bug: the user sees one line and exit 2.
+    plugin = tmp_path / "sitecustomize.py"
+    plugin.write_text(
+        "import msgcli.checks as c\n"
+        "def boom(*a, **k):\n    raise RuntimeError('simulated bug')\n"
+        "c.check_message = boom\n"
+        "import msgcli.validate as v\nv.check_message = boom\n"
+    )
+    env = {"PYTHONPATH": f"{tmp_path}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+    result = _msgcli("validate", REAL_PY, env=env)
+    assert result.returncode == 2
+    assert result.stderr.strip() == (
+        "msgcli: internal error: RuntimeError: simulated bug (run again with --traceback to see where)"
+    )
+    assert "Traceback" not in result.stderr
+    result = _msgcli("validate", "--traceback", REAL_PY, env=env)
+    assert "Traceback (most recent call last)" in result.stderr
+
+
+def test_version_and_help():
+    assert _msgcli("--version").stdout.startswith("msgcli ")
+    out = _msgcli("--help").stdout
+    for command in ("validate", "rules", "schema"):
+        assert command in out

@@ -1,0 +1,76 @@
+"""Acceptance over the bundled logs, the way a user runs msgcli on them.
+
+- Every real producer log (``fixtures/real``) validates with no error.
+- Every hand-made valid log (``fixtures/valid/<dialect>``) gives no finding at all.
+- Every invalid log (``fixtures/invalid/<theme>``) gives exactly the findings its
+  ``.expect`` sidecar lists, as (line, code) pairs.
+- Together, the sidecars cover every rule in the registry.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+from conftest import FIXTURES, log_files, read_expect, sidecar
+
+from msgcli.rules import RULES
+from msgcli.validate import validate_paths
+
+REAL = log_files(FIXTURES / "real")
+VALID = log_files(FIXTURES / "valid")
+INVALID = log_files(FIXTURES / "invalid")
+
+
+def ids(paths):
+    return [str(p.relative_to(FIXTURES)) for p in paths]
+
+
+def findings_of(path):
+    run = validate_paths([path])
+    return run, [f for fr in run.files for f in fr.findings]
+
+
+@pytest.mark.parametrize("path", REAL, ids=ids(REAL))
+def test_real_logs_have_no_error(path):
+    run, findings = findings_of(path)
+    errors = [f"{f.line}: {f.code} {f.message} ({f.pointer})" for f in findings
+              if f.severity.value == "error"]
+    assert errors == []
+    assert run.exit_code == 0
+
+
+@pytest.mark.parametrize("path", REAL, ids=ids(REAL))
+def test_real_message_logs_are_detected_and_warning_free(path):
+    run, findings = findings_of(path)
+    (fr,) = run.files
+    if fr.summary.kind == "events":
+        # an event log is named as one, once, rather than reported as broken messages
+        assert [f.code for f in findings] == ["D003"]
+    else:
+        assert fr.summary.dialect in {"agentscope-py", "loongflow"}
+        assert [f"{f.line}: {f.code} {f.message}" for f in findings] == []
+
+
+@pytest.mark.parametrize("path", VALID, ids=ids(VALID))
+def test_valid_fixtures_give_no_finding(path):
+    run, findings = findings_of(path)
+    assert [f"{f.line}: {f.code} {f.message} ({f.pointer})" for f in findings] == []
+    assert run.files[0].summary.dialect == path.relative_to(FIXTURES / "valid").parts[0]
+
+
+@pytest.mark.parametrize("path", INVALID, ids=ids(INVALID))
+def test_invalid_fixtures_give_exactly_the_expected_findings(path):
+    expect = sidecar(path)
+    assert expect.is_file(), f"{path.name} has no .expect sidecar"
+    _, findings = findings_of(path)
+    got = sorted((f.line, f.code) for f in findings)
+    assert Counter(got) == Counter(read_expect(expect)), "\n".join(
+        f"{f.line}: {f.code} {f.message} ({f.pointer})" for f in findings)
+
+
+def test_every_rule_is_covered_by_a_fixture():
+    covered = {code for p in INVALID for _, code in read_expect(sidecar(p))}
+    covered |= {"D003"}  # the real event logs (test_real_message_logs_are_detected...)
+    covered |= {"P009", "P010"}  # missing paths and empty folders: see test_cli
+    assert sorted(set(RULES) - covered) == []
