@@ -38,8 +38,8 @@ _LAZY = {
     "Finding": "msgcli.findings",
     "Severity": "msgcli.findings",
     "Message": "msgcli.model",
-    "Options": "msgcli.validate",
-    "RunReport": "msgcli.validate",
+    "Options": "msgcli.pipeline",
+    "RunReport": "msgcli.pipeline",
     "read_records": "msgcli.reader",
     "detect_dialect": "msgcli.api",
     "iter_findings": "msgcli.api",
@@ -54,7 +54,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .model import Message
     from .reader import read_records
     from .rules import RULES
-    from .validate import Options, RunReport
+    from .pipeline import Options, RunReport
 
 
 def __getattr__(name: str):

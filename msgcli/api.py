@@ -21,7 +21,7 @@ from .findings import Finding
 from .model import Message
 from .reader import read_records
 from .rules import select_codes
-from .validate import Options, RunReport, validate_file, validate_paths
+from .pipeline import Options, RunReport, validate_file, validate_paths
 
 __all__ = ["detect_dialect", "iter_findings", "read_messages", "validate"]
 
@@ -78,7 +78,7 @@ def validate(
     )
     if hasattr(paths, "read"):
         report = RunReport(strict=strict)
-        from .validate import _add
+        from .pipeline import _add
 
         file_report = validate_file(paths, options=options)
         report.files.append(file_report)

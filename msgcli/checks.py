@@ -63,7 +63,7 @@ _NAMES = {
 }
 
 
-def check_message(dialect: Dialect, msg: Message, role: Any, emit) -> None:
+def check_message(dialect: Dialect, msg: Message, emit) -> None:
     """The checks on one message that need nothing from other records."""
     keeps = dialect.keeps_extra_on
     for key in msg.extra:
@@ -73,8 +73,8 @@ def check_message(dialect: Dialect, msg: Message, role: Any, emit) -> None:
             emit("S003", _unknown_key(key, "usage"), pointer(("usage",), key))
 
     empty = True
-    input_key = dialect.tool_input_key
     result_roles = dialect.tool_result_roles
+    role = msg.role if isinstance(msg.role, str) else None  # else a schema error already
     for block in msg.blocks():
         if block.extra and block.type not in keeps:
             for key in block.extra:
@@ -85,7 +85,7 @@ def check_message(dialect: Dialect, msg: Message, role: Any, emit) -> None:
             continue
         empty = False
         if isinstance(block, ToolCallBlock):
-            _check_tool_input(block, input_key, emit)
+            _check_tool_input(block, dialect.tool_input_key_of(block), emit)
             name = block.name
             if isinstance(name, str) and name.startswith("__"):
                 emit(
@@ -98,13 +98,14 @@ def check_message(dialect: Dialect, msg: Message, role: Any, emit) -> None:
             if (
                 result_roles is not None
                 and len(block.path) == 2  # a top-level block, not one nested in an output
+                and role is not None
                 and role not in result_roles
             ):
                 allowed = " or ".join(sorted(result_roles))
                 emit(
                     "T007",
-                    f"a tool result in a {short(role)} message; {dialect.title} keeps tool results "
-                    f"in {allowed} messages",
+                    f"a tool result in a {short(role)} message; {dialect.title} keeps tool "
+                    f"results in {allowed} messages",
                     pointer(block.path),
                 )
         elif isinstance(block, DataBlock) and block.source is not None:

@@ -84,9 +84,16 @@ def open_input(source: str | Path | IO[bytes]) -> IO[bytes]:
             raise ReadError("permission denied") from None
         except OSError as exc:
             raise ReadError(exc.strerror or str(exc)) from None
-    if not isinstance(raw, io.BufferedReader):
-        raw = io.BufferedReader(raw) if isinstance(raw, io.RawIOBase) else raw
-    head = raw.peek(2)[:2] if hasattr(raw, "peek") else b""
+    if isinstance(raw, io.RawIOBase):
+        raw = io.BufferedReader(raw)
+    if hasattr(raw, "peek"):
+        head = raw.peek(2)[:2]
+    elif raw.seekable():
+        where = raw.tell()
+        head = raw.read(2)
+        raw.seek(where)
+    else:
+        head = b""
     if head == _GZIP_MAGIC:
         return gzip.GzipFile(fileobj=raw, mode="rb")
     return raw

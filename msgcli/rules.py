@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from .findings import ERROR, WARNING, Severity
 
-__all__ = ["RULES", "Rule", "get_rule", "select_codes"]
+__all__ = ["RULES", "Rule", "get_rule", "markdown_table", "select_codes"]
 
 
 @dataclass(slots=True, frozen=True)
@@ -145,3 +145,10 @@ def select_codes(select: list[str] | None, ignore: list[str] | None) -> frozense
     if ignore:
         on -= expand(ignore)
     return frozenset(on)
+
+
+def markdown_table() -> str:
+    """The rule table as Markdown, as the README shows it."""
+    rows = ["| code | name | severity | what it checks |", "|---|---|---|---|"]
+    rows += [f"| `{r.code}` | {r.name} | {r.severity.value} | {r.summary} |" for r in RULES.values()]
+    return "\n".join(rows)

@@ -145,7 +145,7 @@ def test_internal_error_is_one_line_and_traceback_on_request(tmp_path):
         "import msgcli.checks as c\n"
         "def boom(*a, **k):\n    raise RuntimeError('simulated bug')\n"
         "c.check_message = boom\n"
-        "import msgcli.validate as v\nv.check_message = boom\n"
+        "import msgcli.pipeline as v\nv.check_message = boom\n"
     )
     env = {"PYTHONPATH": f"{tmp_path}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
     result = _msgcli("validate", REAL_PY, env=env)
@@ -163,3 +163,13 @@ def test_version_and_help():
     out = _msgcli("--help").stdout
     for command in ("validate", "rules", "schema"):
         assert command in out
+
+
+def test_readme_rule_table_is_the_registry(run_cli):
+    from conftest import ROOT
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    start = readme.index("\n", readme.index("<!-- rules-table")) + 1
+    end = readme.index("<!-- end rules-table -->")
+    code, out = run_cli("rules", "--format", "markdown")
+    assert readme[start:end].strip() == out.strip()

@@ -55,6 +55,7 @@ class DialectName(str, Enum):
 class ListFormat(str, Enum):
     text = "text"
     json = "json"
+    markdown = "markdown"
 
 
 def _version(value: bool) -> None:
@@ -149,7 +150,7 @@ def validate(
     except ValueError as exc:
         raise _fail(str(exc)) from None
     from ..report import get_reporter
-    from ..validate import Options, validate_paths
+    from ..pipeline import Options, validate_paths
 
     options = Options(
         dialect=dialect.value if dialect else None,
@@ -165,12 +166,15 @@ def validate(
 @app.command()
 def rules(
     output_format: Annotated[
-        ListFormat, typer.Option("--format", "-f", help="text or json.")
+        ListFormat, typer.Option("--format", "-f", help="text, json, or markdown (a table).")
     ] = ListFormat.text,
 ) -> None:
     """List every rule: code, name, default severity and what it checks."""
-    from ..rules import RULES
+    from ..rules import RULES, markdown_table
 
+    if output_format is ListFormat.markdown:
+        typer.echo(markdown_table())
+        return
     if output_format is ListFormat.json:
         import orjson
 

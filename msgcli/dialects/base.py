@@ -23,7 +23,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from ..model import Message
+from ..model import Message, ToolCallBlock
 
 Emit = Callable[..., None]  # emit(code: str, message: str, pointer: str = "")
 
@@ -36,7 +36,7 @@ class Dialect:
     name: str = ""
     #: one line for ``msgcli schema list`` and the README
     title: str = ""
-    #: block types (the dialect's own names) whose unknown keys the framework keeps
+    #: neutral block types whose unknown keys the framework keeps (so they are no S003)
     keeps_extra_on: frozenset[str] = frozenset()
     #: roles whose messages carry tool results in this dialect (``None``: any role)
     tool_result_roles: frozenset[str] | None = None
@@ -59,6 +59,10 @@ class Dialect:
 
     def check(self, obj: dict, msg: Message, emit: Emit) -> None:
         """Dialect-specific per-record checks beyond the schema. Default: none."""
+
+    def tool_input_key_of(self, block: ToolCallBlock) -> str | None:
+        """The JSON key holding this tool call's argument text (default: ``tool_input_key``)."""
+        return self.tool_input_key
 
     def pair_key(self, call_id: Any) -> Any:
         """The form in which tool-call ids are compared (default: as written)."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TextIO
 
 from ..textsafe import visible
-from ..validate import RunReport
+from ..pipeline import RunReport
 
 
 def _data(text: str) -> str:

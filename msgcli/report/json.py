@@ -10,7 +10,7 @@ from typing import TextIO
 
 import orjson
 
-from ..validate import RunReport
+from ..pipeline import RunReport
 
 VERSION = 1
 

@@ -11,7 +11,7 @@ from typing import TextIO
 
 from ..findings import ERROR
 from ..textsafe import visible
-from ..validate import RunReport
+from ..pipeline import RunReport
 
 
 def _plural(n: int, word: str) -> str:
