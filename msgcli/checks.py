@@ -63,8 +63,8 @@ _NAMES = {
 }
 
 
-def check_message(dialect: Dialect, msg: Message, emit) -> None:
-    """The checks on one message that need nothing from other records."""
+def check_message(dialect: Dialect, msg: Message, obj: dict, emit) -> None:
+    """The checks on one message (``obj`` is its record) that need nothing from other records."""
     keeps = dialect.keeps_extra_on
     for key in msg.extra:
         emit("S003", _unknown_key(key, "message"), pointer((), key))
@@ -77,8 +77,9 @@ def check_message(dialect: Dialect, msg: Message, emit) -> None:
     role = msg.role if isinstance(msg.role, str) else None  # else a schema error already
     for block in msg.blocks():
         if block.extra and block.type not in keeps:
+            where = f"{_own_type(obj, block)} block"
             for key in block.extra:
-                emit("S003", _unknown_key(key, f"{block.type} block"), pointer(block.path, key))
+                emit("S003", _unknown_key(key, where), pointer(block.path, key))
         if isinstance(block, TextBlock):
             if block.text and (not isinstance(block.text, str) or block.text.strip()):
                 empty = False
@@ -110,12 +111,26 @@ def check_message(dialect: Dialect, msg: Message, emit) -> None:
                 )
         elif isinstance(block, DataBlock) and block.source is not None:
             _check_source(block, emit)
-    if empty:
+    content = obj.get("content", 0)
+    # content of another type (or none at all) is a schema error already; null reads as []
+    if empty and (content is None or isinstance(content, (list, str))):
         emit(
             "B001",
             "the message has no content" if not msg.content else "the message holds only empty text",
             "/content",
         )
+
+
+def _own_type(obj: dict, block) -> str:
+    """The block's type as the record writes it (``tool_use`` in Java, not ``tool_call``)."""
+    node: Any = obj
+    try:
+        for part in block.path:
+            node = node[part]
+    except (KeyError, IndexError, TypeError):
+        return block.type
+    kind = node.get("type") if isinstance(node, dict) else None
+    return kind if isinstance(kind, str) else block.type
 
 
 def _unknown_key(key: str, where: str) -> str:

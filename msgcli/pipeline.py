@@ -259,7 +259,7 @@ def validate_file(
             if variant is not None and variant not in variants:
                 variants[variant] = None
             dialect.check(obj, msg, emit)
-            check_message(dialect, msg, emit)
+            check_message(dialect, msg, obj, emit)
             cross.feed(line, msg)
             if budget.spent:
                 fs.stopped_early = True

@@ -104,7 +104,7 @@ def explain(schema: CompiledSchema, instance: Any) -> list[tuple[str, str, str]]
             role = instance.get("role") if isinstance(instance, dict) else None
             allowed = ", ".join(map(str, error.validator_value))
             message = (
-                f"a {short(role)} message may not hold a {short(error.instance)} block "
+                f"a {short(role)} message may not hold a block of type {short(error.instance)} "
                 f"(allowed: {allowed})"
             )
         else:

@@ -15,7 +15,7 @@ import pytest
 from conftest import FIXTURES, log_files, read_expect, sidecar
 
 from msgcli.rules import RULES
-from msgcli.validate import validate_paths
+from msgcli.pipeline import validate_paths
 
 REAL = log_files(FIXTURES / "real")
 VALID = log_files(FIXTURES / "valid")
