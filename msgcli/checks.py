@@ -77,7 +77,7 @@ def check_message(dialect: Dialect, msg: Message, obj: dict, emit) -> None:
     role = msg.role if isinstance(msg.role, str) else None  # else a schema error already
     for block in msg.blocks():
         if block.extra and block.type not in keeps:
-            where = f"{_own_type(obj, block)} block"
+            where = f"{_own_type(obj, block)} {dialect.block_word}"
             for key in block.extra:
                 emit("S003", _unknown_key(key, where), pointer(block.path, key))
         if isinstance(block, TextBlock):
@@ -93,7 +93,7 @@ def check_message(dialect: Dialect, msg: Message, obj: dict, emit) -> None:
                     "T008",
                     f"tool call {short(block.id)} is named {short(name)}, a streaming placeholder: "
                     "the real name was lost when the message was assembled",
-                    pointer(block.path, "name"),
+                    pointer(block.path, dialect.tool_call_name_key),
                 )
         elif isinstance(block, ToolResultBlock):
             if (
@@ -134,7 +134,11 @@ def _own_type(obj: dict, block) -> str:
 
 
 def _unknown_key(key: str, where: str) -> str:
-    return f"unknown key {short(key)} in a {where}: the framework drops it when it loads the record"
+    article = "an" if where[:1] in "aeiou" else "a"
+    return (
+        f"unknown key {short(key)} in {article} {where}: "
+        "the framework drops it when it loads the record"
+    )
 
 
 def _check_tool_input(block: ToolCallBlock, input_key: str | None, emit) -> None:
@@ -255,9 +259,10 @@ class CrossChecks:
         emit = self._emit
         mid = msg.id
         if mid is not None and mid != "" and isinstance(mid, (str, int)):
-            first = self._message_ids.get(mid)
+            key = self._dialect.pair_key(mid)
+            first = self._message_ids.get(key)
             if first is None:
-                self._message_ids[mid] = line
+                self._message_ids[key] = line
             else:
                 emit("I001", f"message id {short(mid)} was already used on line {first}", "/id")
         if msg.timestamp is not None:
@@ -300,7 +305,7 @@ class CrossChecks:
             self._emit(
                 "I002",
                 f"tool call id {short(block.id)} was already used on line {calls[-1][0]}",
-                pointer(block.path, "id"),
+                pointer(block.path, self._dialect.tool_call_id_key),
             )
         entry = [line, where, block.name, False, block.state, block.id]
         self._calls.setdefault(key, []).append(entry)

@@ -67,6 +67,12 @@ _RULES = [
     Rule("S004", "missing-key", WARNING,
          "A key the framework always writes is missing: the record was edited or made elsewhere, "
          "and loading it invents or defaults the value."),
+    Rule("S005", "coerced-value", WARNING,
+         "A value of another JSON type that the framework converts when it loads the record "
+         "(e.g. the string \"0.5\" for a number); other readers will not."),
+    Rule("S006", "unusual-role", WARNING,
+         "A role outside system, user, assistant and tool: the framework keeps any string, "
+         "but model providers know only those four."),
     # -- tool calls ---------------------------------------------------------
     Rule("T001", "orphan-tool-result", ERROR,
          "A tool result answers no tool call in the file; no model provider accepts such a history."),

@@ -1019,13 +1019,13 @@ EDGE_VERDICTS = {
         "trace_id, conversation_id, sender, metadata are missing; [] is accepted but empty",
     ),
     "custom role string": (
-        "S004*5",
-        "any role string is accepted and no rule names unusual roles; four message keys and "
-        "the element's metadata are missing",
+        "S004*5 S006",
+        "any role string is accepted, but providers know only four roles (S006); four message "
+        "keys and the element's metadata are missing",
     ),
     "role upper-case is just another free string": (
-        "S004*5",
-        "'USER' is one more free string to LoongFlow (no rule for it); same missing keys",
+        "S004*5 S006",
+        "'USER' is one more free string to LoongFlow, not the user role (S006); same missing keys",
     ),
     "timestamp with Z (tz-aware, re-serialized with Z)": (
         "S004*5",
@@ -1084,9 +1084,8 @@ EDGE_VERDICTS = {
         "always written",
     ),
     "evolve_result best_score numeric string": (
-        "S004*6",
-        "'0.5' is coerced to 0.5; the registry has no rule for coercions, so only the "
-        "missing keys are reported",
+        "S004*6 S005",
+        "'0.5' is coerced to 0.5 on load (S005), and the missing keys are reported",
     ),
 }
 
@@ -1196,8 +1195,11 @@ def test_what_msgcli_says_about_rejected_inputs(case):
 
 @pytest.mark.parametrize("case", sorted(EDGE_CASES))
 def test_library_output_draws_no_warning(case):
-    """to_dict() output is what LoongFlow writes: check() has nothing to say about it."""
-    assert _check(EDGE_CASES[case]["to_dict"]) == []
+    """to_dict() output is what LoongFlow writes: check() has nothing to say about it,
+    except a role the library keeps as written but no provider knows (S006)."""
+    record = EDGE_CASES[case]["to_dict"]
+    expected = [] if record["role"] in ("system", "user", "assistant", "tool") else ["S006"]
+    assert [code for code, _, _ in _check(record)] == expected
 
 
 @pytest.mark.parametrize(
@@ -1326,9 +1328,11 @@ def test_check_evolve_result_shapes():
     assert [c for c, _, _ in current_without_totals] == ["S004", "S004"]
 
 
-def test_check_says_nothing_about_roles():
-    # any string is a valid LoongFlow role and the registry has no rule for odd ones
+def test_unusual_roles_are_a_warning_and_usual_ones_are_fine():
+    # any string is a valid LoongFlow role, but providers know only four
     for role in ("observer", "USER", ""):
+        assert [code for code, _, _ in _check(_message(_text(), role=role))] == ["S006"]
+    for role in ("system", "user", "assistant", "tool"):
         assert _check(_message(_text(), role=role)) == []
 
 

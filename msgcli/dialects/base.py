@@ -42,6 +42,11 @@ class Dialect:
     tool_result_roles: frozenset[str] | None = None
     #: the JSON key of a tool call's raw argument text inside the block, if the dialect has one
     tool_input_key: str | None = None
+    #: the JSON keys of a tool call's id and tool name (for pointers in findings)
+    tool_call_id_key: str = "id"
+    tool_call_name_key: str = "name"
+    #: what the dialect calls the items of ``content`` ("block" or "element")
+    block_word: str = "block"
 
     def classify(self, obj: dict) -> str | None:
         """``"message"``, ``"event"``, or ``None`` when the record is not of this dialect."""
@@ -65,7 +70,7 @@ class Dialect:
         return self.tool_input_key
 
     def pair_key(self, call_id: Any) -> Any:
-        """The form in which tool-call ids are compared (default: as written)."""
+        """The form in which ids (of messages and tool calls) are compared (default: as written)."""
         return call_id
 
     def parse_time(self, value: Any) -> datetime | None:

@@ -49,6 +49,7 @@ from ..model import (
     ValueBlock,
     pointer,
 )
+from ..schemas import short
 from .base import MESSAGE, Dialect, Emit
 
 __all__ = ["DIALECT", "LoongFlowDialect"]
@@ -464,6 +465,9 @@ class LoongFlowDialect(Dialect):
     keeps_extra_on = frozenset()
     tool_result_roles = frozenset({"tool"})
     tool_input_key = None
+    tool_call_id_key = "call_id"
+    tool_call_name_key = "target"
+    block_word = "element"
 
     # -- detection ---------------------------------------------------------------
 
@@ -585,6 +589,14 @@ class LoongFlowDialect(Dialect):
         for key in _DEFAULTED_MESSAGE_KEYS:
             if key not in obj:
                 emit("S004", _MISSING_MESSAGE_KEY[key], "")
+        role = obj.get("role")
+        if isinstance(role, str) and role not in _USUAL_ROLES:
+            emit(
+                "S006",
+                f"role {short(role)} is not one of system, user, assistant, tool: LoongFlow keeps "
+                "it as written, and a model provider it is sent to rejects it",
+                "/role",
+            )
         self._check_id(obj.get("id"), "message id", "/id", emit)
         if "timestamp" in obj:
             self._check_timestamp(obj["timestamp"], emit)
@@ -745,7 +757,35 @@ def _check_arguments_error(el: dict, path: tuple, emit: Emit) -> None:
     )
 
 
+_USUAL_ROLES = frozenset({"system", "user", "assistant", "tool"})
+_EVOLVE_FLOATS = ("best_score", "total_cost", "total_tokens")
+_EVOLVE_INTS = ("cost_time", "last_iteration", "total_iterations")
+
+
+def _check_coercions(el: dict, path: tuple, emit: Emit) -> None:
+    """Values pydantic's lax mode converts on load: strings and booleans for numbers,
+    and whole floats for integers."""
+    for key in (*_EVOLVE_FLOATS, *_EVOLVE_INTS):
+        value = el.get(key)
+        wants = "an integer" if key in _EVOLVE_INTS else "a number"
+        if isinstance(value, bool):
+            becomes = str(int(value))
+        elif isinstance(value, str):
+            becomes = "a number"
+        elif key in _EVOLVE_INTS and isinstance(value, float) and value.is_integer():
+            becomes = str(int(value))
+        else:
+            continue
+        emit(
+            "S005",
+            f"{key} is {short(value)} where LoongFlow keeps {wants}: it is converted to "
+            f"{becomes} on load, and other readers of the log will not do that",
+            pointer(path, key),
+        )
+
+
 def _check_evolve_result(el: dict, path: tuple, shapes: dict[str, int], emit: Emit) -> None:
+    _check_coercions(el, path, emit)
     shape = _evolve_shape(el)
     if shape == "mixed":
         kinds = {
