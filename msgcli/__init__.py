@@ -52,9 +52,9 @@ if TYPE_CHECKING:  # pragma: no cover
     from .dialects import DIALECTS
     from .findings import Finding, Severity
     from .model import Message
+    from .pipeline import Options, RunReport
     from .reader import read_records
     from .rules import RULES
-    from .pipeline import Options, RunReport
 
 
 def __getattr__(name: str):

@@ -19,9 +19,9 @@ from typing import IO
 from .dialects import EVENT, classify, get_dialect
 from .findings import Finding
 from .model import Message
+from .pipeline import Options, RunReport, validate_file, validate_paths
 from .reader import read_records
 from .rules import select_codes
-from .pipeline import Options, RunReport, validate_file, validate_paths
 
 __all__ = ["detect_dialect", "iter_findings", "read_messages", "validate"]
 
@@ -69,7 +69,10 @@ def validate(
     strict: bool = False,
     max_errors: int | None = None,
 ) -> RunReport:
-    """Validate files, directories or a stream; ``select``/``ignore`` take rule codes or prefixes."""
+    """Validate files, directories or a stream.
+
+    ``select`` and ``ignore`` take rule codes or prefixes, as on the command line.
+    """
     options = Options(
         dialect=dialect,
         select=select_codes(select, ignore),
@@ -93,5 +96,3 @@ def iter_findings(paths: Source | Iterable[str | Path], **options) -> Iterator[F
     """Every finding of :func:`validate`, file by file, in line order."""
     for file_report in validate(paths, **options).files:
         yield from file_report.findings
-
-

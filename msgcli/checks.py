@@ -116,7 +116,9 @@ def check_message(dialect: Dialect, msg: Message, obj: dict, emit) -> None:
     if empty and (content is None or isinstance(content, (list, str))):
         emit(
             "B001",
-            "the message has no content" if not msg.content else "the message holds only empty text",
+            "the message has no content"
+            if not msg.content
+            else "the message holds only empty text",
             "/content",
         )
 
@@ -146,8 +148,11 @@ def _check_tool_input(block: ToolCallBlock, input_key: str | None, emit) -> None
     if input_key is None or not isinstance(text, str):
         return
     if not text.strip():
-        emit("T005", f"tool call {short(block.id)} has empty argument text",
-             pointer(block.path, input_key))
+        emit(
+            "T005",
+            f"tool call {short(block.id)} has empty argument text",
+            pointer(block.path, input_key),
+        )
         return
     try:
         value = orjson.loads(text)
@@ -175,15 +180,15 @@ def _check_source(block: DataBlock, emit) -> None:
     for key in source.extra:
         emit("S003", _unknown_key(key, "source"), pointer(base, "source", key))
     if isinstance(media_type, str) and media_type and not _MIME.match(media_type):
-        emit("M002", f"{short(media_type)} is not a MIME type (type/subtype)",
-             _source_pointer(block))
+        emit(
+            "M002", f"{short(media_type)} is not a MIME type (type/subtype)", _source_pointer(block)
+        )
     if source.kind == "url":
         url = source.url
         if isinstance(url, str):
             problem = _url_problem(url)
             if problem:
-                emit("M003", f"{short(url)} is not a usable URL: {problem}",
-                     _source_pointer(block))
+                emit("M003", f"{short(url)} is not a usable URL: {problem}", _source_pointer(block))
     elif source.kind == "base64":
         data = source.data
         if not isinstance(data, str):
@@ -194,8 +199,11 @@ def _check_source(block: DataBlock, emit) -> None:
             try:
                 raw = b64decode("".join(data.split()), validate=True)
             except (binascii.Error, ValueError) as exc:
-                emit("M001", f"the base64 data does not decode ({_b64_reason(data, exc)})",
-                     _source_pointer(block))
+                emit(
+                    "M001",
+                    f"the base64 data does not decode ({_b64_reason(data, exc)})",
+                    _source_pointer(block),
+                )
                 return
         if isinstance(media_type, str):
             _check_magic(media_type, raw, block, emit)
@@ -338,7 +346,13 @@ class CrossChecks:
         self._check_name(line, where, block.name, call)
 
     def _check_name(self, line: int, where: str, name: Any, call: list) -> None:
-        if isinstance(name, str) and isinstance(call[2], str) and name and call[2] and name != call[2]:
+        if (
+            isinstance(name, str)
+            and isinstance(call[2], str)
+            and name
+            and call[2]
+            and name != call[2]
+        ):
             self._emit(
                 "T006",
                 f"this result names tool {short(name)} but call {short(call[5])} "

@@ -258,8 +258,9 @@ def validate_file(
             elif not is_valid(obj):
                 explained = explain(schema, obj)
                 if not explained:  # the engines disagree (a regex corner case): still fail it
-                    explained = [("S001", f"the record does not match the {schema.name} schema",
-                                  "")]
+                    explained = [
+                        ("S001", f"the record does not match the {schema.name} schema", "")
+                    ]
                 for code, message, ptr in explained:
                     emit(code, message, ptr)
             msg = dialect.read(obj)
@@ -311,6 +312,7 @@ def _kind_name(kind: str) -> str:
 
 def _mixed(d: Dialect, kind: str, file_dialect: Dialect, file_kind: str, since: int) -> str:
     return (
-        f"this record is {_a(d.title)} {_kind_name(kind)}, but the file is {_a(file_dialect.title)} "
+        f"this record is {_a(d.title)} {_kind_name(kind)}, "
+        f"but the file is {_a(file_dialect.title)} "
         f"{_kind_name(file_kind)} log (from line {since}); one file should hold one dialect"
     )

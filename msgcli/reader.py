@@ -155,7 +155,7 @@ def _lines(stream: IO[bytes]) -> Iterator[tuple[int, bytes]]:
     """Numbered lines; a broken gzip stream ends the iteration with a problem record."""
     number = 0
     try:
-        for number, raw in enumerate(stream, 1):  # noqa: B007 - number is used after the loop
+        for number, raw in enumerate(stream, 1):
             yield number, raw
     except (EOFError, gzip.BadGzipFile, zlib.error, OSError) as exc:
         raise _Truncated(number + 1, _gzip_reason(exc)) from None
@@ -316,8 +316,9 @@ def _constant_pointers(obj: Any, tokens: list[str]) -> list[tuple[str, str]]:
 
     def walk(value: Any, path: str) -> None:
         if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
-            out.append(("NaN" if value != value else ("-Infinity" if value < 0 else "Infinity"),
-                        path))
+            out.append(
+                ("NaN" if value != value else ("-Infinity" if value < 0 else "Infinity"), path)
+            )
         elif isinstance(value, dict):
             for key, item in value.items():
                 walk(item, f"{path}/{str(key).replace('~', '~0').replace('/', '~1')}")

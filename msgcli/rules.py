@@ -40,82 +40,187 @@ _RULES = [
     Rule("P001", "invalid-json", ERROR, "A line is not valid JSON."),
     Rule("P002", "invalid-utf8", ERROR, "A line is not valid UTF-8 text."),
     Rule("P003", "not-an-object", ERROR, "A line is valid JSON but not a JSON object."),
-    Rule("P004", "truncated-line", ERROR,
-         "The last line is cut off (no newline and incomplete JSON): the writer stopped mid-record."),
+    Rule(
+        "P004",
+        "truncated-line",
+        ERROR,
+        "The last line is cut off (no newline and incomplete JSON): the writer stopped mid-record.",
+    ),
     Rule("P005", "too-deep", ERROR, "A record nests deeper than the JSON parser allows."),
-    Rule("P006", "non-standard-number", ERROR,
-         "A record holds NaN, Infinity or -Infinity, which JSON does not allow."),
+    Rule(
+        "P006",
+        "non-standard-number",
+        ERROR,
+        "A record holds NaN, Infinity or -Infinity, which JSON does not allow.",
+    ),
     Rule("P007", "binary-data", ERROR, "A line holds binary data (NUL or other non-text bytes)."),
     Rule("P008", "empty-file", ERROR, "The file holds no records."),
-    Rule("P009", "unreadable", ERROR, "The path cannot be read (missing, not permitted, bad gzip)."),
-    Rule("P010", "no-logs-found", ERROR,
-         "A directory holds no *.jsonl, *.jsonl.gz or *.json files."),
+    Rule(
+        "P009", "unreadable", ERROR, "The path cannot be read (missing, not permitted, bad gzip)."
+    ),
+    Rule(
+        "P010", "no-logs-found", ERROR, "A directory holds no *.jsonl, *.jsonl.gz or *.json files."
+    ),
     # -- dialect ------------------------------------------------------------
-    Rule("D001", "unknown-dialect", ERROR,
-         "A record matches none of the known dialects, so it cannot be checked."),
-    Rule("D002", "mixed-dialects", ERROR,
-         "A record is of another dialect than the rest of the file."),
-    Rule("D003", "event-log", WARNING,
-         "The file is an event log, not a message log: its events are not checked as messages."),
+    Rule(
+        "D001",
+        "unknown-dialect",
+        ERROR,
+        "A record matches none of the known dialects, so it cannot be checked.",
+    ),
+    Rule(
+        "D002", "mixed-dialects", ERROR, "A record is of another dialect than the rest of the file."
+    ),
+    Rule(
+        "D003",
+        "event-log",
+        WARNING,
+        "The file is an event log, not a message log: its events are not checked as messages.",
+    ),
     # -- schema -------------------------------------------------------------
-    Rule("S001", "schema", ERROR,
-         "A record does not match the dialect's message schema (the framework rejects it)."),
-    Rule("S002", "role-content", ERROR,
-         "A message holds a block type its role may not hold (the framework rejects it)."),
-    Rule("S003", "unknown-key", WARNING,
-         "A key the framework does not know: it is dropped (or ignored) when the record is loaded."),
-    Rule("S004", "missing-key", WARNING,
-         "A key the framework always writes is missing: the record was edited or made elsewhere, "
-         "and loading it invents or defaults the value."),
-    Rule("S005", "coerced-value", WARNING,
-         "A value of another JSON type that the framework converts when it loads the record "
-         "(e.g. the string \"0.5\" for a number); other readers will not."),
-    Rule("S006", "unusual-role", WARNING,
-         "A role outside system, user, assistant and tool: the framework keeps any string, "
-         "but model providers know only those four."),
+    Rule(
+        "S001",
+        "schema",
+        ERROR,
+        "A record does not match the dialect's message schema (the framework rejects it).",
+    ),
+    Rule(
+        "S002",
+        "role-content",
+        ERROR,
+        "A message holds a block type its role may not hold (the framework rejects it).",
+    ),
+    Rule(
+        "S003",
+        "unknown-key",
+        WARNING,
+        "A key the framework does not know: it is dropped (or ignored) when the record is loaded.",
+    ),
+    Rule(
+        "S004",
+        "missing-key",
+        WARNING,
+        "A key the framework always writes is missing: the record was edited or made elsewhere, "
+        "and loading it invents or defaults the value.",
+    ),
+    Rule(
+        "S005",
+        "coerced-value",
+        WARNING,
+        "A value of another JSON type that the framework converts when it loads the record "
+        '(e.g. the string "0.5" for a number); other readers will not.',
+    ),
+    Rule(
+        "S006",
+        "unusual-role",
+        WARNING,
+        "A role outside system, user, assistant and tool: the framework keeps any string, "
+        "but model providers know only those four.",
+    ),
     # -- tool calls ---------------------------------------------------------
-    Rule("T001", "orphan-tool-result", ERROR,
-         "A tool result answers no tool call in the file; no model provider accepts such a history."),
-    Rule("T002", "unanswered-tool-call", WARNING,
-         "A tool call never gets a result (calls still awaiting confirmation or "
-         "external execution are exempt)."),
+    Rule(
+        "T001",
+        "orphan-tool-result",
+        ERROR,
+        "A tool result answers no tool call in the file; no model provider accepts such a history.",
+    ),
+    Rule(
+        "T002",
+        "unanswered-tool-call",
+        WARNING,
+        "A tool call never gets a result (calls still awaiting confirmation or "
+        "external execution are exempt).",
+    ),
     Rule("T003", "result-before-call", WARNING, "A tool result comes before the call it answers."),
-    Rule("T004", "tool-input-not-object", ERROR,
-         "A tool call's arguments are not a JSON object (or not JSON at all)."),
+    Rule(
+        "T004",
+        "tool-input-not-object",
+        ERROR,
+        "A tool call's arguments are not a JSON object (or not JSON at all).",
+    ),
     Rule("T005", "tool-input-empty", WARNING, "A tool call's argument text is empty."),
-    Rule("T006", "tool-name-mismatch", WARNING,
-         "A tool result names another tool than the call it answers."),
-    Rule("T007", "tool-result-role", WARNING,
-         "A tool result sits in a message whose role does not carry tool results in this dialect."),
-    Rule("T008", "tool-placeholder-name", WARNING,
-         "A persisted tool call still has a streaming placeholder name (starting with '__')."),
-    Rule("T009", "tool-arguments-error", WARNING,
-         "The framework recorded an error while parsing the tool call's arguments."),
+    Rule(
+        "T006",
+        "tool-name-mismatch",
+        WARNING,
+        "A tool result names another tool than the call it answers.",
+    ),
+    Rule(
+        "T007",
+        "tool-result-role",
+        WARNING,
+        "A tool result sits in a message whose role does not carry tool results in this dialect.",
+    ),
+    Rule(
+        "T008",
+        "tool-placeholder-name",
+        WARNING,
+        "A persisted tool call still has a streaming placeholder name (starting with '__').",
+    ),
+    Rule(
+        "T009",
+        "tool-arguments-error",
+        WARNING,
+        "The framework recorded an error while parsing the tool call's arguments.",
+    ),
     # -- identifiers --------------------------------------------------------
-    Rule("I001", "duplicate-message-id", ERROR,
-         "Two messages share an id; stores keyed by id keep only one of them."),
-    Rule("I002", "duplicate-tool-call-id", WARNING,
-         "Two tool calls share an id, so their results cannot be told apart."),
-    Rule("I003", "non-canonical-id", WARNING,
-         "An id the framework accepts but never writes in this form (e.g. an upper-case UUID)."),
+    Rule(
+        "I001",
+        "duplicate-message-id",
+        ERROR,
+        "Two messages share an id; stores keyed by id keep only one of them.",
+    ),
+    Rule(
+        "I002",
+        "duplicate-tool-call-id",
+        WARNING,
+        "Two tool calls share an id, so their results cannot be told apart.",
+    ),
+    Rule(
+        "I003",
+        "non-canonical-id",
+        WARNING,
+        "An id the framework accepts but never writes in this form (e.g. an upper-case UUID).",
+    ),
     # -- chronology ---------------------------------------------------------
-    Rule("C001", "timestamp-format", WARNING,
-         "A timestamp is not in the format the framework writes."),
-    Rule("C002", "time-goes-back", WARNING,
-         "A message is more than one second older than the message before it."),
+    Rule(
+        "C001",
+        "timestamp-format",
+        WARNING,
+        "A timestamp is not in the format the framework writes.",
+    ),
+    Rule(
+        "C002",
+        "time-goes-back",
+        WARNING,
+        "A message is more than one second older than the message before it.",
+    ),
     # -- media --------------------------------------------------------------
     Rule("M001", "bad-base64", ERROR, "Inline base64 data does not decode."),
     Rule("M002", "bad-media-type", WARNING, "A media type is not a well-formed MIME type."),
     Rule("M003", "bad-url", ERROR, "A URL does not parse (no scheme, or no host for http/https)."),
-    Rule("M004", "media-type-mismatch", WARNING,
-         "The decoded bytes are not of the declared media type (e.g. JPEG bytes declared image/png)."),
+    Rule(
+        "M004",
+        "media-type-mismatch",
+        WARNING,
+        "The decoded bytes are not of the declared media type "
+        "(e.g. JPEG bytes declared image/png).",
+    ),
     # -- block and message semantics ----------------------------------------
     Rule("B001", "empty-content", WARNING, "A message has no content blocks, or only empty text."),
-    Rule("B002", "error-without-info", WARNING,
-         "A reply finished with reason 'error' but records no error."),
+    Rule(
+        "B002",
+        "error-without-info",
+        WARNING,
+        "A reply finished with reason 'error' but records no error.",
+    ),
     Rule("B003", "usage-total", WARNING, "A usage total differs from input plus output tokens."),
-    Rule("B004", "evolve-result-shape", ERROR,
-         "A LoongFlow evolve_result mixes the 0.0.1 (string) and current (list) shapes."),
+    Rule(
+        "B004",
+        "evolve-result-shape",
+        ERROR,
+        "A LoongFlow evolve_result mixes the 0.0.1 (string) and current (list) shapes.",
+    ),
 ]
 
 RULES: dict[str, Rule] = {r.code: r for r in _RULES}
@@ -131,6 +236,7 @@ def select_codes(select: list[str] | None, ignore: list[str] | None) -> frozense
     A prefix selects every code that starts with it (``T`` is the whole family,
     ``T00`` the first nine). Unknown prefixes raise ``ValueError``.
     """
+
     def expand(prefixes: list[str]) -> set[str]:
         out: set[str] = set()
         for raw in prefixes:
@@ -156,5 +262,7 @@ def select_codes(select: list[str] | None, ignore: list[str] | None) -> frozense
 def markdown_table() -> str:
     """The rule table as Markdown, as the README shows it."""
     rows = ["| code | name | severity | what it checks |", "|---|---|---|---|"]
-    rows += [f"| `{r.code}` | {r.name} | {r.severity.value} | {r.summary} |" for r in RULES.values()]
+    rows += [
+        f"| `{r.code}` | {r.name} | {r.severity.value} | {r.summary} |" for r in RULES.values()
+    ]
     return "\n".join(rows)

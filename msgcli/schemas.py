@@ -56,7 +56,7 @@ def schema_path(name: str) -> Path:
     return path
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def load_schema(name: str) -> dict:
     return orjson.loads(schema_path(name).read_bytes())
 
@@ -81,7 +81,7 @@ class CompiledSchema:
         yield from self._explainer.iter_errors(instance)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def compiled(name: str) -> CompiledSchema:
     return CompiledSchema(name)
 

@@ -39,7 +39,14 @@ def test_read_messages_gives_the_neutral_model():
     assert roles_and_names[:3] == [("system", "system"), ("user", "user"), ("assistant", "Friday")]
     reply = messages[2][1]
     assert [b.type for b in reply.content] == [
-        "hint", "thinking", "text", "tool_call", "tool_result", "thinking", "text"]
+        "hint",
+        "thinking",
+        "text",
+        "tool_call",
+        "tool_result",
+        "thinking",
+        "text",
+    ]
     assert reply.usage.input_tokens == 910 and reply.usage.output_tokens == 121
     call, result = reply.content[3], reply.content[4]
     assert call.id == result.id and call.name == "get_weather"
@@ -53,7 +60,9 @@ def test_detect_dialect():
 
 
 def test_records_keep_their_lines():
-    lines = [r.line for r in msgcli.read_records(FIXTURES / "real" / "agentscope-py" / "events.sse")]
+    lines = [
+        r.line for r in msgcli.read_records(FIXTURES / "real" / "agentscope-py" / "events.sse")
+    ]
     assert lines[:3] == [1, 3, 5]
 
 
@@ -61,7 +70,8 @@ def test_import_is_light():
     # `import msgcli` must not pay for rich, jsonschema or the schemas
     code = (
         "import sys, msgcli; "
-        "heavy = [m for m in ('rich', 'jsonschema', 'jsonschema_rs', 'typer') if m in sys.modules]; "
+        "heavy = [m for m in ('rich', 'jsonschema', 'jsonschema_rs', 'typer') "
+        "if m in sys.modules]; "
         "print(heavy)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

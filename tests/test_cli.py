@@ -63,12 +63,16 @@ def test_missing_path_and_empty_folder_exit_2_but_the_rest_is_checked(tmp_path, 
     empty = tmp_path / "empty"
     empty.mkdir()
     (empty / "notes.txt").write_text("not a log")
-    code, out = run_cli("validate", "--format", "json", str(tmp_path / "nope.jsonl"),
-                        str(empty), BAD_JSON)
+    code, out = run_cli(
+        "validate", "--format", "json", str(tmp_path / "nope.jsonl"), str(empty), BAD_JSON
+    )
     assert code == 2
     doc = json.loads(out)
     assert [(f["code"], f["line"]) for f in doc["findings"]] == [
-        ("P009", 0), ("P010", 0), ("P001", 2)]
+        ("P009", 0),
+        ("P010", 0),
+        ("P001", 2),
+    ]
 
 
 def test_select_ignore_and_strict(tmp_path, run_cli):
@@ -100,7 +104,8 @@ def test_max_errors_stops_early(tmp_path, run_cli):
 def test_stdin_and_gzip_from_stdin(run_cli):
     import gzip
 
-    data = open(REAL_PY, "rb").read()
+    with open(REAL_PY, "rb") as handle:
+        data = handle.read()
     assert run_cli("validate", "-", input=data)[0] == 0
     code, out = run_cli("validate", "--format", "json", "-", input=gzip.compress(data))
     assert code == 0 and json.loads(out)["files"][0]["path"] == "<stdin>"
@@ -134,7 +139,10 @@ def test_schema_list_and_show(run_cli):
 def _msgcli(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "msgcli", *args],
-        capture_output=True, text=True, env={**os.environ, **(env or {})}, check=False,
+        capture_output=True,
+        text=True,
+        env={**os.environ, **(env or {})},
+        check=False,
     )
 
 
@@ -151,7 +159,8 @@ def test_internal_error_is_one_line_and_traceback_on_request(tmp_path):
     result = _msgcli("validate", REAL_PY, env=env)
     assert result.returncode == 2
     assert result.stderr.strip() == (
-        "msgcli: internal error: RuntimeError: simulated bug (run again with --traceback to see where)"
+        "msgcli: internal error: RuntimeError: simulated bug "
+        "(run again with --traceback to see where)"
     )
     assert "Traceback" not in result.stderr
     result = _msgcli("validate", "--traceback", REAL_PY, env=env)
@@ -171,5 +180,5 @@ def test_readme_rule_table_is_the_registry(run_cli):
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     start = readme.index("\n", readme.index("<!-- rules-table")) + 1
     end = readme.index("<!-- end rules-table -->")
-    code, out = run_cli("rules", "--format", "markdown")
+    _, out = run_cli("rules", "--format", "markdown")
     assert readme[start:end].strip() == out.strip()

@@ -14,8 +14,8 @@ from collections import Counter
 import pytest
 from conftest import FIXTURES, log_files, read_expect, sidecar
 
-from msgcli.rules import RULES
 from msgcli.pipeline import validate_paths
+from msgcli.rules import RULES
 
 REAL = log_files(FIXTURES / "real")
 VALID = log_files(FIXTURES / "valid")
@@ -34,8 +34,11 @@ def findings_of(path):
 @pytest.mark.parametrize("path", REAL, ids=ids(REAL))
 def test_real_logs_have_no_error(path):
     run, findings = findings_of(path)
-    errors = [f"{f.line}: {f.code} {f.message} ({f.pointer})" for f in findings
-              if f.severity.value == "error"]
+    errors = [
+        f"{f.line}: {f.code} {f.message} ({f.pointer})"
+        for f in findings
+        if f.severity.value == "error"
+    ]
     assert errors == []
     assert run.exit_code == 0
 
@@ -66,7 +69,8 @@ def test_invalid_fixtures_give_exactly_the_expected_findings(path):
     _, findings = findings_of(path)
     got = sorted((f.line, f.code) for f in findings)
     assert Counter(got) == Counter(read_expect(expect)), "\n".join(
-        f"{f.line}: {f.code} {f.message} ({f.pointer})" for f in findings)
+        f"{f.line}: {f.code} {f.message} ({f.pointer})" for f in findings
+    )
 
 
 def test_every_rule_is_covered_by_a_fixture():

@@ -23,7 +23,12 @@ def test_each_bad_line_is_reported_on_its_line_and_the_rest_is_read():
     data = b'{"a": 1}\n{oops}\n{"b": 2}\n[1]\n{"c": 3}\n'
     recs = records(data)
     assert [(r.line, r.problem.code if r.problem else None) for r in recs] == [
-        (1, None), (2, "P001"), (3, None), (4, "P003"), (5, None)]
+        (1, None),
+        (2, "P001"),
+        (3, None),
+        (4, "P003"),
+        (5, None),
+    ]
     assert "column 2" in recs[1].problem.message
 
 
@@ -60,20 +65,30 @@ def test_json_array_file_gives_each_element_its_line():
     data = b'[\n  {"a": 1},\n  {\n    "b": "tricky \\" ], {"\n  },\n  7\n]\n'
     recs = records(data)
     assert [(r.line, r.obj, r.problem.code if r.problem else None) for r in recs] == [
-        (2, {"a": 1}, None), (3, {"b": 'tricky " ], {'}, None), (6, None, "P003")]
+        (2, {"a": 1}, None),
+        (3, {"b": 'tricky " ], {'}, None),
+        (6, None, "P003"),
+    ]
 
 
 def test_a_line_that_is_an_array_in_a_jsonl_file_is_not_an_array_file():
     recs = records(b'[1, 2]\n{"a": 1}\n')
     assert [(r.line, r.problem.code if r.problem else None) for r in recs] == [
-        (1, "P003"), (2, None)]
+        (1, "P003"),
+        (2, None),
+    ]
 
 
 def test_sse_framing_comments_and_multi_line_data():
-    data = b': heartbeat\n\ndata: {"a": 1}\n\nevent: x\ndata: {"b":\ndata:  2}\n\n:\n\ndata: {bad\n\n'
+    data = (
+        b': heartbeat\n\ndata: {"a": 1}\n\nevent: x\ndata: {"b":\ndata:  2}\n\n:\n\ndata: {bad\n\n'
+    )
     recs = records(data)
     assert [(r.line, r.obj, r.problem.code if r.problem else None) for r in recs] == [
-        (3, {"a": 1}, None), (6, {"b": 2}, None), (11, None, "P001")]
+        (3, {"a": 1}, None),
+        (6, {"b": 2}, None),
+        (11, None, "P001"),
+    ]
 
 
 def test_gzip_is_read_by_its_magic_and_a_cut_stream_is_reported(tmp_path):

@@ -130,7 +130,9 @@ def validate(
     ] = False,
     verbose: Annotated[
         bool,
-        typer.Option("--verbose", "-v", help="Also print a line per file: dialect, version, count."),
+        typer.Option(
+            "--verbose", "-v", help="Also print a line per file: dialect, version, count."
+        ),
     ] = False,
     traceback: Annotated[
         bool, typer.Option("--traceback", help="Show the traceback of an internal error.")
@@ -149,8 +151,8 @@ def validate(
         selected = select_codes(_codes(select), _codes(ignore))
     except ValueError as exc:
         raise _fail(str(exc)) from None
-    from ..report import get_reporter
     from ..pipeline import Options, validate_paths
+    from ..report import get_reporter
 
     options = Options(
         dialect=dialect.value if dialect else None,

@@ -10,9 +10,7 @@ from .loongflow import DIALECT as LOONGFLOW
 __all__ = ["DIALECTS", "EVENT", "MESSAGE", "Dialect", "classify", "get_dialect"]
 
 #: in detection order: the most specific signatures first
-DIALECTS: dict[str, Dialect] = {
-    d.name: d for d in (AGENTSCOPE_JAVA, AGENTSCOPE_PY, LOONGFLOW)
-}
+DIALECTS: dict[str, Dialect] = {d.name: d for d in (AGENTSCOPE_JAVA, AGENTSCOPE_PY, LOONGFLOW)}
 _ORDER = tuple(DIALECTS.values())
 
 

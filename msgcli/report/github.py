@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import TextIO
 
-from ..textsafe import visible
 from ..pipeline import RunReport
+from ..textsafe import visible
 
 
 def _data(text: str) -> str:

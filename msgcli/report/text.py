@@ -10,16 +10,23 @@ from __future__ import annotations
 from typing import TextIO
 
 from ..findings import ERROR
-from ..textsafe import visible
 from ..pipeline import RunReport
+from ..textsafe import visible
 
 
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
-def report(run: RunReport, out: TextIO, *, quiet: bool = False, verbose: bool = False,
-           color: bool | None = None, **_: object) -> None:
+def report(
+    run: RunReport,
+    out: TextIO,
+    *,
+    quiet: bool = False,
+    verbose: bool = False,
+    color: bool | None = None,
+    **_: object,
+) -> None:
     from rich.console import Console
     from rich.text import Text
 
@@ -40,10 +47,14 @@ def report(run: RunReport, out: TextIO, *, quiet: bool = False, verbose: bool = 
             described = fs.dialect or "unknown dialect"
             if fs.variants:
                 described += f" ({', '.join(fs.variants)})"
-            state = "ok" if not fr.findings else (
-                f"{_plural(fs.errors, 'error')}, {_plural(fs.warnings, 'warning')}")
-            line.append(f": {described}, {fs.kind}, {_plural(fs.records, 'record')}, {state}",
-                        style="dim")
+            state = (
+                "ok"
+                if not fr.findings
+                else (f"{_plural(fs.errors, 'error')}, {_plural(fs.warnings, 'warning')}")
+            )
+            line.append(
+                f": {described}, {fs.kind}, {_plural(fs.records, 'record')}, {state}", style="dim"
+            )
             console.print(line)
         for f in fr.findings:
             text = Text()
@@ -63,8 +74,10 @@ def report(run: RunReport, out: TextIO, *, quiet: bool = False, verbose: bool = 
         if fr.summary.dialect:
             dialects[fr.summary.dialect] = dialects.get(fr.summary.dialect, 0) + 1
     kinds = ", ".join(f"{name} {count}" for name, count in sorted(dialects.items()))
-    parts = [f"Checked {_plural(s.files, 'file')}" + (f" ({kinds})" if kinds else ""),
-             _plural(s.records, "record")]
+    parts = [
+        f"Checked {_plural(s.files, 'file')}" + (f" ({kinds})" if kinds else ""),
+        _plural(s.records, "record"),
+    ]
     verdict = f"{_plural(s.errors, 'error')}, {_plural(s.warnings, 'warning')}"
     style = "bold red" if s.errors else ("bold yellow" if s.warnings else "bold green")
     summary = Text(", ".join(parts) + ": ")
