@@ -182,3 +182,37 @@ def test_readme_rule_table_is_the_registry(run_cli):
     end = readme.index("<!-- end rules-table -->")
     _, out = run_cli("rules", "--format", "markdown")
     assert readme[start:end].strip() == out.strip()
+
+
+def test_text_from_a_log_cannot_drive_the_terminal(tmp_path, run_cli):
+    # keys, values and even the file name carry escape sequences and rich markup
+    log = tmp_path / "run\x1b[2J.jsonl"
+    log.write_text(
+        '{"role": "USER", "content": [{"type": "text", "text": "hi"}], "id": "a", "name": "u", '
+        '"metadata": {}, "timestamp": "\\u001b]0;pwned\\u0007", "usage": null, '
+        '"[bold red]x\\u001b[31m\\u009b": 1}\n',
+        encoding="utf-8",
+    )
+    for fmt in ("text", "github"):
+        _, out = run_cli("validate", "--format", fmt, str(log))
+        assert "\x1b" not in out and "\x07" not in out and "\x9b" not in out
+        assert "[bold red]x" in out  # markup is printed as written
+        assert "\\e[2J" in out or "\\u001b" in out
+
+
+def test_colour_only_on_a_terminal_and_never_with_no_color(monkeypatch):
+    import io
+
+    from msgcli.report.text import use_colour
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.delenv("FORCE_COLOR", raising=False)
+    monkeypatch.setenv("TERM", "xterm")
+    assert use_colour(Tty()) is True
+    assert use_colour(io.StringIO()) is False
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert use_colour(Tty()) is False

@@ -1,17 +1,41 @@
 """The human report: one line per finding, grouped by file, then a summary.
 
 Each finding reads ``path:line: CODE message (at /json/pointer)``. Colour is
-used when the output is a terminal (and ``NO_COLOR`` is not set); text taken
-from a log is printed literally, with control characters made visible.
+used when the output is a terminal, unless ``NO_COLOR`` is set (``FORCE_COLOR``
+forces it); text taken from a log is printed literally, with control
+characters made visible. Lines are written directly rather than through rich:
+a report can have hundreds of thousands of them.
 """
 
 from __future__ import annotations
 
+import os
 from typing import TextIO
 
 from ..findings import ERROR
 from ..pipeline import RunReport
 from ..textsafe import visible
+
+_RESET = "\x1b[0m"
+_STYLES = {
+    "bold": "\x1b[1m",
+    "dim": "\x1b[2m",
+    "error": "\x1b[1;31m",
+    "warning": "\x1b[1;33m",
+    "ok": "\x1b[1;32m",
+}
+
+
+def use_colour(out: TextIO, colour: bool | None = None) -> bool:
+    """Whether to colour ``out``: asked for, else a terminal without ``NO_COLOR``."""
+    if colour is not None:
+        return colour
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    isatty = getattr(out, "isatty", None)
+    return bool(isatty and isatty()) and os.environ.get("TERM") != "dumb"
 
 
 def _plural(n: int, word: str) -> str:
@@ -27,45 +51,26 @@ def report(
     color: bool | None = None,
     **_: object,
 ) -> None:
-    from rich.console import Console
-    from rich.text import Text
+    if use_colour(out, color):
 
-    console = Console(
-        file=out,
-        markup=False,
-        highlight=False,
-        emoji=False,
-        soft_wrap=True,
-        force_terminal=color if color else None,
-        no_color=color is False or None,
-    )
+        def paint(text: str, style: str) -> str:
+            return f"{_STYLES[style]}{text}{_RESET}"
+    else:
+
+        def paint(text: str, style: str) -> str:
+            return text
+
+    write = out.write
     for fr in run.files:
         fs = fr.summary
         if verbose:
-            line = Text()
-            line.append(visible(fs.path), style="bold")
-            described = fs.dialect or "unknown dialect"
-            if fs.variants:
-                described += f" ({', '.join(fs.variants)})"
-            state = (
-                "ok"
-                if not fr.findings
-                else (f"{_plural(fs.errors, 'error')}, {_plural(fs.warnings, 'warning')}")
-            )
-            line.append(
-                f": {described}, {fs.kind}, {_plural(fs.records, 'record')}, {state}", style="dim"
-            )
-            console.print(line)
+            write(paint(visible(fs.path), "bold") + paint(": " + _describe(fr), "dim") + "\n")
         for f in fr.findings:
-            text = Text()
-            text.append(visible(f.path), style="bold")
-            text.append(f":{f.line}: ")
-            text.append(f.code, style="bold red" if f.severity is ERROR else "bold yellow")
-            text.append(" ")
-            text.append(visible(f.message))
-            if f.pointer:
-                text.append(f" (at {visible(f.pointer)})", style="dim")
-            console.print(text)
+            where = paint(f" (at {visible(f.pointer)})", "dim") if f.pointer else ""
+            code = paint(f.code, "error" if f.severity is ERROR else "warning")
+            write(
+                f"{paint(visible(f.path), 'bold')}:{f.line}: {code} {visible(f.message)}{where}\n"
+            )
     if quiet:
         return
     s = run.summary
@@ -74,17 +79,25 @@ def report(
         if fr.summary.dialect:
             dialects[fr.summary.dialect] = dialects.get(fr.summary.dialect, 0) + 1
     kinds = ", ".join(f"{name} {count}" for name, count in sorted(dialects.items()))
-    parts = [
-        f"Checked {_plural(s.files, 'file')}" + (f" ({kinds})" if kinds else ""),
-        _plural(s.records, "record"),
-    ]
+    checked = f"Checked {_plural(s.files, 'file')}" + (f" ({kinds})" if kinds else "")
     verdict = f"{_plural(s.errors, 'error')}, {_plural(s.warnings, 'warning')}"
-    style = "bold red" if s.errors else ("bold yellow" if s.warnings else "bold green")
-    summary = Text(", ".join(parts) + ": ")
-    summary.append(verdict, style=style)
+    style = "error" if s.errors else ("warning" if s.warnings else "ok")
+    line = f"{checked}, {_plural(s.records, 'record')}: {paint(verdict, style)}"
     if s.unreadable:
-        summary.append(f"; {_plural(s.unreadable, 'path')} could not be read", style="bold red")
+        line += paint(f"; {_plural(s.unreadable, 'path')} could not be read", "error")
     if s.stopped_early:
-        summary.append("; stopped early (--max-errors)", style="bold")
-    summary.append(".")
-    console.print(summary)
+        line += paint("; stopped early (--max-errors)", "bold")
+    write(line + ".\n")
+
+
+def _describe(fr) -> str:
+    fs = fr.summary
+    if fs.dialect is None:
+        return f"no recognisable records, {_plural(fs.records, 'record')}"
+    described = fs.dialect + (f" ({', '.join(fs.variants)})" if fs.variants else "")
+    state = (
+        "ok"
+        if not fr.findings
+        else f"{_plural(fs.errors, 'error')}, {_plural(fs.warnings, 'warning')}"
+    )
+    return f"{described} {fs.kind}, {_plural(fs.records, 'record')}, {state}"
