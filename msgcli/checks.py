@@ -373,7 +373,7 @@ class CrossChecks:
                 )
         for calls in self._calls.values():
             for line, where, name, answered, state, cid in calls:
-                if not answered and state not in _WAITING_STATES:
+                if not answered and not (isinstance(state, str) and state in _WAITING_STATES):
                     emit(
                         "T002",
                         f"tool call {short(cid)} ({short(name)}) never gets a result",

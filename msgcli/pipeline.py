@@ -34,6 +34,7 @@ __all__ = [
 #: what a directory is searched for
 LOG_SUFFIXES = (".jsonl", ".jsonl.gz", ".json", ".json.gz", ".ndjson", ".sse")
 STDIN_NAME = "<stdin>"
+STREAM_NAME = "<stream>"
 
 
 @dataclass(slots=True)
@@ -183,7 +184,10 @@ def validate_file(
         forced = get_dialect(options.dialect)
     budget = budget or _Budget(options.max_errors)
     if name is None:
-        name = STDIN_NAME if str(source) == "-" else str(getattr(source, "name", source))
+        if hasattr(source, "read"):
+            name = str(getattr(source, "name", None) or STREAM_NAME)
+        else:
+            name = STDIN_NAME if str(source) == "-" else str(source)
     fs = FileSummary(path=name)
     findings: list[Finding] = []
     selected = options.select

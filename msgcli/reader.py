@@ -348,7 +348,8 @@ def _read_array(first, rest) -> Iterator[Record]:
         value = None
     if not isinstance(value, list):
         # Not one array: read it as JSONL (a line may be an array, which is then reported).
-        yield from _read_jsonl(enumerate(data.splitlines(keepends=True), 1))
+        # (lines end at "\n" only, as everywhere else, so the numbers agree)
+        yield from _read_jsonl(enumerate(io.BytesIO(data), 1))
     else:
         starts = _element_lines(data)
         if not value:

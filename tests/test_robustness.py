@@ -1,0 +1,84 @@
+"""Whatever bytes arrive, validate reports and never crashes.
+
+Random lines are mixed into real logs: garbage bytes, truncations and
+mutations of real records. Every run must end with known rule codes on
+lines inside the input, one-line messages, and the exit status those
+findings call for. (That the lines around a bad one are still checked is
+shown by the fixtures in fixtures/invalid/bad-input.)
+"""
+
+from __future__ import annotations
+
+import io
+
+import orjson
+from conftest import FIXTURES
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import msgcli
+from msgcli.rules import RULES
+
+REAL = [
+    FIXTURES / "real" / "agentscope-py" / "transcript.jsonl",
+    FIXTURES / "real" / "loongflow" / "transcript.jsonl",
+    FIXTURES / "valid" / "agentscope-java" / "react-weather.jsonl",
+]
+LINES = [line for path in REAL for line in path.read_bytes().splitlines() if line.strip()]
+
+json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**63), 2**63 - 1)
+    | st.floats(allow_nan=False)
+    | st.text(max_size=20),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
+
+
+@st.composite
+def mutated_record(draw) -> bytes:
+    record = orjson.loads(LINES[draw(st.integers(0, len(LINES) - 1))])
+    keys = list(record)
+    for _ in range(draw(st.integers(1, 3))):
+        action = draw(st.sampled_from(["drop", "replace", "add", "content"]))
+        if action == "drop" and keys:
+            record.pop(draw(st.sampled_from(keys)), None)
+        elif action == "replace" and keys:
+            record[draw(st.sampled_from(keys))] = draw(json_values)
+        elif action == "add":
+            record[draw(st.text(max_size=8))] = draw(json_values)
+        elif isinstance(record.get("content"), list) and record["content"]:
+            block = record["content"][draw(st.integers(0, len(record["content"]) - 1))]
+            if isinstance(block, dict) and block:
+                block[draw(st.sampled_from(list(block)))] = draw(json_values)
+    return orjson.dumps(record)
+
+
+real_line = st.integers(0, len(LINES) - 1).map(LINES.__getitem__)
+line_strategy = st.one_of(
+    real_line,
+    mutated_record(),
+    st.binary(max_size=80),
+    real_line.map(lambda line: line[: len(line) // 2]),
+    st.just(b"[" * 1100),
+    st.just(b'{"a": NaN}'),
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(line_strategy, min_size=1, max_size=8), st.booleans())
+def test_any_input_gives_located_findings_and_no_crash(lines, final_newline):
+    data = b"\n".join(lines) + (b"\n" if final_newline else b"")
+    run = msgcli.validate(io.BytesIO(data))
+    total_lines = data.count(b"\n") + 1
+    for finding in run.findings():
+        assert finding.code in RULES
+        assert 0 <= finding.line <= total_lines
+        assert finding.message and "\n" not in finding.message
+    # exit 2 only when the bytes could not be read at all (a broken gzip stream)
+    unreadable = any(f.code == "P009" for f in run.findings())
+    assert run.exit_code == (2 if unreadable else 1 if run.errors() else 0)
