@@ -249,30 +249,43 @@ def _check_magic(media_type: str, raw: bytes, block: DataBlock, emit) -> None:
 
 
 class CrossChecks:
-    """The checks across the records of one file."""
+    """The checks across the records of one file.
 
-    __slots__ = ("_calls", "_dialect", "_emit", "_last_time", "_message_ids", "_orphans")
+    What is kept, per file: every message id and tool-call id seen (with the
+    line it was first seen on), the calls still waiting for a result, results
+    seen before their call, and the last time per time group. An answered call
+    keeps only its id, first line and tool name.
+    """
+
+    __slots__ = ("_dialect", "_early", "_emit", "_last_time", "_message_ids", "_open", "_seen")
 
     def __init__(self, dialect: Dialect, emit):
         self._dialect = dialect
         self._emit = emit
-        # pair key -> [line, path, name, answered, state, id] per call with that key
-        self._calls: dict[Any, list[list]] = {}
-        # pair key -> [(line, path, name, id)] results seen before any call with that key
-        self._orphans: dict[Any, list[tuple]] = {}
         self._message_ids: dict[Any, int] = {}
+        # call key -> (line first seen, tool name, id as written) of the latest call with it
+        self._seen: dict[Any, tuple] = {}
+        # call key -> [(line, path, name, state, id)] calls waiting for a result, oldest first
+        self._open: dict[Any, list[tuple]] = {}
+        # call key -> [(line, path, name, id)] results that came before any call with their id
+        self._early: dict[Any, list[tuple]] = {}
         self._last_time: dict[Any, tuple] = {}
 
+    def _key(self, value: Any) -> Any:
+        """The form in which an id is compared, or ``None`` when there is no usable id."""
+        if value is None or value == "" or not isinstance(value, (str, int)):
+            return None
+        key = self._dialect.pair_key(value)
+        return key if isinstance(key, (str, int)) else None
+
     def feed(self, line: int, msg: Message) -> None:
-        emit = self._emit
-        mid = msg.id
-        if mid is not None and mid != "" and isinstance(mid, (str, int)):
-            key = self._dialect.pair_key(mid)
-            first = self._message_ids.get(key)
-            if first is None:
-                self._message_ids[key] = line
-            else:
-                emit("I001", f"message id {short(mid)} was already used on line {first}", "/id")
+        key = self._key(msg.id)
+        if key is not None:
+            first = self._message_ids.setdefault(key, line)
+            if first != line:
+                self._emit(
+                    "I001", f"message id {short(msg.id)} was already used on line {first}", "/id"
+                )
         if msg.timestamp is not None:
             self._check_time(line, msg)
         for block in msg.blocks():
@@ -286,14 +299,13 @@ class CrossChecks:
         if when is None:
             return
         group = self._dialect.time_group(msg)
+        group_key = group if group is None or isinstance(group, (str, int)) else repr(group)
+        last = self._last_time.get(group_key)
         try:
-            group_key = group if group is None or isinstance(group, (str, int)) else repr(group)
-            last = self._last_time.get(group_key)
             if last is not None and when < last[0] - TIME_TOLERANCE:
-                gap = last[0] - when
                 self._emit(
                     "C002",
-                    f"this message is {_span(gap)} older than the one on line {last[1]}",
+                    f"this message is {_span(last[0] - when)} older than the one on line {last[1]}",
                     "",
                 )
             if last is None or when > last[0]:
@@ -302,82 +314,82 @@ class CrossChecks:
             return
 
     def _call(self, line: int, block: ToolCallBlock) -> None:
-        if block.id is None or block.id == "":
+        key = self._key(block.id)
+        if key is None:
             return
-        key = self._dialect.pair_key(block.id)
-        if not isinstance(key, (str, int)):
-            return
-        where = block.path
-        calls = self._calls.get(key)
-        if calls:
+        seen = self._seen.get(key)
+        if seen is not None:
             self._emit(
                 "I002",
-                f"tool call id {short(block.id)} was already used on line {calls[-1][0]}",
+                f"tool call id {short(block.id)} was already used on line {seen[0]}",
                 pointer(block.path, self._dialect.tool_call_id_key),
             )
-        entry = [line, where, block.name, False, block.state, block.id]
-        self._calls.setdefault(key, []).append(entry)
-        early = self._orphans.pop(key, None)
-        if early:
-            entry[3] = True
-            for r_line, r_ptr, r_name, _ in early:
-                self._emit(
-                    "T003",
-                    f"this result comes before the call it answers ({short(block.id)}, "
-                    f"line {line})",
-                    pointer(r_ptr),
-                    line=r_line,
-                )
-                self._check_name(r_line, r_ptr, r_name, entry)
+        self._seen[key] = (line, block.name, block.id)
+        early = self._early.pop(key, None)
+        if early is None:
+            self._open.setdefault(key, []).append(
+                (line, block.path, block.name, block.state, block.id)
+            )
+            return
+        for r_line, r_path, r_name, _ in early:
+            self._emit(
+                "T003",
+                f"this result comes before the call it answers ({short(block.id)}, line {line})",
+                pointer(r_path),
+                line=r_line,
+            )
+            self._check_name(r_line, r_path, r_name, line, block.name, block.id)
 
     def _result(self, line: int, block: ToolResultBlock) -> None:
-        if block.id is None or block.id == "":
+        key = self._key(block.id)
+        if key is None:
             return
-        key = self._dialect.pair_key(block.id)
-        if not isinstance(key, (str, int)):
+        waiting = self._open.get(key)
+        if waiting:
+            c_line, _, c_name, _, c_id = waiting.pop(0)
+            if not waiting:
+                del self._open[key]
+        elif key in self._seen:
+            # another result for an answered call (e.g. LoongFlow's in_progress, then the final)
+            c_line, c_name, c_id = self._seen[key]
+        else:
+            self._early.setdefault(key, []).append((line, block.path, block.name, block.id))
             return
-        where = block.path
-        calls = self._calls.get(key)
-        if not calls:
-            self._orphans.setdefault(key, []).append((line, where, block.name, block.id))
-            return
-        call = next((c for c in calls if not c[3]), calls[-1])
-        call[3] = True
-        self._check_name(line, where, block.name, call)
+        self._check_name(line, block.path, block.name, c_line, c_name, c_id)
 
-    def _check_name(self, line: int, where: str, name: Any, call: list) -> None:
+    def _check_name(self, line, path, name, call_line, call_name, call_id) -> None:
         if (
             isinstance(name, str)
-            and isinstance(call[2], str)
+            and isinstance(call_name, str)
             and name
-            and call[2]
-            and name != call[2]
+            and call_name
+            and name != call_name
         ):
             self._emit(
                 "T006",
-                f"this result names tool {short(name)} but call {short(call[5])} "
-                f"(line {call[0]}) is for {short(call[2])}",
-                pointer(where),
+                f"this result names tool {short(name)} but call {short(call_id)} "
+                f"(line {call_line}) is for {short(call_name)}",
+                pointer(path),
                 line=line,
             )
 
     def finish(self) -> None:
         emit = self._emit
-        for results in self._orphans.values():
-            for line, where, name, rid in results:
+        for results in self._early.values():
+            for line, path, name, rid in results:
                 emit(
                     "T001",
                     f"tool result {short(rid)} ({short(name)}) answers no tool call in this file",
-                    pointer(where),
+                    pointer(path),
                     line=line,
                 )
-        for calls in self._calls.values():
-            for line, where, name, answered, state, cid in calls:
-                if not answered and not (isinstance(state, str) and state in _WAITING_STATES):
+        for calls in self._open.values():
+            for line, path, name, state, cid in calls:
+                if not (isinstance(state, str) and state in _WAITING_STATES):
                     emit(
                         "T002",
                         f"tool call {short(cid)} ({short(name)}) never gets a result",
-                        pointer(where),
+                        pointer(path),
                         line=line,
                     )
 

@@ -182,113 +182,130 @@ def validate_file(
     options = options or Options()
     if forced is None and options.dialect:
         forced = get_dialect(options.dialect)
-    budget = budget or _Budget(options.max_errors)
     if name is None:
         if hasattr(source, "read"):
             name = str(getattr(source, "name", None) or STREAM_NAME)
         else:
             name = STDIN_NAME if str(source) == "-" else str(source)
-    fs = FileSummary(path=name)
-    findings: list[Finding] = []
-    selected = options.select
-    current = 0
+    check = _FileCheck(name, options, forced, budget or _Budget(options.max_errors))
+    try:
+        check.run(read_records(source))
+    except ReadError as exc:
+        check.summary.readable = False
+        check.emit("P009", f"cannot read: {exc}")
+    return check.report()
 
-    def emit(code: str, message: str, ptr: str = "", line: int | None = None) -> None:
-        if code not in selected:
+
+class _FileCheck:
+    """The state of checking one file: its dialect, its findings, its cross-record checks."""
+
+    def __init__(self, name: str, options: Options, forced: Dialect | None, budget: _Budget):
+        self.name = name
+        self.selected = options.select
+        self.forced = forced
+        self.budget = budget
+        self.summary = FileSummary(path=name)
+        self.findings: list[Finding] = []
+        self.line = 0
+        self.dialect: Dialect | None = forced
+        self.kind: str | None = None
+        self.first_line = 0
+        self.variants: dict[str, None] = {}
+        self.cross: CrossChecks | None = None
+        self.schema = None
+
+    def emit(self, code: str, message: str, ptr: str = "", line: int | None = None) -> None:
+        if code not in self.selected:
             return
         severity: Severity = RULES[code].severity
-        at = current if line is None else line
-        findings.append(Finding(name, at, code, severity, message, ptr))
         if severity is ERROR:
-            fs.errors += 1
-            budget.errors += 1
+            if self.budget.spent:
+                self.summary.stopped_early = True
+                return
+            self.summary.errors += 1
+            self.budget.errors += 1
         else:
-            fs.warnings += 1
+            self.summary.warnings += 1
+        at = self.line if line is None else line
+        self.findings.append(Finding(self.name, at, code, severity, message, ptr))
 
-    dialect = forced
-    kind = None
-    first_line = 0
-    cross: CrossChecks | None = None
-    variants: dict[str, None] = {}
-    try:
-        records = read_records(source)
+    def run(self, records) -> None:
         for record in records:
-            current = line = record.line
+            if self.budget.spent:
+                self.summary.stopped_early = True
+                return
+            self.line = record.line
             problem = record.problem
             if problem is not None:
                 if problem.code == "P009":
-                    fs.readable = False
-                emit(problem.code, problem.message, problem.pointer)
+                    self.summary.readable = False
+                self.emit(problem.code, problem.message, problem.pointer)
+            if record.line > 0 and (problem is None or problem.code != "P009"):
+                self.summary.records += 1
             obj = record.obj
-            if line > 0 and (obj is not None or (problem is not None and problem.code != "P009")):
-                fs.records += 1
-            if budget.spent:
-                fs.stopped_early = True
-                break
-            if obj is None:
-                continue
-            found = classify(obj)
-            if forced is not None:
-                this_kind = EVENT if found and found == (forced, EVENT) else MESSAGE
-                if kind is None:
-                    kind = this_kind
-                    first_line = line
-                    fs.dialect, fs.kind = forced.name, "events" if kind == EVENT else "messages"
-                    if kind == EVENT:
-                        emit("D003", _event_log_message(forced))
-            else:
-                if found is None:
-                    emit("D001", _undetected(obj))
-                    continue
-                this_dialect, this_kind = found
-                if dialect is None:
-                    dialect, kind, first_line = this_dialect, this_kind, line
-                    fs.dialect, fs.kind = dialect.name, "events" if kind == EVENT else "messages"
-                    if kind == EVENT:
-                        emit("D003", _event_log_message(dialect))
-                elif this_dialect is not dialect or this_kind != kind:
-                    emit("D002", _mixed(this_dialect, this_kind, dialect, kind, first_line))
-                    continue
-            if kind == EVENT:
-                continue
-            if cross is None:
-                cross = CrossChecks(dialect, emit)
-                schema = compiled(f"{dialect.name}/message")
-                is_valid = schema.is_valid
-            if problem is not None:
-                # NaN/Infinity were recovered: only the Python engine takes such values
-                for code, message, ptr in explain(schema, obj):
-                    emit(code, message, ptr)
-            elif not is_valid(obj):
-                explained = explain(schema, obj)
-                if not explained:  # the engines disagree (a regex corner case): still fail it
-                    explained = [
-                        ("S001", f"the record does not match the {schema.name} schema", "")
-                    ]
-                for code, message, ptr in explained:
-                    emit(code, message, ptr)
-            msg = dialect.read(obj)
-            variant = dialect.variant(obj)
-            if variant is not None and variant not in variants:
-                variants[variant] = None
-            dialect.check(obj, msg, emit)
-            check_message(dialect, msg, obj, emit)
-            cross.feed(line, msg)
-            if budget.spent:
-                fs.stopped_early = True
-                break
-    except ReadError as exc:
-        fs.readable = False
-        fs.kind = "unknown"
-        emit("P009", f"cannot read: {exc}")
-        return FileReport(fs, findings)
-    if cross is not None and not fs.stopped_early:
-        cross.finish()
-    fs.variants = list(variants)
-    if fs.dialect is None:
-        fs.kind = "unknown"
-    findings.sort(key=Finding.sort_key)
-    return FileReport(fs, findings)
+            if obj is not None and self._is_message(obj):
+                self._check_message(obj, recovered=problem is not None)
+        if self.cross is not None:
+            self.cross.finish()
+
+    def _is_message(self, obj: dict) -> bool:
+        """Detect the file's dialect from its first records; report records that do not fit."""
+        found = classify(obj)
+        if self.forced is not None:
+            kind = EVENT if found == (self.forced, EVENT) else MESSAGE
+            if self.kind is None:
+                self._settle(self.forced, kind)
+            return self.kind == MESSAGE
+        if found is None:
+            self.emit("D001", _undetected(obj))
+            return False
+        dialect, kind = found
+        if self.dialect is None:
+            self._settle(dialect, kind)
+        elif dialect is not self.dialect or kind != self.kind:
+            self.emit("D002", _mixed(dialect, kind, self.dialect, self.kind, self.first_line))
+            return False
+        return kind == MESSAGE
+
+    def _settle(self, dialect: Dialect, kind: str) -> None:
+        self.dialect, self.kind, self.first_line = dialect, kind, self.line
+        self.summary.dialect = dialect.name
+        self.summary.kind = "events" if kind == EVENT else "messages"
+        if kind == EVENT:
+            self.emit("D003", _event_log_message(dialect))
+        else:
+            self.cross = CrossChecks(dialect, self.emit)
+            self.schema = compiled(f"{dialect.name}/message")
+
+    def _check_message(self, obj: dict, recovered: bool) -> None:
+        dialect, schema, emit = self.dialect, self.schema, self.emit
+        if recovered:
+            # a record with NaN/Infinity: only the Python engine takes such values
+            explained = explain(schema, obj)
+        elif schema.is_valid(obj):
+            explained = ()
+        else:
+            explained = explain(schema, obj) or [
+                # the two engines disagree (a regex corner case): still fail the record
+                ("S001", f"the record does not match the {schema.name} schema", "")
+            ]
+        for code, message, ptr in explained:
+            emit(code, message, ptr)
+        msg = dialect.read(obj)
+        variant = dialect.variant(obj)
+        if variant is not None:
+            self.variants.setdefault(variant, None)
+        dialect.check(obj, msg, emit)
+        check_message(dialect, msg, obj, emit)
+        self.cross.feed(self.line, msg)
+
+    def report(self) -> FileReport:
+        fs = self.summary
+        fs.variants = list(self.variants)
+        if fs.dialect is None:
+            fs.kind = "unknown"
+        self.findings.sort(key=Finding.sort_key)
+        return FileReport(fs, self.findings)
 
 
 def _event_log_message(dialect: Dialect) -> str:
