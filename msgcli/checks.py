@@ -22,7 +22,7 @@ import orjson
 
 from .dialects.base import Dialect
 from .model import DataBlock, Message, TextBlock, ToolCallBlock, ToolResultBlock, pointer
-from .schemas import short
+from .textsafe import short
 
 __all__ = ["CrossChecks", "check_message"]
 

@@ -15,6 +15,8 @@ from typing import Any
 
 import orjson
 
+from .textsafe import short
+
 __all__ = ["CompiledSchema", "compiled", "explain", "list_schemas", "load_schema", "schema_dir"]
 
 #: the annotation a schema puts on a subschema whose failure is another rule than S001
@@ -122,17 +124,6 @@ def explain(schema: CompiledSchema, instance: Any) -> list[tuple[str, str, str]]
 def _pointer(path) -> str:
     parts = [str(p).replace("~", "~0").replace("/", "~1") for p in path]
     return "/" + "/".join(parts) if parts else ""
-
-
-def short(value: Any, limit: int = 60) -> str:
-    """A value as JSON, cut to ``limit`` characters for a one-line message."""
-    try:
-        text = orjson.dumps(value).decode()
-    except TypeError:
-        text = repr(value)
-    if len(text) > limit:
-        text = text[: limit - 1] + "…"
-    return text
 
 
 _JSON_TYPES = {

@@ -9,8 +9,11 @@ characters become visible escapes, and the text is otherwise left alone.
 from __future__ import annotations
 
 import re
+from typing import Any
 
-__all__ = ["visible"]
+import orjson
+
+__all__ = ["short", "visible"]
 
 # C0 controls (tab and newline handled by the caller's choice), DEL, C1 controls,
 # and the Unicode bidirectional controls that reorder what a reader sees.
@@ -37,3 +40,14 @@ def visible(text: str, *, multiline: bool = False) -> str:
     if not pattern.search(text):
         return text
     return pattern.sub(_escape, text)
+
+
+def short(value: Any, limit: int = 60) -> str:
+    """A value as JSON, cut to ``limit`` characters for a one-line message."""
+    try:
+        text = orjson.dumps(value).decode()
+    except TypeError:
+        text = repr(value)
+    if len(text) > limit:
+        text = text[: limit - 1] + "…"
+    return text

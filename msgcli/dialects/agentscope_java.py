@@ -45,7 +45,7 @@ from ..model import (
     ValueBlock,
     pointer,
 )
-from ..schemas import short
+from ..textsafe import short
 from .base import EVENT, MESSAGE, Dialect, Emit
 
 __all__ = ["DIALECT", "AgentScopeJava"]

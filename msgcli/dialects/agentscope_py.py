@@ -47,7 +47,7 @@ from ..model import (
     Usage,
     pointer,
 )
-from ..schemas import short
+from ..textsafe import short
 from .base import EVENT, MESSAGE, Dialect, Emit
 
 __all__ = ["DIALECT", "AgentScopePyDialect"]

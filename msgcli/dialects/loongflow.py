@@ -49,7 +49,7 @@ from ..model import (
     ValueBlock,
     pointer,
 )
-from ..schemas import short
+from ..textsafe import short
 from .base import MESSAGE, Dialect, Emit
 
 __all__ = ["DIALECT", "LoongFlowDialect"]
