@@ -1,0 +1,31 @@
+"""The README shows real output: these tests fail when the tool and the README drift apart."""
+
+from __future__ import annotations
+
+import re
+
+from conftest import ROOT
+
+
+def _console_block(readme: str, command: str) -> list[str]:
+    """The output lines under ``$ command`` in the README's console examples."""
+    block = readme.split(f"$ {command}\n", 1)[1].split("```", 1)[0]
+    return block.rstrip("\n").splitlines()
+
+
+def test_validate_example_is_what_msgcli_prints(run_cli, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    command = "msgcli validate fixtures/invalid/mixed-problems/agentscope-py-run.jsonl"
+    shown = _console_block(readme, command)
+    code, out = run_cli(*command.split()[1:])
+    assert code == 1
+    assert shown == out.rstrip("\n").splitlines()
+
+
+def test_every_rule_code_in_the_readme_exists():
+    from msgcli.rules import RULES
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    mentioned = set(re.findall(r"`([PDSTICMB]\d{3})`", readme))
+    assert mentioned <= set(RULES)
