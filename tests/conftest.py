@@ -1,7 +1,9 @@
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
+import jsonschema
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -32,6 +34,19 @@ def read_expect(path: Path) -> list[tuple[int, str]]:
         line, code = text.split()
         out.append((int(line), code))
     return sorted(out)
+
+
+@pytest.fixture(scope="module")
+def schema(request) -> dict:
+    """The message schema of the dialect the test module is about (its ``DIALECT``), as the
+    repository holds it."""
+    path = ROOT / "schemas" / request.module.DIALECT.name / "message.schema.json"
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module")
+def validator(schema):
+    return jsonschema.Draft202012Validator(schema)
 
 
 @pytest.fixture

@@ -2,9 +2,9 @@
 
 No recorded Java output exists, so the good records are the hand-made logs of
 ``fixtures/valid/agentscope-java`` (Jackson-shaped, see their README) and the
-message inside the hand-made event log. Other dialects' records come from the
-real corpus copies in ``fixtures/real`` and from small samples built from the
-specs.
+message inside the hand-made event log. That Java claims them, and no other
+dialect's records, is checked in ``test_detection.py``; the edge cases of Java
+detection are here.
 """
 
 from __future__ import annotations
@@ -12,17 +12,17 @@ from __future__ import annotations
 import copy
 import json
 from datetime import datetime
-from pathlib import Path
 
-import jsonschema
 import orjson
 import pytest
+from conftest import FIXTURES
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from samples import JAVA_EVENT_LOG, drop_at, ids, lines, records, set_at
+from strategies import JSON_VALUES, exercise, mutated, shaped_records, shaped_values
 
 from msgcli.dialects.agentscope_java import DIALECT
 from msgcli.model import (
-    Block,
     DataBlock,
     HintBlock,
     Message,
@@ -35,38 +35,20 @@ from msgcli.model import (
     Usage,
     ValueBlock,
 )
-from msgcli.rules import RULES
 
-ROOT = Path(__file__).resolve().parent.parent
-VALID = ROOT / "fixtures" / "valid" / "agentscope-java"
-INVALID = ROOT / "fixtures" / "invalid" / "agentscope-java"
-REAL = ROOT / "fixtures" / "real"
-SCHEMA_PATH = ROOT / "schemas" / "agentscope-java" / "message.schema.json"
+VALID = FIXTURES / "valid" / "agentscope-java"
 
-
-def _lines(path: Path) -> list[dict]:
-    return [orjson.loads(line) for line in path.read_bytes().splitlines() if line.strip()]
-
-
-def _records(paths) -> list[tuple[str, int, dict]]:
-    return [(p.name, i, obj) for p in paths for i, obj in enumerate(_lines(p), 1)]
-
-
-def _ids(records):
-    return [f"{name}:{line}" for name, line, _ in records]
-
-
-VALID_MESSAGES = _records(sorted(VALID.glob("*.jsonl")))
-EVENT_LOG = _lines(INVALID / "event-log.jsonl")
+VALID_MESSAGES = records(sorted(VALID.glob("*.jsonl")))
 #: the Msg inside AGENT_RESULT is a message as Jackson writes it, too
 RESULT_MESSAGES = [
-    ("event-log.jsonl", i, e["result"]) for i, e in enumerate(EVENT_LOG, 1) if "result" in e
+    ("event-log.jsonl", i, e["result"]) for i, e in enumerate(JAVA_EVENT_LOG, 1) if "result" in e
 ]
 GOOD = VALID_MESSAGES + RESULT_MESSAGES
+GOOD_IDS = ids(GOOD)
 
 
 def _by_file(name: str) -> list[dict]:
-    return _lines(VALID / name)
+    return lines(VALID / name)
 
 
 def _same(a, b) -> bool:
@@ -74,145 +56,7 @@ def _same(a, b) -> bool:
     return orjson.dumps(a) == orjson.dumps(b)
 
 
-# -- samples of the other formats, built from the specs --------------------------------
-
-PY2_MESSAGE = {
-    "name": "Friday",
-    "content": [{"type": "text", "text": "Hi", "id": "a" * 32, "created_at": None}],
-    "role": "assistant",
-    "id": "b" * 32,
-    "metadata": {},
-    "created_at": "2026-11-22T11:54:32.303653",
-    "usage": None,
-    "finished_at": None,
-    "finished_reason": None,
-    "structured_output": None,
-    "error": None,
-}
-PY1_MESSAGE = {
-    "id": "BTUrZiMdHqcjaSrvPzzdWS",
-    "name": "user",
-    "role": "user",
-    "content": "Hello",
-    "metadata": {},
-    "timestamp": "2026-11-22 11:54:34.508",
-}
-PY_EVENT = {
-    "id": "c" * 32,
-    "created_at": "2026-11-22T11:54:32.303031",
-    "metadata": {},
-    "type": "REPLY_START",
-    "session_id": "d" * 32,
-    "reply_id": "e" * 32,
-    "name": "Friday",
-    "role": "assistant",
-}
-LOONGFLOW_MESSAGE = {
-    "id": "5fff58bd-4dfa-4247-a53e-6b43f987502e",
-    "timestamp": "2026-11-22T11:52:09.563601",
-    "trace_id": "",
-    "conversation_id": "",
-    "role": "USER",  # LoongFlow takes any role string
-    "sender": "user",
-    "metadata": {},
-    "content": [{"type": "content", "mime_type": "text/plain", "metadata": {}, "data": "hi"}],
-}
-LOONGFLOW_INPUT = {  # what LoongFlow accepts, without the keys it writes
-    "id": "12345678-1234-4678-9234-567812345678",
-    "timestamp": "2026-01-22T10:00:00.123456",
-    "role": "USER",
-    "content": [{"type": "content", "mime_type": "text/plain", "data": "hi"}],
-}
-AGUI_EVENTS = [
-    {"type": "RUN_STARTED", "threadId": "t1", "runId": "r1"},
-    {"type": "TOOL_CALL_START", "toolCallId": "call_1", "toolCallName": "get_weather"},
-    {"type": "TEXT_MESSAGE_START", "messageId": "m1", "role": "assistant"},
-]
-OTHERS = [PY2_MESSAGE, PY1_MESSAGE, PY_EVENT, LOONGFLOW_MESSAGE, LOONGFLOW_INPUT, *AGUI_EVENTS]
-REAL_OTHERS = _records(sorted(REAL.rglob("*.jsonl")))
-
-
-def java_event(kind: str, **keys) -> dict:
-    body = {"type": kind, "id": "0f3a" * 8, "createdAt": "2026-08-22T15:15:55.901234Z"}
-    body.update(keys)
-    body["type"] = kind  # Jackson writes it again, last; a dict keeps one
-    return body
-
-
-JAVA_EVENTS = [
-    java_event("AGENT_START", replyId="9b2c" * 8, name="WeatherAgent", role="assistant"),
-    java_event("TEXT_BLOCK_DELTA", replyId="a1b2" * 8, blockId="text", delta="Let me "),
-    java_event(
-        "TOOL_CALL_DELTA",
-        replyId="a1b2" * 8,
-        toolCallId="",
-        toolCallName="__fragment__",
-        delta='"}',
-    ),
-    java_event("REQUEST_STOP", reason="permission asking", generateReason="PERMISSION_ASKING"),
-    java_event("CUSTOM", name="state_updated", value={}),
-    java_event("SUBAGENT_EXPOSED", subagentId="s1", agentId="a1", sessionId="x", label="sub"),
-    java_event("EXCEED_MAX_ITERS", replyId="", maxIters=10, currentIter=10),
-    java_event("REPLY_START", replyId="9b2c" * 8, name="A", role="assistant"),  # an alias
-    {"type": "AGENT_END", "replyId": "9b2c" * 8},  # rebuilt without id/createdAt
-]
-LEGACY_JAVA = [
-    {
-        "type": "REASONING",
-        "message": copy.deepcopy(VALID_MESSAGES[0][2]),
-        "isLast": True,
-        "messageId": "x",
-    },
-    {
-        "ts": 1787000000000,
-        "event_type": "PRE_CALL",
-        "agent_id": "a1",
-        "agent_name": "Friday",
-        "run_id": "r1",
-        "turn_id": "t1",
-        "step_id": "s1",
-    },
-]
-
-
 # -- detection ------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("record", [r for _, _, r in GOOD], ids=_ids(GOOD))
-def test_messages_are_messages(record):
-    assert DIALECT.classify(record) == "message"
-
-
-@pytest.mark.parametrize("record", EVENT_LOG + JAVA_EVENTS + LEGACY_JAVA)
-def test_java_events_are_events(record):
-    assert DIALECT.classify(record) == "event"
-
-
-@pytest.mark.parametrize("record", OTHERS)
-def test_other_dialects_are_not_claimed(record):
-    assert DIALECT.classify(record) is None
-
-
-@pytest.mark.parametrize("record", [r for _, _, r in REAL_OTHERS], ids=_ids(REAL_OTHERS))
-def test_real_logs_of_other_dialects_are_not_claimed(record):
-    assert DIALECT.classify(record) is None
-
-
-def test_loongflow_test_cases_are_not_claimed():
-    cases = _lines(ROOT / "fixtures" / "cases" / "loongflow" / "edge_cases_valid.jsonl")
-    cases += _lines(ROOT / "fixtures" / "cases" / "loongflow" / "invalid_cases.jsonl")
-    claimed = [
-        c["case"]
-        for c in cases
-        for key in ("input", "to_dict")
-        if isinstance(c.get(key), dict) and DIALECT.classify(c[key]) is not None
-    ]
-    assert claimed == []
-
-
-@pytest.mark.parametrize("value", [None, 3, "text", [], [{"role": "USER"}], {}])
-def test_classify_non_records(value):
-    assert DIALECT.classify(value) is None
 
 
 def test_a_broken_java_message_is_still_claimed():
@@ -357,50 +201,34 @@ def test_role_spelling_is_written_back():
     assert DIALECT.write(msg)["role"] == "user"
 
 
-JSON_SCALARS = (
-    st.none()
-    | st.booleans()
-    | st.integers(min_value=-(2**63), max_value=2**63 - 1)
-    | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text(max_size=12)
-)
-JSON_VALUES = st.recursive(
-    JSON_SCALARS,
-    lambda children: (
-        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4)
-    ),
-    max_leaves=20,
-)
-KNOWN_KEYS = sorted(
-    {
-        "id",
-        "name",
-        "role",
-        "content",
-        "metadata",
-        "timestamp",
-        "usage",
-        "type",
-        "text",
-        "thinking",
-        "input",
-        "state",
-        "output",
-        "source",
-        "url",
-        "mime_type",
-        "media_type",
-        "data",
-        "hint",
-        "inputTokens",
-        "outputTokens",
-        "totalTokens",
-        "time",
-        "fps",
-        "minPixels",
-    }
-)
-BLOCK_TYPES = [
+KNOWN_KEYS = [
+    "id",
+    "name",
+    "role",
+    "content",
+    "metadata",
+    "timestamp",
+    "usage",
+    "type",
+    "text",
+    "thinking",
+    "input",
+    "state",
+    "output",
+    "source",
+    "url",
+    "mime_type",
+    "media_type",
+    "data",
+    "hint",
+    "inputTokens",
+    "outputTokens",
+    "totalTokens",
+    "time",
+    "fps",
+    "minPixels",
+]
+TOKENS = [
     "text",
     "thinking",
     "image",
@@ -415,68 +243,25 @@ BLOCK_TYPES = [
     "USER",
     "TOOL",
 ]
-SHAPED = st.recursive(
-    JSON_SCALARS | st.sampled_from(BLOCK_TYPES),
-    lambda children: (
-        st.lists(children, max_size=4)
-        | st.dictionaries(st.sampled_from(KNOWN_KEYS) | st.text(max_size=6), children, max_size=6)
-    ),
-    max_leaves=30,
-)
-
-
-def _exercise(record) -> None:
-    """Everything the engine calls on a record; none of it may raise."""
-    DIALECT.classify(record)
-    DIALECT.variant(record)
-    msg = DIALECT.read(record)
-    assert isinstance(msg, Message)
-    assert all(isinstance(b, Block) for b in msg.blocks())
-    DIALECT.write(msg)
-    found = []
-    DIALECT.check(record, msg, lambda code, message, ptr="": found.append(code))
-    assert set(found) <= set(RULES)
-    DIALECT.parse_time(msg.timestamp)
-    DIALECT.time_group(msg)
+SHAPED = shaped_values(KNOWN_KEYS, TOKENS)
 
 
 @given(JSON_VALUES)
 @settings(max_examples=200, suppress_health_check=[HealthCheck.too_slow])
 def test_nothing_raises_on_any_json(value):
-    _exercise(value)
+    exercise(DIALECT, value)
 
 
-@given(st.dictionaries(st.sampled_from(KNOWN_KEYS), SHAPED, max_size=8))
+@given(shaped_records(KNOWN_KEYS, TOKENS))
 @settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
 def test_nothing_raises_on_message_shaped_json(record):
-    _exercise(record)
-
-
-def _paths(value, prefix=()):
-    yield prefix
-    if isinstance(value, dict):
-        for k, v in value.items():
-            yield from _paths(v, (*prefix, k))
-    elif isinstance(value, list):
-        for i, v in enumerate(value):
-            yield from _paths(v, (*prefix, i))
+    exercise(DIALECT, record)
 
 
 @given(st.data())
 @settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
 def test_nothing_raises_on_mutated_records(data):
-    record = copy.deepcopy(data.draw(st.sampled_from([r for _, _, r in GOOD])))
-    for _ in range(data.draw(st.integers(min_value=1, max_value=3))):
-        paths = [p for p in _paths(record) if p]
-        path = data.draw(st.sampled_from(paths))
-        parent = record
-        for key in path[:-1]:
-            parent = parent[key]
-        if data.draw(st.booleans()) and isinstance(parent, dict):
-            del parent[path[-1]]
-        else:
-            parent[path[-1]] = data.draw(SHAPED)
-    _exercise(record)
+    exercise(DIALECT, mutated(data, [r for _, _, r in GOOD], SHAPED))
 
 
 def test_deeply_nested_tool_results_do_not_raise():
@@ -499,17 +284,17 @@ def test_deeply_nested_tool_results_do_not_raise():
         "timestamp": "2026-08-22 23:15:56.123",
         "usage": None,
     }
-    _exercise(record)
+    exercise(DIALECT, record)
     assert _same(DIALECT.write(DIALECT.read(record)), record)
     for _ in range(400):  # deeper than any parser hands over: still no RecursionError
         block = {"type": "tool_result", "output": [block]}
-    _exercise(dict(record, content=[block]))
+    exercise(DIALECT, dict(record, content=[block]))
 
 
 # -- writing --------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("record", [r for _, _, r in GOOD], ids=_ids(GOOD))
+@pytest.mark.parametrize("record", [r for _, _, r in GOOD], ids=GOOD_IDS)
 def test_write_gives_the_record_back(record):
     assert _same(DIALECT.write(DIALECT.read(record)), record)
 
@@ -592,33 +377,7 @@ def test_write_from_another_dialect_is_a_valid_java_message(validator):
 # -- schema ---------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def schema():
-    return json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
-
-
-@pytest.fixture(scope="module")
-def validator(schema):
-    return jsonschema.Draft202012Validator(schema)
-
-
-def test_schema_is_well_formed(schema):
-    import jsonschema_rs
-
-    jsonschema.Draft202012Validator.check_schema(schema)
-    jsonschema_rs.validator_for(schema)
-    assert schema["$id"] == "urn:msgcli:schema:agentscope-java:message"
-    assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
-    for name, sub in schema["$defs"].items():
-        assert sub.get("title") and sub.get("description"), name
-    for name, sub in schema["properties"].items():
-        assert sub.get("title") and sub.get("description"), name
-    text = json.dumps(schema)
-    assert '"oneOf"' not in text and '"anyOf"' not in text
-    assert '"additionalProperties": false' not in text
-
-
-@pytest.mark.parametrize("record", [r for _, _, r in GOOD], ids=_ids(GOOD))
+@pytest.mark.parametrize("record", [r for _, _, r in GOOD], ids=GOOD_IDS)
 def test_schema_accepts_good_records(validator, record):
     assert [e.message for e in validator.iter_errors(record)] == []
 
@@ -635,132 +394,116 @@ def _user_media() -> dict:
     return copy.deepcopy(_by_file("media.jsonl")[0])  # USER text, image url, image base64
 
 
-def _set(record, path, value):
-    target = record
-    for key in path[:-1]:
-        target = target[key]
-    target[path[-1]] = value
-    return record
-
-
-def _drop(record, path):
-    target = record
-    for key in path[:-1]:
-        target = target[key]
-    del target[path[-1]]
-    return record
-
-
 # (record, path of the error, failing keyword)
 SCHEMA_CASES = {
-    "role lower case": (_set(_base(), ["role"], "assistant"), ["role"], "enum"),
-    "role missing": (_drop(_base(), ["role"]), [], "required"),
-    "role null": (_set(_base(), ["role"], None), ["role"], "enum"),
-    "content a string": (_set(_base(), ["content"], "hi"), ["content"], "type"),
-    "metadata an array": (_set(_base(), ["metadata"], []), ["metadata"], "type"),
-    "id a number": (_set(_base(), ["id"], 7), ["id"], "type"),
+    "role lower case": (set_at(_base(), ["role"], "assistant"), ["role"], "enum"),
+    "role missing": (drop_at(_base(), ["role"]), [], "required"),
+    "role null": (set_at(_base(), ["role"], None), ["role"], "enum"),
+    "content a string": (set_at(_base(), ["content"], "hi"), ["content"], "type"),
+    "metadata an array": (set_at(_base(), ["metadata"], []), ["metadata"], "type"),
+    "id a number": (set_at(_base(), ["id"], 7), ["id"], "type"),
     "block type unknown": (
-        _set(_base(), ["content", 1, "type"], "image_url"),
+        set_at(_base(), ["content", 1, "type"], "image_url"),
         ["content", 1, "type"],
         "enum",
     ),
-    "block type missing": (_drop(_base(), ["content", 1, "type"]), ["content", 1], "required"),
+    "block type missing": (drop_at(_base(), ["content", 1, "type"]), ["content", 1], "required"),
     "text not a string": (
-        _set(_base(), ["content", 1, "text"], ["a"]),
+        set_at(_base(), ["content", 1, "text"], ["a"]),
         ["content", 1, "text"],
         "type",
     ),
     "thinking metadata a string": (
-        _set(_base(), ["content", 0, "metadata"], "x"),
+        set_at(_base(), ["content", 0, "metadata"], "x"),
         ["content", 0, "metadata"],
         "type",
     ),
     "tool_use state upper case": (
-        _set(_base(), ["content", 2, "state"], "PENDING"),
+        set_at(_base(), ["content", 2, "state"], "PENDING"),
         ["content", 2, "state"],
         "enum",
     ),
     "tool_use input a string": (
-        _set(_base(), ["content", 2, "input"], "{}"),
+        set_at(_base(), ["content", 2, "input"], "{}"),
         ["content", 2, "input"],
         "type",
     ),
     "tool_use content an object": (
-        _set(_base(), ["content", 2, "content"], {}),
+        set_at(_base(), ["content", 2, "content"], {}),
         ["content", 2, "content"],
         "type",
     ),
     "tool_result state unknown": (
-        _set(_tool(), ["content", 0, "state"], "SUCCESS"),
+        set_at(_tool(), ["content", 0, "state"], "SUCCESS"),
         ["content", 0, "state"],
         "enum",
     ),
     "tool_result output a string": (
-        _set(_tool(), ["content", 0, "output"], "ok"),
+        set_at(_tool(), ["content", 0, "output"], "ok"),
         ["content", 0, "output"],
         "type",
     ),
     "tool_result output null element": (
-        _set(_tool(), ["content", 0, "output"], [None]),
+        set_at(_tool(), ["content", 0, "output"], [None]),
         ["content", 0, "output", 0],
         "type",
     ),
     "tool_result output bad block": (
-        _set(_tool(), ["content", 0, "output", 0, "type"], "txt"),
+        set_at(_tool(), ["content", 0, "output", 0, "type"], "txt"),
         ["content", 0, "output", 0, "type"],
         "enum",
     ),
     "tool_result metadata null value": (
-        _set(_tool(), ["content", 0, "metadata"], {"agentscope_suspended": None}),
+        set_at(_tool(), ["content", 0, "metadata"], {"agentscope_suspended": None}),
         ["content", 0, "metadata", "agentscope_suspended"],
         "not",
     ),
     "image without source": (
-        _drop(_user_media(), ["content", 1, "source"]),
+        drop_at(_user_media(), ["content", 1, "source"]),
         ["content", 1],
         "required",
     ),
     "image source null": (
-        _set(_user_media(), ["content", 1, "source"], None),
+        set_at(_user_media(), ["content", 1, "source"], None),
         ["content", 1, "source"],
         "type",
     ),
     "url source without url": (
-        _drop(_user_media(), ["content", 1, "source", "url"]),
+        drop_at(_user_media(), ["content", 1, "source", "url"]),
         ["content", 1, "source"],
         "required",
     ),
     "base64 without data": (
-        _drop(_user_media(), ["content", 2, "source", "data"]),
+        drop_at(_user_media(), ["content", 2, "source", "data"]),
         ["content", 2, "source"],
         "required",
     ),
     "source type unknown": (
-        _set(_user_media(), ["content", 1, "source", "type"], "file"),
+        set_at(_user_media(), ["content", 1, "source", "type"], "file"),
         ["content", 1, "source", "type"],
         "enum",
     ),
     "pixel limit a float": (
-        _set(_user_media(), ["content", 2, "maxPixels"], 1.5),
+        set_at(_user_media(), ["content", 2, "maxPixels"], 1.5),
         ["content", 2, "maxPixels"],
         "type",
     ),
     "hint source an object": (
-        _set(copy.deepcopy(_by_file("hints.jsonl")[3]), ["content", 0, "source"], {"a": 1}),
+        set_at(copy.deepcopy(_by_file("hints.jsonl")[3]), ["content", 0, "source"], {"a": 1}),
         ["content", 0, "source"],
         "type",
     ),
     "usage count a string": (
-        _set(_base(), ["usage", "inputTokens"], "412"),
+        set_at(_base(), ["usage", "inputTokens"], "412"),
         ["usage", "inputTokens"],
         "type",
     ),
     "usage count beyond int": (
-        _set(_base(), ["usage", "outputTokens"], 2**31),
+        set_at(_base(), ["usage", "outputTokens"], 2**31),
         ["usage", "outputTokens"],
         "maximum",
     ),
-    "usage an array": (_set(_base(), ["usage"], []), ["usage"], "type"),
+    "usage an array": (set_at(_base(), ["usage"], []), ["usage"], "type"),
 }
 
 
@@ -806,7 +549,7 @@ def test_schema_role_block_errors_are_s002(validator, role, block):
 
 
 def test_schema_unknown_block_in_user_message_is_s001_only(validator):
-    record = _set(_user_media(), ["content", 1, "type"], "image_url")
+    record = set_at(_user_media(), ["content", 1, "type"], "image_url")
     (error,) = validator.iter_errors(record)
     assert error.validator == "enum" and "x-msgcli-rule" not in error.schema
 
@@ -814,19 +557,19 @@ def test_schema_unknown_block_in_user_message_is_s001_only(validator):
 def test_schema_accepts_what_the_framework_accepts(validator):
     system = copy.deepcopy(_by_file("react-weather.jsonl")[0])
     accepted = [
-        _set(copy.deepcopy(system), ["content"], []),  # role check skipped on empty content
-        _set(copy.deepcopy(system), ["content"], None),  # null content reads as []
-        _set(copy.deepcopy(system), ["content", 0], None) | {},  # null elements are dropped
-        _set(_base(), ["content", 2, "state"], None),  # reads as pending
-        _drop(_base(), ["content", 2, "state"]),  # 1.x shape
-        _set(_base(), ["content", 2, "content"], None),  # no raw text
-        _set(_base(), ["usage"], None),
-        _set(_base(), ["usage", "totalTokens"], "anything"),  # ignored on read
-        _set(_base(), ["metadata", "agentscope_generate_reason"], "NOT_A_REASON"),
-        _set(_base(), ["timestamp"], "yesterday"),  # never parsed on read
-        _set(_base(), ["unknownKey"], 1),  # ignored on read
-        _set(_tool(), ["role"], "TOOL") | {"content": [{"type": "text", "text": "any block"}]},
-        _set(_user_media(), ["content", 1, "min_pixels"], 10),
+        set_at(copy.deepcopy(system), ["content"], []),  # role check skipped on empty content
+        set_at(copy.deepcopy(system), ["content"], None),  # null content reads as []
+        set_at(copy.deepcopy(system), ["content", 0], None) | {},  # null elements are dropped
+        set_at(_base(), ["content", 2, "state"], None),  # reads as pending
+        drop_at(_base(), ["content", 2, "state"]),  # 1.x shape
+        set_at(_base(), ["content", 2, "content"], None),  # no raw text
+        set_at(_base(), ["usage"], None),
+        set_at(_base(), ["usage", "totalTokens"], "anything"),  # ignored on read
+        set_at(_base(), ["metadata", "agentscope_generate_reason"], "NOT_A_REASON"),
+        set_at(_base(), ["timestamp"], "yesterday"),  # never parsed on read
+        set_at(_base(), ["unknownKey"], 1),  # ignored on read
+        set_at(_tool(), ["role"], "TOOL") | {"content": [{"type": "text", "text": "any block"}]},
+        set_at(_user_media(), ["content", 1, "min_pixels"], 10),
         {
             "id": None,
             "name": None,
@@ -852,19 +595,19 @@ def _check(record) -> list[tuple[str, str]]:
     return sorted(found)
 
 
-@pytest.mark.parametrize("record", [r for _, _, r in GOOD], ids=_ids(GOOD))
+@pytest.mark.parametrize("record", [r for _, _, r in GOOD], ids=GOOD_IDS)
 def test_good_records_pass_the_checks(record):
     assert _check(record) == []
 
 
 def test_missing_keys_depend_on_the_version():
-    v2 = _drop(_drop(_base(), ["timestamp"]), ["content", 2, "content"])
+    v2 = drop_at(drop_at(_base(), ["timestamp"]), ["content", 2, "content"])
     assert _check(v2) == [("S004", ""), ("S004", "/content/2")]
     legacy = _by_file("legacy-1x.jsonl")[1]
     assert _check(legacy) == []  # six keys and no states: the 1.x shape is complete
-    no_usage = _drop(_by_file("hints.jsonl")[3], ["usage"])  # a 2.x hint without usage
+    no_usage = drop_at(_by_file("hints.jsonl")[3], ["usage"])  # a 2.x hint without usage
     assert _check(no_usage) == [("S004", "")]
-    no_cached = _drop(_base(), ["usage", "cachedTokens"])
+    no_cached = drop_at(_base(), ["usage", "cachedTokens"])
     assert _check(no_cached) == [("S004", "/usage")]
 
 
@@ -881,22 +624,24 @@ def test_missing_keys_depend_on_the_version():
     ],
 )
 def test_timestamp_form(stamp):
-    assert _check(_set(_base(), ["timestamp"], stamp)) == [("C001", "/timestamp")]
+    assert _check(set_at(_base(), ["timestamp"], stamp)) == [("C001", "/timestamp")]
 
 
 def test_usage_totals():
-    assert _check(_set(_base(), ["usage", "totalTokens"], 412)) == [("B003", "/usage/totalTokens")]
-    assert _check(_set(_base(), ["metadata", "_chat_usage", "totalTokens"], "470")) == [
+    assert _check(set_at(_base(), ["usage", "totalTokens"], 412)) == [
+        ("B003", "/usage/totalTokens")
+    ]
+    assert _check(set_at(_base(), ["metadata", "_chat_usage", "totalTokens"], "470")) == [
         ("B003", "/metadata/_chat_usage/totalTokens")
     ]
     # a missing count reads as 0
-    record = _drop(_set(_base(), ["usage", "totalTokens"], 58), ["usage", "inputTokens"])
+    record = drop_at(set_at(_base(), ["usage", "totalTokens"], 58), ["usage", "inputTokens"])
     assert _check(record) == [("S004", "/usage")]
 
 
 def test_generate_reason_is_not_checked():
     # an unknown name reads as MODEL_STOP in the framework: no finding
-    assert _check(_set(_base(), ["metadata", "agentscope_generate_reason"], "NOPE")) == []
+    assert _check(set_at(_base(), ["metadata", "agentscope_generate_reason"], "NOPE")) == []
 
 
 # -- time -----------------------------------------------------------------------------
@@ -923,7 +668,7 @@ def test_parse_time():
 
 def test_parse_time_orders_the_valid_logs():
     for path in sorted(VALID.glob("*.jsonl")):
-        times = [DIALECT.parse_time(r["timestamp"]) for r in _lines(path)]
+        times = [DIALECT.parse_time(r["timestamp"]) for r in lines(path)]
         assert None not in times and times == sorted(times), path.name
 
 

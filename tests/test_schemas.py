@@ -42,6 +42,33 @@ def test_blocks_are_chosen_with_if_then_not_oneof(name):
     assert '"oneOf"' not in text
 
 
+def _values_of(value, key):
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if k == key:
+                yield v
+            yield from _values_of(v, key)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _values_of(v, key)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_schema_is_strict_in_form(name):
+    """Every definition and property has a title and a description, references stay
+    inside the schema, and no block is chosen with anyOf or object closed to extra keys."""
+    schema = load_schema(name)
+    for key, sub in schema.get("$defs", {}).items():
+        assert sub.get("title") and sub.get("description"), f"$defs/{key}"
+    for key, sub in schema.get("properties", {}).items():
+        assert sub.get("title") and sub.get("description"), f"properties/{key}"
+    refs = list(_values_of(schema, "$ref"))
+    assert refs and all(ref.startswith("#/$defs/") for ref in refs)
+    text = json.dumps(schema)
+    assert '"anyOf"' not in text
+    assert '"additionalProperties": false' not in text
+
+
 def test_schema_files_are_the_repository_schemas_in_a_checkout():
     # in a source checkout the package reads the top-level schemas/ folder itself
     assert schema_dir() in (ROOT / "schemas", ROOT / "msgcli" / "schemas")
