@@ -32,10 +32,11 @@ demo: $(VENV)/.test
 test: $(VENV)/.test
 	$(BIN)/python -m pytest -q
 
-## lint: ruff, over the package and the tests
+## lint: ruff over the package and the tests, mypy over the package
 lint: $(VENV)/.lint
 	$(BIN)/ruff check msgcli tests
 	$(BIN)/ruff format --check msgcli tests
+	$(BIN)/mypy
 
 format: $(VENV)/.lint
 	$(BIN)/ruff format msgcli tests

@@ -19,7 +19,7 @@ from typing import IO
 from .dialects import EVENT, classify, get_dialect
 from .findings import Finding
 from .model import Message
-from .pipeline import Options, RunReport, validate_file, validate_paths
+from .pipeline import Options, RunReport, validate_paths
 from .reader import read_records
 from .rules import select_codes
 
@@ -80,16 +80,10 @@ def validate(
         max_errors=max_errors,
     )
     if hasattr(paths, "read"):
-        report = RunReport(strict=strict)
-        from .pipeline import _add
-
-        file_report = validate_file(paths, options=options)
-        report.files.append(file_report)
-        _add(report.summary, file_report)
-        return report
+        return validate_paths([], options, streams=[paths])  # type: ignore[list-item]
     if isinstance(paths, (str, Path)):
         paths = [paths]
-    return validate_paths(paths, options)
+    return validate_paths(paths, options)  # type: ignore[arg-type]
 
 
 def iter_findings(paths: Source | Iterable[str | Path], **options) -> Iterator[Finding]:

@@ -175,6 +175,7 @@ def _check_tool_input(block: ToolCallBlock, input_key: str | None, emit) -> None
 
 def _check_source(block: DataBlock, emit) -> None:
     source = block.source
+    assert source is not None
     base = block.path
     media_type = source.media_type
     for key in source.extra:

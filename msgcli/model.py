@@ -90,12 +90,12 @@ class Block:
 
 @dataclass(slots=True)
 class TextBlock(Block):
-    text: str = ""
+    text: Any = ""  # a string in every record the frameworks accept
 
 
 @dataclass(slots=True)
 class ThinkingBlock(Block):
-    thinking: str = ""
+    thinking: Any = ""  # a string in every record the frameworks accept
 
 
 @dataclass(slots=True)
@@ -137,7 +137,7 @@ class DataBlock(Block):
     ``video``, ``data``, or LoongFlow's ``content``).
     """
 
-    kind: str = "data"
+    kind: Any = "data"
     source: Source | None = None
     name: str | None = None
 

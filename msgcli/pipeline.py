@@ -19,7 +19,7 @@ from .dialects import EVENT, MESSAGE, Dialect, classify, get_dialect
 from .findings import ERROR, FileSummary, Finding, Severity, Summary
 from .reader import ReadError, read_records
 from .rules import RULES
-from .schemas import compiled, explain
+from .schemas import CompiledSchema, compiled, explain
 
 __all__ = [
     "LOG_SUFFIXES",
@@ -120,11 +120,15 @@ class _Budget:
         return self.limit is not None and self.errors >= self.limit
 
 
-def validate_paths(paths: Iterable[str | Path], options: Options | None = None) -> RunReport:
-    """Validate every file the paths name; the result holds every finding."""
+def validate_paths(
+    paths: Iterable[str | Path],
+    options: Options | None = None,
+    streams: Iterable[IO[bytes]] = (),
+) -> RunReport:
+    """Validate open binary ``streams``, then every file the paths name."""
     options = options or Options()
     report = RunReport(strict=options.strict)
-    for file_report in iter_file_reports(paths, options):
+    for file_report in iter_file_reports(paths, options, streams):
         report.files.append(file_report)
         _add(report.summary, file_report)
         if file_report.summary.stopped_early:
@@ -132,10 +136,16 @@ def validate_paths(paths: Iterable[str | Path], options: Options | None = None) 
     return report
 
 
-def iter_file_reports(paths: Iterable[str | Path], options: Options) -> Iterator[FileReport]:
-    """One report per input file, as soon as that file is done."""
+def iter_file_reports(
+    paths: Iterable[str | Path], options: Options, streams: Iterable[IO[bytes]] = ()
+) -> Iterator[FileReport]:
+    """One report per input, as soon as that input is done."""
     forced = get_dialect(options.dialect) if options.dialect else None
     budget = _Budget(options.max_errors)
+    for stream in streams:
+        if budget.spent:
+            return
+        yield validate_file(stream, options=options, forced=forced, budget=budget)
     for name, source, problem in expand_paths(paths):
         if budget.spent:
             return
@@ -211,8 +221,9 @@ class _FileCheck:
         self.kind: str | None = None
         self.first_line = 0
         self.variants: dict[str, None] = {}
-        self.cross: CrossChecks | None = None
-        self.schema = None
+        # set once the file turns out to be a message log (see _settle)
+        self.cross: CrossChecks
+        self.schema: CompiledSchema
 
     def emit(self, code: str, message: str, ptr: str = "", line: int | None = None) -> None:
         if code not in self.selected:
@@ -245,7 +256,7 @@ class _FileCheck:
             obj = record.obj
             if obj is not None and self._is_message(obj):
                 self._check_message(obj, recovered=problem is not None)
-        if self.cross is not None:
+        if self.kind == MESSAGE:
             self.cross.finish()
 
     def _is_message(self, obj: dict) -> bool:
@@ -263,6 +274,7 @@ class _FileCheck:
         if self.dialect is None:
             self._settle(dialect, kind)
         elif dialect is not self.dialect or kind != self.kind:
+            assert self.kind is not None
             self.emit("D002", _mixed(dialect, kind, self.dialect, self.kind, self.first_line))
             return False
         return kind == MESSAGE
@@ -279,11 +291,12 @@ class _FileCheck:
 
     def _check_message(self, obj: dict, recovered: bool) -> None:
         dialect, schema, emit = self.dialect, self.schema, self.emit
+        assert dialect is not None
         if recovered:
             # a record with NaN/Infinity: only the Python engine takes such values
             explained = explain(schema, obj)
         elif schema.is_valid(obj):
-            explained = ()
+            explained = []
         else:
             explained = explain(schema, obj) or [
                 # the two engines disagree (a regex corner case): still fail the record

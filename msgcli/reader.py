@@ -69,6 +69,7 @@ class Record:
 
 def open_input(source: str | Path | IO[bytes]) -> IO[bytes]:
     """Open a path (``-`` for standard input) as a binary stream, un-gzipping if needed."""
+    raw: Any
     if hasattr(source, "read"):
         raw = source
     elif str(source) == "-":
@@ -95,7 +96,7 @@ def open_input(source: str | Path | IO[bytes]) -> IO[bytes]:
     else:
         head = b""
     if head == _GZIP_MAGIC:
-        return gzip.GzipFile(fileobj=raw, mode="rb")
+        return gzip.GzipFile(fileobj=raw, mode="rb")  # type: ignore[return-value]
     return raw
 
 

@@ -72,7 +72,7 @@ class CompiledSchema:
         self.name = name
         self.schema = load_schema(name)
         self.is_valid = jsonschema_rs.validator_for(self.schema).is_valid
-        self._explainer = None
+        self._explainer: Any = None
 
     def errors(self, instance: Any) -> Iterator[Any]:
         """``jsonschema`` errors for an instance known to fail, most useful first."""

@@ -397,11 +397,11 @@ def _read_block(raw: Any, path: tuple, depth: int) -> Block:
     if kind == "text":
         return TextBlock(type="text", path=path, extra=extra, text=fields.get("text"))
     if kind == "thinking":
-        block = ThinkingBlock(
+        thinking = ThinkingBlock(
             type="thinking", path=path, extra=extra, thinking=fields.pop("thinking", None)
         )
-        block.fields = fields  # metadata
-        return block
+        thinking.fields = fields  # metadata
+        return thinking
     if kind == "hint":
         return HintBlock(
             type="hint",
@@ -588,7 +588,9 @@ def _write_tool_result(block: ToolResultBlock, native: bool, v2: bool) -> dict:
     if v2:
         state = block.state
         if not native:
-            state = {"in_progress": "running"}.get(state, state)
+            state = (
+                {"in_progress": "running"}.get(state, state) if isinstance(state, str) else state
+            )
             if state not in TOOL_RESULT_STATES:
                 state = "success"
         out["state"] = state
@@ -648,7 +650,7 @@ def _write_usage(usage: Usage | None, native: bool) -> dict | None:
         return int(value) if _is_number(value) else 0
 
     inp, outp = count(usage.input_tokens), count(usage.output_tokens)
-    time = float(usage.time) if _is_number(usage.time) else 0.0
+    time = float(usage.time) if _is_number(usage.time) else 0.0  # type: ignore[arg-type]
     return {
         "inputTokens": inp,
         "outputTokens": outp,
