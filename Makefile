@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 PIP := $(BIN)/python -m pip --disable-pip-version-check --quiet
 
-.PHONY: demo test lint format clean
+.PHONY: demo test test-pythons lint format clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -32,6 +32,17 @@ demo: $(VENV)/.test
 test: $(VENV)/.test
 	$(BIN)/python -m pytest -q
 
+## test-pythons: the suite under every other supported Python found on PATH (own venvs)
+OTHER_PYTHONS ?= python3.10 python3.12 python3.13
+test-pythons:
+	@for py in $(OTHER_PYTHONS); do \
+	  if ver=$$($$py -c 'import sys; assert sys.version_info >= (3, 10); print("%d.%d" % sys.version_info[:2])' 2>/dev/null); then \
+	    echo "== Python $$ver ($$py)"; \
+	    $$py -m venv .venv-python$$ver && .venv-python$$ver/bin/python -m pip --disable-pip-version-check -q install -e '.[test]' \
+	      && .venv-python$$ver/bin/python -m pytest -q -p no:cacheprovider || exit 1; \
+	  else echo "== $$py: not on this machine, skipped"; fi; \
+	done
+
 ## lint: ruff over the package and the tests, mypy over the package
 lint: $(VENV)/.lint
 	$(BIN)/ruff check msgcli tests
@@ -43,4 +54,4 @@ format: $(VENV)/.lint
 	$(BIN)/ruff check --fix msgcli tests
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis build dist
+	rm -rf $(VENV) .venv-python3.* .pytest_cache .ruff_cache .mypy_cache .hypothesis build dist
