@@ -1,4 +1,4 @@
-"""msgcli: validate, replay and read the message and event logs of LLM-agent frameworks.
+"""msgcli: check the message logs that LLM-agent frameworks record.
 
 The public API (imported on first use, so ``import msgcli`` stays light):
 

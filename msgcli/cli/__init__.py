@@ -22,7 +22,7 @@ from .. import __version__
 
 app = typer.Typer(
     name="msgcli",
-    help="Validate, replay and read the message and event logs of LLM-agent frameworks "
+    help="Check the message logs that LLM-agent frameworks record "
     "(AgentScope Java and Python, LoongFlow).",
     no_args_is_help=True,
     add_completion=True,
@@ -95,9 +95,10 @@ def validate(
     paths: Annotated[
         list[str],
         typer.Argument(
-            help="Log files or directories (every *.jsonl, *.jsonl.gz, *.json, *.sse below); "
-            "'-' reads standard input.",
+            help="Log files or directories (every *.jsonl, *.jsonl.gz, *.json, *.ndjson, *.sse "
+            "below); '-' reads standard input.",
             show_default=False,
+            metavar="PATH...",
         ),
     ],
     dialect: Annotated[
@@ -111,19 +112,24 @@ def validate(
         list[str] | None,
         typer.Option(
             "--select",
+            metavar="CODES",
             help="Only these rule codes or prefixes (e.g. T,I001). Repeat or separate with commas.",
         ),
     ] = None,
     ignore: Annotated[
         list[str] | None,
-        typer.Option("--ignore", help="Leave out these rule codes or prefixes (e.g. C002,M)."),
+        typer.Option(
+            "--ignore",
+            metavar="CODES",
+            help="Leave out these rule codes or prefixes (e.g. C002,M).",
+        ),
     ] = None,
     strict: Annotated[
         bool, typer.Option("--strict", help="Warnings fail the run too (exit 1).")
     ] = False,
     max_errors: Annotated[
         int | None,
-        typer.Option("--max-errors", min=1, help="Stop after this many errors."),
+        typer.Option("--max-errors", min=1, metavar="N", help="Stop after this many errors."),
     ] = None,
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="Print the findings only, no summary.")
