@@ -305,9 +305,8 @@ class _FileCheck:
         for code, message, ptr in explained:
             emit(code, message, ptr)
         msg = dialect.read(obj)
-        variant = dialect.variant(obj)
-        if variant is not None:
-            self.variants.setdefault(variant, None)
+        if msg.variant is not None:
+            self.variants.setdefault(msg.variant, None)
         dialect.check(obj, msg, emit)
         check_message(dialect, msg, obj, emit)
         self.cross.feed(self.line, msg)

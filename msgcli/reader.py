@@ -180,10 +180,10 @@ def _read_jsonl(lines) -> Iterator[Record]:
                 pending = None
             try:
                 obj = loads(raw)
-            except JSONDecodeError:
+            except JSONDecodeError as exc:
                 if not raw.strip():
                     continue
-                pending = (number, raw)
+                pending = (number, raw, exc)
                 count += 1
                 continue
             count += 1
@@ -221,8 +221,9 @@ def _json_type(obj: Any) -> str:
     return "object"
 
 
-def _problem_record(number: int, raw: bytes, last: bool) -> Record:
-    """Say precisely why a line did not parse, and recover what can be recovered."""
+def _problem_record(number: int, raw: bytes, error: orjson.JSONDecodeError, last: bool) -> Record:
+    """Say precisely why a line did not parse (``error`` is the parser's word), and recover
+    what can be recovered."""
     ends_line = raw.endswith(b"\n")
     body = raw.rstrip(b"\r\n")
     if _BINARY.search(body) and _looks_binary(body):
@@ -239,13 +240,7 @@ def _problem_record(number: int, raw: bytes, last: bool) -> Record:
                 "cannot start or continue a character",
             ),
         )
-    try:
-        orjson.loads(body)
-    except orjson.JSONDecodeError as exc:
-        message = str(exc)
-        position = exc.pos
-    else:  # pragma: no cover - the line parsed the second time
-        message, position = "", -1
+    message, position = str(error), error.pos
     if "depth limit" in message or "recursion" in message.lower():
         return Record(
             number,
@@ -455,8 +450,8 @@ def _sse_record(line: int, data: list[bytes], last: bool = False) -> Record:
     payload = b"\n".join(data)
     try:
         obj = orjson.loads(payload)
-    except orjson.JSONDecodeError:
-        return _problem_record(line, payload, last=last)
+    except orjson.JSONDecodeError as exc:
+        return _problem_record(line, payload, exc, last=last)
     if type(obj) is dict:
         return Record(line, obj)
     return Record(line, None, _not_object(obj))

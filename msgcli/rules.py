@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from .findings import ERROR, WARNING, Severity
 
-__all__ = ["RULES", "Rule", "get_rule", "markdown_table", "select_codes"]
+__all__ = ["RULES", "Rule", "markdown_table", "select_codes"]
 
 
 @dataclass(slots=True, frozen=True)
@@ -29,10 +29,6 @@ class Rule:
     name: str
     severity: Severity
     summary: str
-
-    @property
-    def family(self) -> str:
-        return self.code[0]
 
 
 _RULES = [
@@ -224,10 +220,6 @@ _RULES = [
 ]
 
 RULES: dict[str, Rule] = {r.code: r for r in _RULES}
-
-
-def get_rule(code: str) -> Rule:
-    return RULES[code]
 
 
 def select_codes(select: list[str] | None, ignore: list[str] | None) -> frozenset[str]:

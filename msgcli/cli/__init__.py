@@ -83,13 +83,6 @@ def _fail(message: str, code: int = 2) -> typer.Exit:
     return typer.Exit(code)
 
 
-def _codes(values: list[str] | None) -> list[str]:
-    out: list[str] = []
-    for value in values or []:
-        out.extend(p for p in value.split(",") if p.strip())
-    return out
-
-
 @app.command()
 def validate(
     paths: Annotated[
@@ -154,7 +147,7 @@ def validate(
     from ..rules import select_codes
 
     try:
-        selected = select_codes(_codes(select), _codes(ignore))
+        selected = select_codes(select, ignore)
     except ValueError as exc:
         raise _fail(str(exc)) from None
     from ..pipeline import Options, validate_paths

@@ -46,7 +46,7 @@ from ..model import (
     pointer,
 )
 from ..textsafe import short
-from .base import EVENT, MESSAGE, Dialect, Emit
+from .base import EVENT, MESSAGE, Dialect, Emit, is_number, other_keys
 
 __all__ = ["DIALECT", "AgentScopeJava"]
 
@@ -481,7 +481,7 @@ def _read_source(raw: Any) -> Source | None:
 
 
 def _read_usage(raw: dict) -> Usage:
-    extra = {k: v for k, v in raw.items() if k not in USAGE_KEYS}
+    extra = other_keys(raw, USAGE_KEYS)
     return Usage(
         input_tokens=raw.get("inputTokens"),
         output_tokens=raw.get("outputTokens"),
@@ -647,10 +647,10 @@ def _write_usage(usage: Usage | None, native: bool) -> dict | None:
         return out
 
     def count(value: Any) -> int:
-        return int(value) if _is_number(value) else 0
+        return int(value) if is_number(value) else 0
 
     inp, outp = count(usage.input_tokens), count(usage.output_tokens)
-    time = float(usage.time) if _is_number(usage.time) else 0.0  # type: ignore[arg-type]
+    time = float(usage.time) if is_number(usage.time) else 0.0  # type: ignore[arg-type]
     return {
         "inputTokens": inp,
         "outputTokens": outp,
@@ -672,10 +672,6 @@ def _java_time(value: Any) -> Any:
 
 
 # -- check helpers ------------------------------------------------------------
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _check_blocks(content: list, path: tuple, v2: bool, emit: Emit, depth: int) -> None:
@@ -755,10 +751,10 @@ def _check_total(usage: dict, path: tuple, emit: Emit) -> None:
     out = usage.get("outputTokens")
     inp = 0 if inp is None else inp  # Jackson reads a missing or null count as 0
     out = 0 if out is None else out
-    if not (_is_number(inp) and _is_number(out)):
+    if not (is_number(inp) and is_number(out)):
         return  # a schema error
     where = pointer(path, "totalTokens")
-    if not _is_number(total):
+    if not is_number(total):
         emit(
             "B003",
             f"totalTokens is {short(total)}, not a number; AgentScope Java writes "

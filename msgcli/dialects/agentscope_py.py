@@ -48,7 +48,7 @@ from ..model import (
     pointer,
 )
 from ..textsafe import short
-from .base import EVENT, MESSAGE, Dialect, Emit
+from .base import EVENT, MESSAGE, Dialect, Emit, other_keys
 
 __all__ = ["DIALECT", "AgentScopePyDialect"]
 
@@ -257,7 +257,7 @@ class AgentScopePyDialect(Dialect):
     def check(self, obj: dict, msg: Message, emit: Emit) -> None:
         if not isinstance(obj, dict):
             return
-        if self.variant(obj) == V1:
+        if msg.variant == V1:
             _check_v1(obj, emit)
         else:
             _check_v2(obj, emit)
@@ -302,11 +302,6 @@ class AgentScopePyDialect(Dialect):
 # -- reading helpers --------------------------------------------------------------
 
 
-def _split(obj: dict, known: tuple[str, ...]) -> dict:
-    """The keys of ``obj`` that are not ``known``, in their order."""
-    return {k: v for k, v in obj.items() if k not in known}
-
-
 def _pick(obj: dict, keys: tuple[str, ...]) -> dict:
     """The present keys among ``keys``, with their values."""
     return {k: obj[k] for k in keys if k in obj}
@@ -347,7 +342,7 @@ def _read_source(raw: Any, v1: bool) -> Source | None:
         url=raw.get("url") if kind == "url" else None,
         data=raw.get("data") if kind == "base64" else None,
         media_type=raw.get("media_type") if "media_type" in known else None,
-        extra=_split(raw, known),
+        extra=other_keys(raw, known),
     )
 
 
@@ -358,7 +353,7 @@ def _read_block_v2(item: Any, path: tuple, nested: bool) -> Block:
     if not isinstance(kind, str) or kind not in _BLOCK2_KEYS or (nested and kind not in _NESTED2):
         return _unknown(item, path)
     known = _BLOCK2_KEYS[kind]
-    extra = _split(item, known)
+    extra = other_keys(item, known)
     bid = item.get("id")
     times = _pick(item, ("created_at", "finished_at"))
     if kind == "text":
@@ -433,7 +428,7 @@ def _read_block_v1(item: Any, path: tuple, nested: bool) -> Block:
     kind = item.get("type")
     if not isinstance(kind, str) or kind not in _BLOCK1_KEYS or (nested and kind not in _NESTED1):
         return _unknown(item, path)
-    extra = _split(item, _BLOCK1_KEYS[kind])
+    extra = other_keys(item, _BLOCK1_KEYS[kind])
     if kind == "text":
         return TextBlock(type="text", path=path, extra=extra, text=item.get("text"))
     if kind == "thinking":
@@ -475,7 +470,7 @@ def _read_usage_v2(raw: Any) -> Usage | None:
         output_tokens=raw.get("output_tokens"),
         cached_tokens=raw.get("cache_input_tokens"),
         cache_creation_tokens=raw.get("cache_creation_input_tokens"),
-        extra=_split(raw, _USAGE2_KEYS),
+        extra=other_keys(raw, _USAGE2_KEYS),
     )
 
 
@@ -496,7 +491,7 @@ def _read_v2(obj: dict) -> Message:
         usage=usage,
         variant=V2,
         fields=fields,
-        extra=_split(obj, _MSG2_KEYS),
+        extra=other_keys(obj, _MSG2_KEYS),
     )
 
 
@@ -512,7 +507,7 @@ def _read_v1(obj: dict) -> Message:
         usage=None,
         variant=V1,
         fields=_pick(obj, _MSG1_FIELDS),
-        extra=_split(obj, (*_MSG1_KEYS, *_MSG1_FIELDS)),
+        extra=other_keys(obj, (*_MSG1_KEYS, *_MSG1_FIELDS)),
     )
 
 

@@ -31,6 +31,16 @@ MESSAGE = "message"
 EVENT = "event"
 
 
+def other_keys(obj: dict, known: tuple[str, ...] | frozenset[str]) -> dict[str, Any]:
+    """The keys of ``obj`` that are not ``known``, with their values, in their order."""
+    return {k: v for k, v in obj.items() if k not in known}
+
+
+def is_number(value: Any) -> bool:
+    """A JSON number (``true`` and ``false`` are not numbers, though Python says so)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
 class Dialect:
     #: the name users type: ``agentscope-java``, ``agentscope-py``, ``loongflow``
     name: str = ""
@@ -53,7 +63,10 @@ class Dialect:
         raise NotImplementedError
 
     def variant(self, obj: dict) -> str | None:
-        """The version shape of a message record (e.g. ``"1.x"``, ``"2.x"``), if it tells."""
+        """The version shape of a message record (e.g. ``"1.x"``, ``"2.x"``), if it tells.
+
+        :meth:`read` records it as ``Message.variant``; later steps use that.
+        """
         return None
 
     def read(self, obj: dict) -> Message:

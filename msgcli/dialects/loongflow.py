@@ -50,7 +50,7 @@ from ..model import (
     pointer,
 )
 from ..textsafe import short
-from .base import MESSAGE, Dialect, Emit
+from .base import MESSAGE, Dialect, Emit, is_number, other_keys
 
 __all__ = ["DIALECT", "LoongFlowDialect"]
 
@@ -125,10 +125,6 @@ _BASE64_TEXT = re.compile(r"[A-Za-z0-9+/=\s]*")
 _MEDIA_PREFIXES = ("image/", "audio/", "video/")
 
 
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
 def _uuid_form(value: Any) -> bool:
     return isinstance(value, str) and UUID_FORMS.fullmatch(value) is not None
 
@@ -199,7 +195,7 @@ def _parse_epoch(number: float) -> _Time | None:
 
 def _parse_time(value: Any) -> _Time | None:
     """Parse a timestamp the way pydantic's lax datetime does, or ``None``."""
-    if _is_number(value):
+    if is_number(value):
         if value != value or value in (float("inf"), float("-inf")):
             return None
         return _parse_epoch(value)
@@ -248,10 +244,6 @@ def _parse_time(value: Any) -> _Time | None:
 
 def _known(obj: dict, keys: tuple[str, ...], *skip: str) -> dict[str, Any]:
     return {k: obj[k] for k in keys if k in obj and k not in skip}
-
-
-def _unknown(obj: dict, keys: tuple[str, ...]) -> dict[str, Any]:
-    return {k: v for k, v in obj.items() if k not in keys}
 
 
 def _evolve_shape(element: dict) -> str | None:
@@ -315,7 +307,7 @@ def _read_element(el: Any, path: tuple, in_result: bool = False) -> Block:
     if not isinstance(kind, str) or kind not in ELEMENT_KEYS:
         return UnknownBlock(type="unknown", path=path, raw=el)
     keys = ELEMENT_KEYS[kind]
-    extra = _unknown(el, keys)
+    extra = other_keys(el, keys)
     if kind == "content":
         return _content_block(el, path, _known(el, keys, "data"), extra)
     if kind in ("tool_call", "function"):
@@ -362,7 +354,7 @@ def _read_element(el: Any, path: tuple, in_result: bool = False) -> Block:
     shape = _evolve_shape(el)
     if shape == "0.0.1":  # PyPI 0.0.1 has no total_cost/total_tokens: it drops them
         keys = keys[: -len(_CURRENT_ONLY)]
-        extra = _unknown(el, keys)
+        extra = other_keys(el, keys)
     return EvolveResultBlock(
         type="evolve_result",
         path=path,
@@ -379,7 +371,7 @@ def _usage(metadata: Any) -> Usage | None:
 
     def count(key: str) -> int | float | None:
         value = usage.get(key)
-        return value if _is_number(value) else None
+        return value if is_number(value) else None
 
     return Usage(
         input_tokens=count("prompt_tokens"),
@@ -498,7 +490,7 @@ class LoongFlowDialect(Dialect):
         if "role" not in obj and "content" not in obj:
             return None
         stamp = obj.get("timestamp")
-        if _is_number(stamp) or (isinstance(stamp, str) and stamp[10:11] in ("T", "t")):
+        if is_number(stamp) or (isinstance(stamp, str) and stamp[10:11] in ("T", "t")):
             # AgentScope writes "YYYY-MM-DD HH:MM:SS.mmm" timestamps (or created_at), never these
             return MESSAGE
         # Nothing but role/content (and maybe metadata, a timestamp, a hyphenated UUID id): only
@@ -551,7 +543,7 @@ class LoongFlowDialect(Dialect):
             msg.content = [UnknownBlock(type="unknown", path=("content",), raw=content)]
         msg.usage = _usage(msg.metadata)
         msg.variant = self.variant(obj)
-        msg.extra = _unknown(obj, MESSAGE_KEYS)
+        msg.extra = other_keys(obj, MESSAGE_KEYS)
         return msg
 
     def write(self, msg: Message) -> dict:
