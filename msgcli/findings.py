@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import Any
 
 __all__ = ["ERROR", "WARNING", "Finding", "Severity", "Summary"]
 
@@ -67,9 +68,13 @@ class FileSummary:
     warnings: int = 0
     readable: bool = True
     stopped_early: bool = False
+    #: for an event log: what the replay saw (a ``msgcli.replay.ReplayStats``)
+    replay: Any = None
+    #: ``--until`` named an event the log does not hold
+    until_missed: bool = False
 
     def to_dict(self) -> dict:
-        return {
+        out = {
             "path": self.path,
             "kind": self.kind,
             "dialect": self.dialect,
@@ -78,6 +83,9 @@ class FileSummary:
             "errors": self.errors,
             "warnings": self.warnings,
         }
+        if self.replay is not None:
+            out["replay"] = self.replay.to_dict()
+        return out
 
 
 @dataclass(slots=True)

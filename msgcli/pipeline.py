@@ -9,7 +9,7 @@ state kept is what the checks across records need (see
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
@@ -18,6 +18,7 @@ from .checks import CrossChecks, check_message
 from .dialects import EVENT, MESSAGE, Dialect, classify, get_dialect
 from .findings import ERROR, FileSummary, Finding, Severity, Summary
 from .reader import ReadError, read_records
+from .replay import Replayer, replayer_for
 from .rules import RULES
 from .schemas import CompiledSchema, compiled, explain
 
@@ -36,6 +37,9 @@ LOG_SUFFIXES = (".jsonl", ".jsonl.gz", ".json", ".json.gz", ".ndjson", ".sse")
 STDIN_NAME = "<stdin>"
 STREAM_NAME = "<stream>"
 
+#: ``sink(path, line, message)``: a message rebuilt from an event log
+MessageSink = Callable[[str, int, dict], None]
+
 
 @dataclass(slots=True)
 class Options:
@@ -45,6 +49,9 @@ class Options:
     select: frozenset[str] = frozenset(RULES)
     strict: bool = False
     max_errors: int | None = None
+    #: event logs: stop the replay after this many events (an int) or after the
+    #: event with this id (a str); what is open then is written, marked "open"
+    until: int | str | None = None
 
 
 @dataclass(slots=True)
@@ -124,11 +131,16 @@ def validate_paths(
     paths: Iterable[str | Path],
     options: Options | None = None,
     streams: Iterable[IO[bytes]] = (),
+    sink: MessageSink | None = None,
 ) -> RunReport:
-    """Validate open binary ``streams``, then every file the paths name."""
+    """Validate open binary ``streams``, then every file the paths name.
+
+    Event logs are replayed on the way; ``sink(path, line, message)`` receives
+    every message the replay rebuilds, as soon as it is complete.
+    """
     options = options or Options()
     report = RunReport(strict=options.strict)
-    for file_report in iter_file_reports(paths, options, streams):
+    for file_report in iter_file_reports(paths, options, streams, sink):
         report.files.append(file_report)
         _add(report.summary, file_report)
         if file_report.summary.stopped_early:
@@ -137,7 +149,10 @@ def validate_paths(
 
 
 def iter_file_reports(
-    paths: Iterable[str | Path], options: Options, streams: Iterable[IO[bytes]] = ()
+    paths: Iterable[str | Path],
+    options: Options,
+    streams: Iterable[IO[bytes]] = (),
+    sink: MessageSink | None = None,
 ) -> Iterator[FileReport]:
     """One report per input, as soon as that input is done."""
     forced = get_dialect(options.dialect) if options.dialect else None
@@ -145,14 +160,16 @@ def iter_file_reports(
     for stream in streams:
         if budget.spent:
             return
-        yield validate_file(stream, options=options, forced=forced, budget=budget)
+        yield validate_file(stream, options=options, forced=forced, budget=budget, sink=sink)
     for name, source, problem in expand_paths(paths):
         if budget.spent:
             return
         if source is None:
             yield _unusable(name, problem, options)
             continue
-        yield validate_file(source, name=name, options=options, forced=forced, budget=budget)
+        yield validate_file(
+            source, name=name, options=options, forced=forced, budget=budget, sink=sink
+        )
 
 
 def _add(summary: Summary, report: FileReport) -> None:
@@ -187,8 +204,9 @@ def validate_file(
     options: Options | None = None,
     forced: Dialect | None = None,
     budget: _Budget | None = None,
+    sink: MessageSink | None = None,
 ) -> FileReport:
-    """Check one log file (a path, ``-``, or a binary stream)."""
+    """Check one log file (a path, ``-``, or a binary stream); replay it if it is an event log."""
     options = options or Options()
     if forced is None and options.dialect:
         forced = get_dialect(options.dialect)
@@ -197,7 +215,7 @@ def validate_file(
             name = str(getattr(source, "name", None) or STREAM_NAME)
         else:
             name = STDIN_NAME if str(source) == "-" else str(source)
-    check = _FileCheck(name, options, forced, budget or _Budget(options.max_errors))
+    check = _FileCheck(name, options, forced, budget or _Budget(options.max_errors), sink)
     try:
         check.run(read_records(source))
     except ReadError as exc:
@@ -209,9 +227,21 @@ def validate_file(
 class _FileCheck:
     """The state of checking one file: its dialect, its findings, its cross-record checks."""
 
-    def __init__(self, name: str, options: Options, forced: Dialect | None, budget: _Budget):
+    def __init__(
+        self,
+        name: str,
+        options: Options,
+        forced: Dialect | None,
+        budget: _Budget,
+        sink: MessageSink | None = None,
+    ):
         self.name = name
         self.selected = options.select
+        self.until = options.until
+        self.sink = sink
+        self.replayer: Replayer | None = None
+        self.event_schema: CompiledSchema | None = None
+        self.prepare: Callable[[bytes, dict, Callable[..., None]], None]
         self.forced = forced
         self.budget = budget
         self.summary = FileSummary(path=name)
@@ -241,6 +271,9 @@ class _FileCheck:
         self.findings.append(Finding(self.name, at, code, severity, message, ptr))
 
     def run(self, records) -> None:
+        until = self.until
+        cut = False
+        last = 0
         for record in records:
             if self.budget.spent:
                 self.summary.stopped_early = True
@@ -253,41 +286,79 @@ class _FileCheck:
                 self.emit(problem.code, problem.message, problem.pointer)
             if record.line > 0 and (problem is None or problem.code != "P009"):
                 self.summary.records += 1
+                last = record.line
             obj = record.obj
-            if obj is not None and self._is_message(obj):
+            if obj is None:
+                continue
+            kind = self._kind_of(obj)
+            if kind == MESSAGE:
                 self._check_message(obj, recovered=problem is not None)
+            elif kind == EVENT:
+                self._check_event(record, obj)
+                if until is not None and (
+                    self.summary.records >= until
+                    if type(until) is int
+                    else obj.get("id") == until
+                ):
+                    cut = True
+                    break
         if self.kind == MESSAGE:
             self.cross.finish()
+        elif self.replayer is not None:
+            self.replayer.finish(last, cut=cut)
+            self.summary.replay = self.replayer.stats
+            if until is not None and not cut:
+                self.summary.until_missed = True
 
-    def _is_message(self, obj: dict) -> bool:
+    def _kind_of(self, obj: dict) -> str | None:
         """Detect the file's dialect from its first records; report records that do not fit."""
         found = classify(obj)
         if self.forced is not None:
             kind = EVENT if found == (self.forced, EVENT) else MESSAGE
             if self.kind is None:
                 self._settle(self.forced, kind)
-            return self.kind == MESSAGE
+            return self.kind
         if found is None:
             self.emit("D001", _undetected(obj))
-            return False
+            return None
         dialect, kind = found
         if self.dialect is None:
             self._settle(dialect, kind)
         elif dialect is not self.dialect or kind != self.kind:
             assert self.kind is not None
             self.emit("D002", _mixed(dialect, kind, self.dialect, self.kind, self.first_line))
-            return False
-        return kind == MESSAGE
+            return None
+        return kind
 
     def _settle(self, dialect: Dialect, kind: str) -> None:
         self.dialect, self.kind, self.first_line = dialect, kind, self.line
         self.summary.dialect = dialect.name
         self.summary.kind = "events" if kind == EVENT else "messages"
         if kind == EVENT:
-            self.emit("D003", _event_log_message(dialect))
+            sink = self.sink
+            name = self.name
+            self.event_schema = compiled(f"{dialect.name}/event")
+            self.replayer = replayer_for(
+                dialect.name,
+                self.emit,
+                None if sink is None else (lambda line, message: sink(name, line, message)),
+            )
+            self.prepare = dialect.prepare_event
         else:
             self.cross = CrossChecks(dialect, self.emit)
             self.schema = compiled(f"{dialect.name}/message")
+
+    def _check_event(self, record, obj: dict) -> None:
+        self.prepare(record.raw, obj, self.emit)
+        schema = self.event_schema
+        assert schema is not None and self.replayer is not None
+        valid = record.problem is None and schema.is_valid(obj)
+        if not valid:
+            for code, message, ptr in explain(schema, obj) or [
+                ("S001", f"the event does not match the {schema.name} schema", "")
+            ]:
+                self.emit(code, message, ptr)
+        self.replayer.feed(self.line, obj, valid)
 
     def _check_message(self, obj: dict, recovered: bool) -> None:
         dialect, schema, emit = self.dialect, self.schema, self.emit
@@ -318,13 +389,6 @@ class _FileCheck:
             fs.kind = "unknown"
         self.findings.sort(key=Finding.sort_key)
         return FileReport(fs, self.findings)
-
-
-def _event_log_message(dialect: Dialect) -> str:
-    return (
-        f"this is {_a(dialect.title)} event log (a stream of reply events), not a message log; "
-        "validate checks message logs, so its events are not checked here"
-    )
 
 
 def _undetected(obj: dict) -> str:

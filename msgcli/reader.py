@@ -65,6 +65,8 @@ class Record:
     line: int
     obj: Any = None
     problem: Problem | None = None
+    #: the record's JSON text (JSONL and SSE input), for checks orjson cannot make
+    raw: bytes = b""
 
 
 def open_input(source: str | Path | IO[bytes]) -> IO[bytes]:
@@ -188,7 +190,7 @@ def _read_jsonl(lines) -> Iterator[Record]:
                 continue
             count += 1
             if type(obj) is dict:
-                yield Record(number, obj)
+                yield Record(number, obj, None, raw)
             else:
                 yield Record(number, None, _not_object(obj))
     except _Truncated as exc:
@@ -453,5 +455,5 @@ def _sse_record(line: int, data: list[bytes], last: bool = False) -> Record:
     except orjson.JSONDecodeError as exc:
         return _problem_record(line, payload, exc, last=last)
     if type(obj) is dict:
-        return Record(line, obj)
+        return Record(line, obj, None, payload)
     return Record(line, None, _not_object(obj))

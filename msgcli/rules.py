@@ -12,6 +12,7 @@ reused. Families, by letter:
 - ``C`` chronology
 - ``M`` media and data payloads
 - ``B`` block and message semantics the framework does not enforce
+- ``E`` event streams: the protocol a replay depends on
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from dataclasses import dataclass
 
 from .findings import ERROR, WARNING, Severity
 
-__all__ = ["RULES", "Rule", "markdown_table", "select_codes"]
+__all__ = ["RETIRED", "RULES", "Rule", "markdown_table", "select_codes"]
 
 
 @dataclass(slots=True, frozen=True)
@@ -66,12 +67,6 @@ _RULES = [
     ),
     Rule(
         "D002", "mixed-dialects", ERROR, "A record is of another dialect than the rest of the file."
-    ),
-    Rule(
-        "D003",
-        "event-log",
-        WARNING,
-        "The file is an event log, not a message log: its events are not checked as messages.",
     ),
     # -- schema -------------------------------------------------------------
     Rule(
@@ -217,9 +212,106 @@ _RULES = [
         ERROR,
         "A LoongFlow evolve_result mixes the 0.0.1 (string) and current (list) shapes.",
     ),
+    # -- event streams ------------------------------------------------------
+    Rule(
+        "E001",
+        "unknown-reply",
+        ERROR,
+        "An event belongs to a reply or model call that never started; "
+        "the framework drops it, msgcli keeps it in a message of its own.",
+    ),
+    Rule(
+        "E002",
+        "not-started",
+        ERROR,
+        "A delta or end arrives for a block, tool call, tool result or model call "
+        "that never started.",
+    ),
+    Rule(
+        "E003",
+        "started-twice",
+        ERROR,
+        "A block, tool result or model call starts again while its first start is still open.",
+    ),
+    Rule(
+        "E004",
+        "after-reply-end",
+        ERROR,
+        "An event arrives for a reply (or model call) after it ended; "
+        "it is not applied to the written message.",
+    ),
+    Rule(
+        "E005",
+        "unknown-tool-call",
+        ERROR,
+        "A tool result answers a tool call that never appeared in the stream.",
+    ),
+    Rule(
+        "E006",
+        "tool-arguments-not-object",
+        ERROR,
+        "A tool call's streamed arguments do not form a JSON object when the call ends.",
+    ),
+    Rule(
+        "E007",
+        "stream-cut",
+        ERROR,
+        "The log ends while a reply, block or tool call is still open: the stream stopped there.",
+    ),
+    Rule(
+        "E008",
+        "event-time-goes-back",
+        WARNING,
+        "An event is stamped earlier than the event before it.",
+    ),
+    Rule(
+        "E009",
+        "unknown-event-type",
+        WARNING,
+        "An event type msgcli does not know (a newer framework?): skipped and counted.",
+    ),
+    Rule(
+        "E010",
+        "type-keys-disagree",
+        ERROR,
+        "An AgentScope Java event writes its two 'type' keys with different values.",
+    ),
+    Rule(
+        "E011",
+        "agent-result-mismatch",
+        ERROR,
+        "The final message an AgentScope Java run reports (AGENT_RESULT) differs from "
+        "the message rebuilt from its events.",
+    ),
+    Rule(
+        "E012",
+        "legacy-event-type",
+        WARNING,
+        "A legacy alias event type (RUN_STARTED, BINARY_BLOCK_DELTA, ...) that the framework "
+        "no longer reads as an event type; replayed as its current name.",
+    ),
+    Rule(
+        "E013",
+        "unmatched-resume",
+        WARNING,
+        "A confirmation or external-execution result answers no pending request.",
+    ),
+    Rule("E014", "duplicate-event-id", WARNING, "Two events share an id."),
+    Rule(
+        "E015",
+        "open-at-reply-end",
+        WARNING,
+        "A block, tool call or model call is still open when its reply or model call ends.",
+    ),
 ]
 
 RULES: dict[str, Rule] = {r.code: r for r in _RULES}
+
+#: codes that were in use once and are never given another meaning;
+#: naming one in ``--select``/``--ignore`` is accepted and selects nothing
+RETIRED: dict[str, str] = {
+    "D003": "event logs were skipped with a warning; they are checked now (family E)",
+}
 
 
 def select_codes(select: list[str] | None, ignore: list[str] | None) -> frozenset[str]:
@@ -240,6 +332,8 @@ def select_codes(select: list[str] | None, ignore: list[str] | None) -> frozense
                     out.update(RULES)
                     continue
                 hit = {c for c in RULES if c.startswith(p)}
+                if not hit and p in RETIRED:
+                    continue
                 if not hit:
                     raise ValueError(f"unknown rule code or prefix: {p!r} (see 'msgcli rules')")
                 out |= hit

@@ -63,6 +63,21 @@ def load_schema(name: str) -> dict:
     return orjson.loads(schema_path(name).read_bytes())
 
 
+def _resources(name: str) -> list[tuple[str, dict]]:
+    """``($id, schema)`` of every schema of ``name``'s dialect, for ``$ref`` across files.
+
+    An event schema refers to its dialect's message schema for the blocks and
+    messages that events carry (``urn:msgcli:schema:<dialect>:message#/$defs/...``).
+    """
+    dialect = name.partition("/")[0]
+    out = []
+    for other in list_schemas():
+        if other.partition("/")[0] == dialect:
+            schema = load_schema(other)
+            out.append((schema["$id"], schema))
+    return out
+
+
 class CompiledSchema:
     """One schema, compiled for fast pass/fail and, on demand, for explanations."""
 
@@ -71,15 +86,21 @@ class CompiledSchema:
 
         self.name = name
         self.schema = load_schema(name)
-        self.is_valid = jsonschema_rs.validator_for(self.schema).is_valid
+        self._resources = _resources(name)
+        registry = jsonschema_rs.Registry(self._resources) if self._resources else None
+        self.is_valid = jsonschema_rs.validator_for(self.schema, registry=registry).is_valid
         self._explainer: Any = None
 
     def errors(self, instance: Any) -> Iterator[Any]:
         """``jsonschema`` errors for an instance known to fail, most useful first."""
         if self._explainer is None:
             import jsonschema
+            from referencing import Registry, Resource
 
-            self._explainer = jsonschema.Draft202012Validator(self.schema)
+            registry: Registry = Registry().with_resources(
+                (uri, Resource.from_contents(schema)) for uri, schema in self._resources
+            )
+            self._explainer = jsonschema.Draft202012Validator(self.schema, registry=registry)
         yield from self._explainer.iter_errors(instance)
 
 

@@ -217,7 +217,7 @@ JAVA_EVENTS = [
     {"ts": 1795000000000, "event_type": "PRE_CALL", "agent_id": "a1", "agent_name": "Friday"},
 ]
 #: the hand-made Java event log (an error only when it is validated as messages)
-JAVA_EVENT_LOG = lines(FIXTURES / "invalid" / "agentscope-java" / "event-log.jsonl")
+JAVA_EVENT_LOG = lines(FIXTURES / "events" / "agentscope-java" / "minimal-run.jsonl")
 #: the Msg inside AGENT_RESULT is a message as Jackson writes it, too
 JAVA_RESULT_MESSAGES = [e["result"] for e in JAVA_EVENT_LOG if "result" in e]
 

@@ -41,7 +41,7 @@ VALID = FIXTURES / "valid" / "agentscope-java"
 VALID_MESSAGES = records(sorted(VALID.glob("*.jsonl")))
 #: the Msg inside AGENT_RESULT is a message as Jackson writes it, too
 RESULT_MESSAGES = [
-    ("event-log.jsonl", i, e["result"]) for i, e in enumerate(JAVA_EVENT_LOG, 1) if "result" in e
+    ("minimal-run.jsonl", i, e["result"]) for i, e in enumerate(JAVA_EVENT_LOG, 1) if "result" in e
 ]
 GOOD = VALID_MESSAGES + RESULT_MESSAGES
 GOOD_IDS = ids(GOOD)

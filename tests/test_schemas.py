@@ -9,7 +9,7 @@ import jsonschema_rs
 import pytest
 from conftest import ROOT
 
-from msgcli.schemas import list_schemas, load_schema, schema_dir
+from msgcli.schemas import compiled, list_schemas, load_schema, schema_dir
 
 NAMES = list_schemas()
 
@@ -23,7 +23,12 @@ def test_schema_is_valid_draft_2020_12_and_compiles_in_both_engines(name):
     schema = load_schema(name)
     assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
     jsonschema.Draft202012Validator.check_schema(schema)
-    jsonschema_rs.validator_for(schema)
+    # an event schema refers to its dialect's message schema: compiled with the registry
+    compiled(name)
+    dialect = name.split("/")[0]
+    own = [load_schema(n) for n in NAMES if n.startswith(f"{dialect}/")]
+    registry = jsonschema_rs.Registry([(s["$id"], s) for s in own])
+    jsonschema_rs.validator_for(schema, registry=registry)
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -56,14 +61,18 @@ def _values_of(value, key):
 @pytest.mark.parametrize("name", NAMES)
 def test_schema_is_strict_in_form(name):
     """Every definition and property has a title and a description, references stay
-    inside the schema, and no block is chosen with anyOf or object closed to extra keys."""
+    inside the schema or go to the same dialect's message schema, and no block is chosen
+    with anyOf or object closed to extra keys."""
     schema = load_schema(name)
     for key, sub in schema.get("$defs", {}).items():
         assert sub.get("title") and sub.get("description"), f"$defs/{key}"
     for key, sub in schema.get("properties", {}).items():
         assert sub.get("title") and sub.get("description"), f"properties/{key}"
     refs = list(_values_of(schema, "$ref"))
-    assert refs and all(ref.startswith("#/$defs/") for ref in refs)
+    message = f"urn:msgcli:schema:{name.split('/')[0]}:message"
+    assert refs
+    for ref in refs:
+        assert ref.startswith("#/$defs/") or ref.split("#")[0] == message, ref
     text = json.dumps(schema)
     assert '"anyOf"' not in text
     assert '"additionalProperties": false' not in text

@@ -45,6 +45,7 @@ from ..model import (
     ValueBlock,
     pointer,
 )
+from ..replay.agentscope_java import ALIASES as EVENT_ALIASES
 from ..textsafe import short
 from .base import EVENT, MESSAGE, Dialect, Emit, is_number, other_keys
 
@@ -183,6 +184,36 @@ class AgentScopeJava(Dialect):
             # the 2.x key order with a lower-case, missing or non-string role
             return None if _foreign_content(obj["content"]) else MESSAGE
         return None
+
+    def prepare_event(self, raw: bytes, obj: dict, emit: Emit) -> None:
+        """Resolve the ``type`` Jackson writes twice, and legacy type names.
+
+        orjson keeps the last ``type``; Jackson's reader takes the first (the
+        type id that picks the event class), so that one wins when they differ.
+        """
+        kind = obj.get("type")
+        if raw[:9] == b'{"type":"':
+            end = raw.find(b'"', 9)
+            if end > 0 and raw.find(b"\\", 9, end) < 0:
+                first = raw[9:end].decode("utf-8", "replace")
+                if first != kind:
+                    emit(
+                        "E010",
+                        f"the event's two 'type' keys disagree: {short(first)} first, "
+                        f"{short(kind)} last; replayed as {short(first)}, "
+                        "the one AgentScope Java reads",
+                        "/type",
+                    )
+                    obj["type"] = kind = first
+        if type(kind) is str and kind in EVENT_ALIASES:
+            current = EVENT_ALIASES[kind]
+            emit(
+                "E012",
+                f"{kind} is a legacy name the framework no longer reads as an event type: "
+                f"replayed as {current}",
+                "/type",
+            )
+            obj["type"] = current
 
     def variant(self, obj: dict) -> str | None:
         if not isinstance(obj, dict):

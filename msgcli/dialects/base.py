@@ -78,6 +78,11 @@ class Dialect:
     def check(self, obj: dict, msg: Message, emit: Emit) -> None:
         """Dialect-specific per-record checks beyond the schema. Default: none."""
 
+    def prepare_event(self, raw: bytes, obj: dict, emit: Emit) -> None:
+        """Bring an event record into the form its schema and replay expect (in place),
+        reporting what that took. ``raw`` is the record's JSON text, when known.
+        Default: nothing to do."""
+
     def tool_input_key_of(self, block: ToolCallBlock) -> str | None:
         """The JSON key holding this tool call's argument text (default: ``tool_input_key``)."""
         return self.tool_input_key

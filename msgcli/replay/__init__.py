@@ -1,0 +1,125 @@
+"""Rebuilding messages from event logs, and checking the stream protocol on the way.
+
+A replayer takes the events of one log in order (:meth:`Replayer.feed`),
+reports protocol problems through ``emit`` (codes of family ``E``), and
+hands every message it completes to ``sink`` as soon as it is complete,
+written in the dialect's own message JSON. :meth:`Replayer.finish` closes
+the log: what is still open is written too, marked, and reported.
+
+Memory is bounded by what is still open (replies, model calls, tool
+results), never by the length of the log.
+
+Each dialect's replayer follows that framework's own reassembly; see
+:mod:`msgcli.replay.agentscope_py` and :mod:`msgcli.replay.agentscope_java`.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["MARK_KEY", "ReplayStats", "Replayer", "Sink", "replayer_for"]
+
+#: the metadata key under which a replayed message that did not finish says so
+MARK_KEY = "msgcli_replay"
+
+#: ``sink(line, message)``: the line of the event that completed the message
+Sink = Callable[[int, dict], None]
+Emit = Callable[..., None]  # emit(code, message, pointer="", line=None)
+
+
+@dataclass(slots=True)
+class ReplayStats:
+    """What a replay saw: events by type, and how its replies ended."""
+
+    events: int = 0
+    by_type: Counter = field(default_factory=Counter)
+    unknown: Counter = field(default_factory=Counter)
+    messages: int = 0
+    completed: int = 0  # replies (Python) or runs (Java) that ended normally
+    parked: int = 0  # waiting for a user's confirmation or an external result
+    cut: int = 0  # still open when the log ended
+    finished_reasons: Counter = field(default_factory=Counter)
+
+    def to_dict(self) -> dict:
+        return {
+            "events": self.events,
+            "by_type": dict(self.by_type),
+            "unknown_types": dict(self.unknown),
+            "messages": self.messages,
+            "completed": self.completed,
+            "parked": self.parked,
+            "cut": self.cut,
+            "finished_reasons": dict(self.finished_reasons),
+        }
+
+
+class Replayer:
+    """The state machine of one event log. Subclasses implement one dialect."""
+
+    #: event types this dialect knows (anything else is E009)
+    known_types: frozenset[str] = frozenset()
+
+    def __init__(self, emit: Emit, sink: Sink | None = None):
+        self.emit = emit
+        self._sink = sink
+        self.stats = ReplayStats()
+        self.line = 0
+        self._last_time: str | None = None
+        self._last_time_line = 0
+
+    def write(self, line: int, message: dict) -> None:
+        self.stats.messages += 1
+        if self._sink is not None:
+            self._sink(line, message)
+
+    def feed(self, line: int, event: dict, valid: bool = True) -> None:
+        """Apply one event. ``valid`` is False when it failed the event schema:
+        it is then counted and time-checked but not applied (the framework
+        cannot read it either)."""
+        raise NotImplementedError
+
+    def finish(self, line: int, cut: bool = False) -> None:
+        """The log ends after ``line``. ``cut``: the user stopped the replay
+        there on purpose (``--until``), so what is open is marked but not
+        reported as a broken stream."""
+        raise NotImplementedError
+
+    # -- shared helpers ------------------------------------------------------
+
+    def check_time(self, stamp: Any) -> None:
+        """E008 when ``stamp`` is earlier than the previous event's."""
+        if type(stamp) is not str:
+            return
+        key = stamp[:-1] if stamp.endswith("Z") else stamp
+        last = self._last_time
+        if last is not None and key < last:
+            self.emit(
+                "E008",
+                f"this event is stamped {stamp}, earlier than the event on line "
+                f"{self._last_time_line}",
+            )
+        else:
+            self._last_time = key
+            self._last_time_line = self.line
+
+
+def replayer_for(dialect: str, emit: Emit, sink: Sink | None = None) -> Replayer:
+    """The replayer of a dialect's event logs (``KeyError`` when it has none)."""
+    if dialect == "agentscope-py":
+        from .agentscope_py import PyReplayer
+
+        return PyReplayer(emit, sink)
+    if dialect == "agentscope-java":
+        from .agentscope_java import JavaReplayer
+
+        return JavaReplayer(emit, sink)
+    raise KeyError(f"{dialect} has no event stream to replay")
+
+
+def mark(message_metadata: dict, state: str, open_items: list[str], line: int) -> None:
+    """Mark a message that did not finish: ``state`` is ``cut`` (the log ended),
+    ``open`` (the replay was stopped with --until) or ``orphan``."""
+    message_metadata[MARK_KEY] = {"state": state, "open": open_items, "line": line}
