@@ -296,16 +296,15 @@ class _FileCheck:
             elif kind == EVENT:
                 self._check_event(record, obj)
                 if until is not None and (
-                    self.summary.records >= until
-                    if type(until) is int
-                    else obj.get("id") == until
+                    self.summary.records >= until if type(until) is int else obj.get("id") == until
                 ):
                     cut = True
                     break
         if self.kind == MESSAGE:
             self.cross.finish()
         elif self.replayer is not None:
-            self.replayer.finish(last, cut=cut)
+            # a broken stream is reported after the last event that could be read
+            self.replayer.finish(self.replayer.line or last, cut=cut)
             self.summary.replay = self.replayer.stats
             if until is not None and not cut:
                 self.summary.until_missed = True

@@ -262,7 +262,7 @@ _RULES = [
         "E008",
         "event-time-goes-back",
         WARNING,
-        "An event is stamped earlier than the event before it.",
+        "An event is stamped more than a second earlier than an event before it.",
     ),
     Rule(
         "E009",

@@ -51,15 +51,18 @@ def validator(schema):
 
 @pytest.fixture
 def run_cli():
-    """Run the msgcli command line in-process; returns (exit code, stdout)."""
+    """Run the msgcli command line in-process; returns (exit code, stdout), or
+    (exit code, stdout, stderr) with ``stderr=True``."""
     from typer.testing import CliRunner
 
     from msgcli.cli import app
 
     runner = CliRunner()
 
-    def run(*args: str, input: bytes | str | None = None):
+    def run(*args: str, input: bytes | str | None = None, stderr: bool = False):
         result = runner.invoke(app, list(args), input=input, catch_exceptions=False)
+        if stderr:
+            return result.exit_code, result.stdout, result.stderr
         return result.exit_code, result.stdout
 
     return run

@@ -90,20 +90,44 @@ class Replayer:
     # -- shared helpers ------------------------------------------------------
 
     def check_time(self, stamp: Any) -> None:
-        """E008 when ``stamp`` is earlier than the previous event's."""
+        """E008 when ``stamp`` is more than a second earlier than an event before it.
+
+        Events are stamped when they are made, and sent in the order they are
+        queued, so stamps a little out of order are normal (a ``CUSTOM`` state
+        update is stamped after the tool events queued before it).
+        """
         if type(stamp) is not str:
             return
         key = stamp[:-1] if stamp.endswith("Z") else stamp
         last = self._last_time
-        if last is not None and key < last:
-            self.emit(
-                "E008",
-                f"this event is stamped {stamp}, earlier than the event on line "
-                f"{self._last_time_line}",
-            )
-        else:
+        if last is None or key >= last:
             self._last_time = key
             self._last_time_line = self.line
+            return
+        earlier, latest = _seconds(key), _seconds(last)
+        if earlier is not None and latest is not None and latest - earlier > TIME_TOLERANCE:
+            self.emit(
+                "E008",
+                f"this event is stamped {stamp}, {latest - earlier:.3f} s earlier than the "
+                f"event on line {self._last_time_line}",
+            )
+
+
+#: how much earlier than the latest event before it an event may be stamped (seconds)
+TIME_TOLERANCE = 1.0
+
+
+def _seconds(stamp: str) -> float | None:
+    """Seconds since the epoch of a zone-less ISO stamp (any fraction length), or None."""
+    from datetime import datetime, timezone
+
+    head, _dot, fraction = stamp.partition(".")
+    try:
+        moment = datetime.fromisoformat(head).replace(tzinfo=timezone.utc)
+    except ValueError:
+        return None
+    digits = fraction[:6] if fraction.isdigit() else ""
+    return moment.timestamp() + (int(digits) / 10 ** len(digits) if digits else 0.0)
 
 
 def replayer_for(dialect: str, emit: Emit, sink: Sink | None = None) -> Replayer:

@@ -78,12 +78,14 @@ class _Reply:
         "blocks",
         "calls",
         "event_ids",
+        "implicit",
         "last_type",
         "line",
         "model_open",
         "msg",
         "open",
         "results",
+        "unchecked",
     )
 
     def __init__(self, msg: dict, line: int):
@@ -99,6 +101,10 @@ class _Reply:
         self.last_type = ""
         self.after_resume = False
         self.event_ids: set[str] = set()
+        # blocks and results opened by a delta that came before their START
+        self.implicit: set[tuple[str, Any]] = set()
+        # tool calls whose arguments are judged once their model call is over -> last END line
+        self.unchecked: dict[Any, int] = {}
 
     def open_items(self) -> list[str]:
         items = [f"{_WORD.get(kind, kind.replace('_', ' '))} {bid}" for kind, bid in self.open]
@@ -134,7 +140,9 @@ class PyReplayer(Replayer):
             )
             return
         stats.by_type[kind] += 1
-        if not valid or kind == "CUSTOM":
+        if kind == "CUSTOM" or not (valid or _routable(event)):
+            # an event that fails the schema is still applied as far as its fields allow
+            # (so one bad token count does not make a model call look unended)
             return
         rid = event.get("reply_id")
         if type(rid) is not str:
@@ -173,8 +181,13 @@ class PyReplayer(Replayer):
     def finish(self, line: int, cut: bool = False) -> None:
         for rid, reply in list(self.replies.items()):
             del self.replies[rid]
+            self._judge_arguments(reply)
             items = reply.open_items()
-            if reply.last_type in _PARKING and not cut:
+            if not cut and any(
+                b.get("state") in ("asking", "submitted") for b in reply.calls.values()
+            ):
+                # waiting for a user's confirmation or an external result: a reply parked
+                # this way ends without REPLY_END (concurrent tools may still finish after)
                 self.stats.parked += 1
                 self.write(line, reply.msg)
                 continue
@@ -242,6 +255,7 @@ class PyReplayer(Replayer):
         msg["finished_at"] = event.get("created_at")
         msg["finished_reason"] = reason
         msg["error"] = event.get("error")
+        self._judge_arguments(reply)
         if reason != "error":
             items = reply.open_items()
             if items:
@@ -258,9 +272,15 @@ class PyReplayer(Replayer):
 
     # -- blocks ----------------------------------------------------------------
 
-    def _block_start(self, reply: _Reply, event: dict, kind: str) -> dict | None:
+    def _block_start(self, reply: _Reply, event: dict, kind: str, implicit: bool = False) -> dict:
         bid = event.get("block_id")
         key = (kind, bid)
+        if key in reply.implicit:
+            # the START of a block whose delta came first (reported then): same block
+            reply.implicit.discard(key)
+            return reply.blocks[key]
+        if implicit:
+            reply.implicit.add(key)
         if key in reply.open:
             self.emit(
                 "E003",
@@ -314,7 +334,7 @@ class PyReplayer(Replayer):
             )
             if end and not (kind == "text" and event.get("text") is not None):
                 return None
-            block = self._block_start(reply, event, kind)
+            block = self._block_start(reply, event, kind, implicit=not end)
         if end:
             reply.open.pop(key, None)
         return block
@@ -329,11 +349,11 @@ class PyReplayer(Replayer):
         if block is None:
             return
         if end:
-            if event.get("text") is not None:
+            if type(event.get("text")) is str:
                 block["text"] = event["text"]
             block["finished_at"] = event.get("created_at")
         else:
-            block["text"] += event.get("delta", "")
+            block["text"] += _str(event.get("delta"))
 
     def _thinking(self, reply: _Reply, event: dict) -> None:
         kind = event["type"]
@@ -347,7 +367,7 @@ class PyReplayer(Replayer):
         if end:
             block["finished_at"] = event.get("created_at")
         else:
-            block["thinking"] += event.get("delta", "")
+            block["thinking"] += _str(event.get("delta"))
 
     def _data(self, reply: _Reply, event: dict) -> None:
         kind = event["type"]
@@ -370,10 +390,15 @@ class PyReplayer(Replayer):
             }
         elif data:
             source = block["source"]
-            joined = _join_base64(source.get("data") or "", data)
-            if joined is None:
-                self.emit("M001", "this base64 chunk does not decode: not applied", "/data")
-            elif source.get("type") == "base64":
+            joined, proper = _join_base64(source.get("data") or "", data)
+            if not proper:
+                self.emit(
+                    "M001",
+                    "this base64 chunk does not decode; decoded leniently as the framework "
+                    "does, which drops what is not base64",
+                    "/data",
+                )
+            if source.get("type") == "base64":
                 source["data"] = joined
             else:
                 block["source"] = {
@@ -434,22 +459,36 @@ class PyReplayer(Replayer):
                 return
             block = self._call_start(reply, event, name="")
         if not end:
-            block["input"] += event.get("delta", "")
+            block["input"] += _str(event.get("delta"))
             return
         reply.open.pop(("tool_call", cid), None)
         block["finished_at"] = event.get("created_at")
-        text = block["input"]
-        if text and not _is_json_object(text):
-            self.emit(
-                "E006",
-                f"the arguments of tool call {short(cid)} ({short(block['name'])}) are not a "
-                f"JSON object: {short(text, 80)}",
-                "/tool_call_id",
-            )
+        # interleaved fragments end a call and start it again: judge its arguments
+        # when the model call is over, at its last end
+        reply.unchecked[cid] = self.line
 
-    def _result_start(self, reply: _Reply, event: dict) -> dict:
+    def _judge_arguments(self, reply: _Reply) -> None:
+        for cid, line in reply.unchecked.items():
+            block = reply.calls.get(cid)
+            text = block["input"] if block is not None else ""
+            if text and type(text) is str and not _is_json_object(text):
+                self.emit(
+                    "E006",
+                    f"the arguments of tool call {short(cid)} ({short(block['name'])}) are not "
+                    f"a JSON object: {short(text, 80)}",
+                    "/tool_call_id",
+                    line=line,
+                )
+        reply.unchecked.clear()
+
+    def _result_start(self, reply: _Reply, event: dict, implicit: bool = False) -> dict:
         cid = event.get("tool_call_id")
         key = ("tool_result", cid)
+        if key in reply.implicit:
+            reply.implicit.discard(key)
+            return reply.results[cid]
+        if implicit:
+            reply.implicit.add(key)
         if key in reply.open:
             self.emit(
                 "E003",
@@ -493,12 +532,12 @@ class PyReplayer(Replayer):
                 "which never started: kept in a result started here",
                 "/tool_call_id",
             )
-            block = self._result_start(reply, event)
+            block = self._result_start(reply, event, implicit=not end)
         output = block["output"]
         if type(output) is str:
             output = block["output"] = [_text_block(output, "", None)]
         if kind == "TOOL_RESULT_TEXT_DELTA":
-            delta = event.get("delta", "")
+            delta = _str(event.get("delta"))
             if output and output[-1].get("type") == "text":
                 output[-1]["text"] += delta
             else:
@@ -527,10 +566,14 @@ class PyReplayer(Replayer):
                     and type(source) is dict
                     and source.get("type") == "base64"
                 ):
-                    joined = _join_base64(source.get("data") or "", data)
-                    if joined is None:
-                        self.emit("M001", "this base64 chunk does not decode: not applied", "/data")
-                        return
+                    joined, proper = _join_base64(source.get("data") or "", data)
+                    if not proper:
+                        self.emit(
+                            "M001",
+                            "this base64 chunk does not decode; decoded leniently as the "
+                            "framework does, which drops what is not base64",
+                            "/data",
+                        )
                     source["data"] = joined
                     source["media_type"] = media_type or source.get("media_type")
                     return
@@ -621,13 +664,9 @@ class PyReplayer(Replayer):
         if not reply.model_open:
             self.emit("E002", "MODEL_CALL_END without a MODEL_CALL_START")
         reply.model_open = 0
+        self._judge_arguments(reply)
         usage = reply.msg["usage"]
-        counts = (
-            event.get("input_tokens", 0),
-            event.get("output_tokens", 0),
-            event.get("cache_input_tokens", 0),
-            event.get("cache_creation_input_tokens", 0),
-        )
+        counts = tuple(_count(event.get(key, 0)) for key in _USAGE_KEYS)
         if usage is None:
             reply.msg["usage"] = dict(zip(_USAGE_KEYS, counts, strict=True))
         else:
@@ -636,6 +675,27 @@ class PyReplayer(Replayer):
 
 
 _USAGE_KEYS = ("input_tokens", "output_tokens", "cache_input_tokens", "cache_creation_input_tokens")
+_ID_KEYS = ("reply_id", "block_id", "tool_call_id")
+
+
+def _routable(event: dict) -> bool:
+    """Whether an event that failed the schema still names what it belongs to."""
+    return all(type(event.get(key, "")) is str for key in _ID_KEYS)
+
+
+def _count(value: Any) -> int:
+    """A token count as pydantic reads it (``7``, ``7.0`` and ``"7"`` are 7); else 0."""
+    if type(value) is int:
+        return value
+    if type(value) is float and value.is_integer():
+        return int(value)
+    if type(value) is str and value.strip().isdecimal():
+        return int(value)
+    return 0
+
+
+def _str(value: Any) -> str:
+    return value if type(value) is str else ""
 
 
 def _text_block(text: str, bid: Any, stamp: Any) -> dict:
@@ -663,14 +723,25 @@ def _is_json_object(text: str) -> bool:
         return False
 
 
-def _join_base64(first: str, second: str) -> str | None:
-    """Decode both chunks, join the bytes, encode again (chunks carry their own padding)."""
+def _join_base64(first: str, second: Any) -> tuple[str, bool]:
+    """Decode both chunks, join the bytes, encode again (chunks carry their own padding).
+
+    Returns the joined text and whether ``second`` is proper base64. The framework
+    decodes leniently (characters outside the alphabet are dropped), and so does this.
+    """
+    if type(second) is not str:
+        return first, False
+    try:
+        base64.b64decode(second, validate=True)
+        proper = True
+    except (binascii.Error, ValueError):
+        proper = False
     try:
         head = base64.b64decode(first) if first else b""
         tail = base64.b64decode(second)
     except (binascii.Error, ValueError):
-        return None
-    return base64.b64encode(head + tail).decode("ascii")
+        return first, False
+    return base64.b64encode(head + tail).decode("ascii"), proper
 
 
 _HANDLERS: dict[str, Callable[[PyReplayer, _Reply, dict], None]] = {

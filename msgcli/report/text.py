@@ -83,11 +83,40 @@ def report(
     verdict = f"{_plural(s.errors, 'error')}, {_plural(s.warnings, 'warning')}"
     style = "error" if s.errors else ("warning" if s.warnings else "ok")
     line = f"{checked}, {_plural(s.records, 'record')}: {paint(verdict, style)}"
+    replayed = _replayed(run)
+    if replayed:
+        line += f"; {replayed}"
     if s.unreadable:
         line += paint(f"; {_plural(s.unreadable, 'path')} could not be read", "error")
     if s.stopped_early:
         line += paint("; stopped early (--max-errors)", "bold")
     write(line + ".\n")
+
+
+def _replayed(run: RunReport) -> str:
+    """``replayed 33 events into 1 message (1 cut off); skipped 2 events of unknown types``."""
+    events = messages = parked = cut = 0
+    unknown: dict[str, int] = {}
+    for fr in run.files:
+        stats = fr.summary.replay
+        if stats is None:
+            continue
+        events += stats.events
+        messages += stats.messages
+        parked += stats.parked
+        cut += stats.cut
+        for name, count in stats.unknown.items():
+            unknown[name] = unknown.get(name, 0) + count
+    if not events:
+        return ""
+    text = f"replayed {_plural(events, 'event')} into {_plural(messages, 'message')}"
+    states = [f"{parked} parked" if parked else "", f"{cut} cut off" if cut else ""]
+    if any(states):
+        text += f" ({', '.join(s for s in states if s)})"
+    if unknown:
+        listed = ", ".join(f"{visible(k)} x{v}" for k, v in sorted(unknown.items()))
+        text += f"; skipped {_plural(sum(unknown.values()), 'event')} of unknown types: {listed}"
+    return text
 
 
 def _describe(fr) -> str:
