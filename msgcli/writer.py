@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import gzip
 import sys
-from typing import IO, Any
+from typing import IO, Any, cast
 
 import orjson
 
@@ -41,5 +41,5 @@ def open_output(path: str | None) -> JsonlOutput:
     if path is None or path == "-":
         return JsonlOutput(sys.stdout.buffer, close=False)
     if path.endswith(".gz"):
-        return JsonlOutput(gzip.open(path, "wb"), close=True)
+        return JsonlOutput(cast(IO[bytes], gzip.open(path, "wb")), close=True)
     return JsonlOutput(open(path, "wb"), close=True)

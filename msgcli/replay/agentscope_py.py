@@ -470,7 +470,9 @@ class PyReplayer(Replayer):
     def _judge_arguments(self, reply: _Reply) -> None:
         for cid, line in reply.unchecked.items():
             block = reply.calls.get(cid)
-            text = block["input"] if block is not None else ""
+            if block is None:
+                continue
+            text = block["input"]
             if text and type(text) is str and not _is_json_object(text):
                 self.emit(
                     "E006",
