@@ -3,6 +3,7 @@
 The public API (imported on first use, so ``import msgcli`` stays light):
 
 - :func:`validate` / :func:`iter_findings`: run the checks of ``msgcli validate``;
+- :func:`replay`: rebuild the messages of event logs, as ``msgcli replay`` does;
 - :func:`read_records`: the JSON records of a log with their line numbers;
 - :func:`read_messages`: the messages of a log in the dialect-neutral model;
 - :func:`detect_dialect`: which dialect a log is written in;
@@ -29,6 +30,7 @@ __all__ = [
     "iter_findings",
     "read_messages",
     "read_records",
+    "replay",
     "validate",
 ]
 
@@ -44,11 +46,12 @@ _LAZY = {
     "detect_dialect": "msgcli.api",
     "iter_findings": "msgcli.api",
     "read_messages": "msgcli.api",
+    "replay": "msgcli.api",
     "validate": "msgcli.api",
 }
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .api import detect_dialect, iter_findings, read_messages, validate
+    from .api import detect_dialect, iter_findings, read_messages, replay, validate
     from .dialects import DIALECTS
     from .findings import Finding, Severity
     from .model import Message

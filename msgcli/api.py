@@ -12,7 +12,8 @@ as ``msgcli validate``::
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
@@ -23,7 +24,7 @@ from .pipeline import Options, RunReport, validate_paths
 from .reader import read_records
 from .rules import select_codes
 
-__all__ = ["detect_dialect", "iter_findings", "read_messages", "validate"]
+__all__ = ["ReplayResult", "detect_dialect", "iter_findings", "read_messages", "replay", "validate"]
 
 Source = str | Path | IO[bytes]
 
@@ -90,3 +91,43 @@ def iter_findings(paths: Source | Iterable[str | Path], **options) -> Iterator[F
     """Every finding of :func:`validate`, file by file, in line order."""
     for file_report in validate(paths, **options).files:
         yield from file_report.findings
+
+
+@dataclass(slots=True)
+class ReplayResult:
+    """What :func:`replay` rebuilt: the messages (as the dialect's JSON, in the order they
+    completed) and the report of the run (findings, and per file ``summary.replay``)."""
+
+    report: RunReport
+    messages: list[dict] = field(default_factory=list)
+
+
+def replay(
+    paths: Source | Iterable[str | Path],
+    *,
+    dialect: str | None = None,
+    until: int | str | None = None,
+    select: list[str] | None = None,
+    ignore: list[str] | None = None,
+    sink: Callable[[str, int, dict], None] | None = None,
+) -> ReplayResult:
+    """Rebuild the messages of event logs, as ``msgcli replay`` does.
+
+    ``until`` stops each log after that many events, or after the event with that
+    id. Pass ``sink(path, line, message)`` to receive each message as soon as it
+    completes instead of collecting them (a long log then needs no memory for them).
+    """
+    options = Options(dialect=dialect, select=select_codes(select, ignore), until=until)
+    result = ReplayResult(RunReport())
+    if sink is None:
+
+        def sink(path: str, line: int, message: dict) -> None:
+            result.messages.append(message)
+
+    if hasattr(paths, "read"):
+        result.report = validate_paths([], options, streams=[paths], sink=sink)  # type: ignore[list-item]
+    else:
+        if isinstance(paths, (str, Path)):
+            paths = [paths]
+        result.report = validate_paths(paths, options, sink=sink)  # type: ignore[arg-type]
+    return result

@@ -68,7 +68,7 @@ class FileSummary:
     warnings: int = 0
     readable: bool = True
     stopped_early: bool = False
-    #: for an event log: what the replay saw (a ``msgcli.replay.ReplayStats``)
+    #: for an event log: what the replay saw (a ``msgcli.replayers.ReplayStats``)
     replay: Any = None
     #: ``--until`` named an event the log does not hold
     until_missed: bool = False

@@ -18,7 +18,7 @@ from .checks import CrossChecks, check_message
 from .dialects import EVENT, MESSAGE, Dialect, classify, get_dialect
 from .findings import ERROR, FileSummary, Finding, Severity, Summary
 from .reader import ReadError, read_records
-from .replay import Replayer, replayer_for
+from .replayers import Replayer, replayer_for
 from .rules import RULES
 from .schemas import CompiledSchema, compiled, explain
 

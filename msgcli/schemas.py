@@ -124,7 +124,7 @@ def explain(schema: CompiledSchema, instance: Any) -> list[tuple[str, str, str]]
             code = error.schema.get(RULE_KEYWORD, "S001")
         pointer = _pointer(error.absolute_path)
         if code == "S002" and error.validator == "enum":
-            role = instance.get("role") if isinstance(instance, dict) else None
+            role = _holder_role(instance, list(error.absolute_path))
             allowed = ", ".join(map(str, error.validator_value))
             message = (
                 f"a {short(role)} message may not hold a block of type {short(error.instance)} "
@@ -140,6 +140,19 @@ def explain(schema: CompiledSchema, instance: Any) -> list[tuple[str, str, str]]
             break
     out.sort(key=lambda item: item[2])
     return out
+
+
+def _holder_role(instance: Any, path: list) -> Any:
+    """The role of the message whose ``content`` holds the failing block (the record
+    itself, or a message inside it such as a Java AGENT_RESULT's ``result``)."""
+    cut = max((i for i, part in enumerate(path) if part == "content"), default=0)
+    holder = instance
+    for part in path[:cut]:
+        try:
+            holder = holder[part]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return holder.get("role") if isinstance(holder, dict) else None
 
 
 def _pointer(path) -> str:

@@ -76,3 +76,18 @@ def test_import_is_light():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_replay_rebuilds_messages_and_reports_like_the_command(tmp_path):
+    events = FIXTURES / "real" / "agentscope-py" / "events.jsonl"
+    result = msgcli.replay(events)
+    (msg,) = result.messages
+    assert msg["id"] == "83cf2b3013784b90837f1cce3f71c1bc"
+    assert result.report.exit_code == 0
+    stats = result.report.files[0].summary.replay
+    assert stats.events == 33 and stats.completed == 1
+    # a stream, and a sink instead of a list
+    seen = []
+    with open(events, "rb") as stream:
+        streamed = msgcli.replay(stream, sink=lambda path, line, m: seen.append(line))
+    assert streamed.messages == [] and seen == [33]  # completed by REPLY_END on line 33

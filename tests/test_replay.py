@@ -21,7 +21,7 @@ import pytest
 from conftest import FIXTURES
 
 from msgcli.pipeline import Options, validate_paths
-from msgcli.replay import MARK_KEY
+from msgcli.replayers import MARK_KEY
 from msgcli.rules import RULES
 
 REAL = FIXTURES / "real" / "agentscope-py"
@@ -224,7 +224,7 @@ def test_unknown_event_types_are_skipped_counted_and_warned(tmp_path):
 def test_memory_is_bounded_by_the_open_replies():
     """A finished reply is written and forgotten at once: replaying many replies keeps
     at most one open, whatever the length of the log."""
-    from msgcli.replay.agentscope_py import PyReplayer
+    from msgcli.replayers.agentscope_py import PyReplayer
 
     template = read_jsonl(REAL / "events.jsonl")
     written: list[int] = []

@@ -45,7 +45,7 @@ from ..model import (
     ValueBlock,
     pointer,
 )
-from ..replay.agentscope_java import ALIASES as EVENT_ALIASES
+from ..replayers.agentscope_java import ALIASES as EVENT_ALIASES
 from ..textsafe import short
 from .base import EVENT, MESSAGE, Dialect, Emit, is_number, other_keys
 

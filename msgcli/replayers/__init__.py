@@ -10,7 +10,7 @@ Memory is bounded by what is still open (replies, model calls, tool
 results), never by the length of the log.
 
 Each dialect's replayer follows that framework's own reassembly; see
-:mod:`msgcli.replay.agentscope_py` and :mod:`msgcli.replay.agentscope_java`.
+:mod:`msgcli.replayers.agentscope_py` and :mod:`msgcli.replayers.agentscope_java`.
 """
 
 from __future__ import annotations
