@@ -27,6 +27,12 @@ demo: $(VENV)/.test
 	@echo
 	@echo "== msgcli validate: every bundled real log and valid fixture"
 	$(BIN)/msgcli validate fixtures/real fixtures/valid
+	@echo
+	@echo "== msgcli replay: the real AgentScope Python SSE stream, rebuilt into its message"
+	$(BIN)/msgcli replay fixtures/real/agentscope-py/events.sse | $(BIN)/msgcli validate --verbose -
+	@echo
+	@echo "== msgcli replay: a stream that stops mid-reply (exit status 1 is expected)"
+	$(BIN)/msgcli replay fixtures/events/agentscope-py/invalid/stream-cut-mid-reply.jsonl > /dev/null || test $$? -eq 1
 
 ## test: install with the test extras and run the whole suite
 test: $(VENV)/.test

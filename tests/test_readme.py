@@ -27,5 +27,16 @@ def test_every_rule_code_in_the_readme_exists():
     from msgcli.rules import RULES
 
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    mentioned = set(re.findall(r"`([PDSTICMB]\d{3})`", readme))
+    mentioned = set(re.findall(r"`([PDSTICMBE]\d{3})`", readme))
     assert mentioned <= set(RULES)
+
+
+def test_replay_example_is_what_msgcli_prints(run_cli, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    command = "msgcli replay fixtures/events/agentscope-py/invalid/stream-cut-mid-reply.jsonl"
+    shown = _console_block(readme, command + " > rebuilt.jsonl")
+    code, out, err = run_cli(*command.split()[1:], stderr=True)
+    assert code == 1
+    assert shown == err.rstrip("\n").splitlines()
+    assert out.count("\n") == 1  # the message, kept
