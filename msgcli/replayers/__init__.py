@@ -68,6 +68,7 @@ class Replayer:
         self.stats = ReplayStats()
         self.line = 0
         self._last_time: str | None = None
+        self._last_seconds: float | None = None
         self._last_time_line = 0
 
     def write(self, line: int, message: dict) -> None:
@@ -101,10 +102,15 @@ class Replayer:
         key = stamp[:-1] if stamp.endswith("Z") else stamp
         last = self._last_time
         if last is None or key >= last:
-            self._last_time = key
+            if key != last:
+                self._last_time = key
+                self._last_seconds = None
             self._last_time_line = self.line
             return
-        earlier, latest = _seconds(key), _seconds(last)
+        latest = self._last_seconds
+        if latest is None:
+            latest = self._last_seconds = _seconds(last)
+        earlier = _seconds(key)
         if earlier is not None and latest is not None and latest - earlier > TIME_TOLERANCE:
             self.emit(
                 "E008",
