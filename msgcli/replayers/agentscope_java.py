@@ -200,6 +200,8 @@ class JavaReplayer(Replayer):
         if type(kind) is not str:
             return
         if kind not in EVENT_TYPES:
+            if not valid:
+                return  # not an event type name at all (the schema said so)
             stats.unknown[kind] += 1
             self.emit(
                 "E009",

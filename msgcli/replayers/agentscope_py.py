@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -132,6 +133,8 @@ class PyReplayer(Replayer):
         if type(kind) is not str:
             return
         if kind not in EVENT_TYPES:
+            if not valid:
+                return  # not an event type name at all (the schema said so)
             stats.unknown[kind] += 1
             self.emit(
                 "E009",
@@ -686,14 +689,20 @@ def _routable(event: dict) -> bool:
 
 
 def _count(value: Any) -> int:
-    """A token count as pydantic reads it (``7``, ``7.0`` and ``"7"`` are 7); else 0."""
-    if type(value) is int:
-        return value
+    """A token count as pydantic reads it in lax mode (``7``, ``7.0``, ``true``, ``"7"``,
+    ``" 1_800.00 "``); anything else (reported by the schema) counts 0."""
+    if type(value) is int or type(value) is bool:
+        return int(value)
     if type(value) is float and value.is_integer():
         return int(value)
-    if type(value) is str and value.strip().isdecimal():
-        return int(value)
+    if type(value) is str:
+        match = _LAX_INT.fullmatch(value.strip())
+        if match:
+            return int(match.group(1).replace("_", ""))
     return 0
+
+
+_LAX_INT = re.compile(r"([+-]?[0-9]+(?:_[0-9]+)*)(?:\.0*)?")
 
 
 def _str(value: Any) -> str:
