@@ -28,7 +28,7 @@ from typing import Any
 import orjson
 
 from ..textsafe import short
-from . import Replayer, mark
+from . import Emit, Replayer, Sink, mark
 
 __all__ = ["ALIASES", "EVENT_TYPES", "JavaReplayer", "java_timestamp"]
 
@@ -181,7 +181,7 @@ class _Stream:
 class JavaReplayer(Replayer):
     known_types = EVENT_TYPES
 
-    def __init__(self, emit, sink=None):
+    def __init__(self, emit: Emit, sink: Sink | None = None) -> None:
         super().__init__(emit, sink)
         self.streams: dict[Any, _Stream] = {}
         self.stamp: Any = None  # the createdAt of the event being applied

@@ -29,7 +29,7 @@ from typing import Any
 import orjson
 
 from ..textsafe import short
-from . import Replayer, mark
+from . import Emit, Replayer, Sink, mark
 
 __all__ = ["EVENT_TYPES", "PyReplayer"]
 
@@ -117,7 +117,7 @@ class _Reply:
 class PyReplayer(Replayer):
     known_types = EVENT_TYPES
 
-    def __init__(self, emit, sink=None):
+    def __init__(self, emit: Emit, sink: Sink | None = None) -> None:
         super().__init__(emit, sink)
         self.replies: dict[str, _Reply] = {}
         self.ended: dict[str, int] = {}  # reply id -> line of its REPLY_END
