@@ -153,6 +153,7 @@ class _Stream:
         "calls",
         "ended_calls",
         "event_ids",
+        "hints",
         "last_line",
         "last_message",
         "max_iters",
@@ -174,6 +175,7 @@ class _Stream:
         self.tool_ids: set[str] = set()  # tool calls made in this run
         self.last_message: dict | None = None
         self.last_line = 0
+        self.hints: list[dict] = []  # HINT_BLOCKs waiting for the next event of this stream
         self.max_iters = False
         self.event_ids: set[str] = set()
 
@@ -210,12 +212,17 @@ class JavaReplayer(Replayer):
             )
             return
         stats.by_type[kind] += 1
-        if not valid:
+        if not (valid or _routable(event)):
+            # an event that fails the schema is still applied as far as its fields allow
             return
         source = event.get("source")
+        if type(source) is not str:
+            source = None
         stream = self.streams.get(source)
         if stream is None:
             stream = self.streams[source] = _Stream(source)
+        if stream.hints and kind != "HINT_BLOCK":
+            self._write_hints(stream)
         eid = event.get("id")
         if type(eid) is str:
             if eid in stream.event_ids:
@@ -227,7 +234,10 @@ class JavaReplayer(Replayer):
             handler(self, stream, event)
 
     def finish(self, line: int, cut: bool = False) -> None:
+        self.stats.parked += len(self.pending)
         for stream in self.streams.values():
+            if stream.hints:
+                self._write_hints(stream)
             for call in list(stream.calls.values()):
                 items = call.open_items() or ["model call"]
                 self._finalise(stream, call, line, mark_as=("open" if cut else "cut", items))
@@ -291,9 +301,20 @@ class JavaReplayer(Replayer):
 
     def _agent_result(self, stream: _Stream, event: dict) -> None:
         result = event.get("result")
-        rebuilt = stream.last_message
         if type(result) is not dict:
             return
+        metadata = result.get("metadata")
+        reason = metadata.get("agentscope_generate_reason") if type(metadata) is dict else None
+        if reason == "INTERRUPTED":
+            # the engine keeps the interrupted model call as it stands, and adds a recovery
+            # message that no other event carries: write both
+            for call in list(stream.calls.values()):
+                self._finalise(stream, call, self.line)
+            self.write(self.line, result)
+            return
+        if reason == "TOOL_SUSPENDED":
+            return  # a message made for the caller (calls + pending results), never stored
+        rebuilt = stream.last_message
         if rebuilt is None:
             self.emit(
                 "E011",
@@ -385,13 +406,14 @@ class JavaReplayer(Replayer):
         for key, tool in call.tools.items():
             raw = "".join(tool["raw"])
             parsed = _parse_object(raw)
-            if raw and parsed is None and not tool["reported"]:
+            if raw and parsed is None and not tool["open"]:
                 self.emit(
                     "E006",
                     f"the arguments of tool call {short(tool['id'] or key)} "
                     f"({short(tool['name'])}) are not a JSON object: {short(raw, 80)}; "
                     "the engine keeps '{}'",
-                    line=line,
+                    "/toolCallId",
+                    line=tool["ended"] or line,
                 )
             content.append(
                 {
@@ -510,15 +532,7 @@ class JavaReplayer(Replayer):
                 tool["raw"].append(delta)
             return
         tool["open"] = 0
-        raw = "".join(tool["raw"])
-        if raw and _parse_object(raw) is None and not tool["reported"]:
-            tool["reported"] = True
-            self.emit(
-                "E006",
-                f"the arguments of tool call {short(cid or key)} ({short(tool['name'])}) are not "
-                f"a JSON object: {short(raw, 80)}; the engine keeps '{{}}'",
-                "/toolCallId",
-            )
+        tool["ended"] = self.line  # its arguments are judged when the model call is over
 
     # -- acting ------------------------------------------------------------------
 
@@ -580,6 +594,16 @@ class JavaReplayer(Replayer):
         else:
             if "metadata" in event:
                 result.metadata = event["metadata"]
+            metadata = result.metadata
+            if (
+                event.get("state") == "running"
+                and type(metadata) is dict
+                and metadata.get("agentscope_suspended") is True
+            ):
+                # left to the caller to run: the engine stores no message for it; the
+                # result comes back in EXTERNAL_EXECUTION_RESULT
+                del stream.results[result.cid]
+                return
             self._tool_message(stream, result, event.get("state"), self.line, None)
 
     def _tool_message(
@@ -635,22 +659,69 @@ class JavaReplayer(Replayer):
         if event["type"] == "USER_CONFIRM_RESULT":
             for item in event.get("confirmResults") or ():
                 use = item.get("toolCall") if type(item) is dict else None
-                cid = use.get("id") if type(use) is dict else None
-                if type(cid) is str:
-                    stream.tool_ids.add(cid)
+                if type(use) is not dict or type(use.get("id")) is not str:
+                    continue
+                cid = use["id"]
+                stream.tool_ids.add(cid)
+                if item.get("confirmed") is not True:
+                    # a declined call: the engine stores a denial, with no event of its own
+                    result = _Result(rid or "", cid, use.get("name"), self.line, {})
+                    result.output = [{"type": "text", "text": "Permission denied by user"}]
+                    stream.results[cid] = result
+                    self._tool_message(stream, result, "denied", self.line, None)
             return
-        for block in event.get("toolResults") or ():
-            if type(block) is not dict:
-                continue
-            cid = block.get("id") or ""
-            stream.tool_ids.add(cid)
-            result = _Result(rid or "", cid, block.get("name"), self.line, block.get("metadata"))
-            result.output = block.get("output") or []
-            stream.results[cid] = result
-            self._tool_message(stream, result, block.get("state"), self.line, None)
+        # the caller's own message with the results is what the engine stores
+        results = [b for b in event.get("toolResults") or () if type(b) is dict]
+        for block in results:
+            if type(block.get("id")) is str:
+                stream.tool_ids.add(block["id"])
+        message = {
+            "id": f"{rid}:results" if type(rid) is str else None,
+            "name": None,
+            "role": "TOOL",
+            "content": results,
+            "metadata": {},
+            "timestamp": java_timestamp(self.stamp),
+            "usage": None,
+        }
+        self.write(self.line, message)
+
+    def _hint(self, stream: _Stream, event: dict) -> None:
+        stream.hints.append(
+            {
+                "type": "hint",
+                "id": event.get("blockId"),
+                "hint": event.get("hint"),
+                "source": event.get("hintSource"),
+            }
+        )
+
+    def _write_hints(self, stream: _Stream) -> None:
+        """The engine stores hints before the next model call, as an assistant message of
+        their own (or added to this agent's last message, which a stream cannot change
+        once written: then they are a message of their own here too)."""
+        hints, stream.hints = stream.hints, []
+        message = {
+            "id": hints[0]["id"],
+            "name": stream.agent,
+            "role": "ASSISTANT",
+            "content": hints,
+            "metadata": {},
+            "timestamp": java_timestamp(self.stamp),
+            "usage": None,
+        }
+        self.write(self.line, message)
 
     def _max_iters(self, stream: _Stream, event: dict) -> None:
         stream.max_iters = True
+
+
+_ID_KEYS = ("replyId", "blockId", "toolCallId")
+
+
+def _routable(event: dict) -> bool:
+    """Whether an event that failed the schema still names what it belongs to."""
+    return all(type(event.get(key, "")) is str for key in _ID_KEYS)
 
 
 def _of(stream: _Stream) -> str:
@@ -658,7 +729,7 @@ def _of(stream: _Stream) -> str:
 
 
 def _new_tool(cid: str, name: Any) -> dict:
-    return {"id": cid, "name": name, "raw": [], "open": 0, "reported": False}
+    return {"id": cid, "name": name, "raw": [], "open": 0, "ended": 0}
 
 
 def _positive(value: Any) -> bool:
@@ -675,13 +746,38 @@ def _parse_object(raw: str) -> dict | None:
     return value if type(value) is dict else None
 
 
-def _differences(reported: dict, rebuilt: dict, path: str = "") -> list[str]:
-    """Where two messages differ, ignoring ``id`` and ``timestamp`` (not in the events)."""
+def _differences(reported: dict, rebuilt: dict) -> list[str]:
+    """Where the content of two messages differs: their text, thinking and tool calls (id,
+    name, arguments), in order. States, metadata, usage, ids and times are left out: the
+    engine edits them after the model call (calls become ``allowed`` or ``asking``, pause
+    metadata is added), and the events do not carry ids and times."""
     out: list[str] = []
-    for key in sorted(set(reported) | set(rebuilt), key=str):
-        if not path and key in ("id", "timestamp"):
+    _diff(_essence(reported), _essence(rebuilt), "/content", out)
+    if reported.get("name") != rebuilt.get("name"):
+        _diff(reported.get("name"), rebuilt.get("name"), "/name", out)
+    return out
+
+
+def _essence(message: dict) -> list:
+    blocks = message.get("content")
+    out: list = []
+    for block in blocks if type(blocks) is list else ():
+        if type(block) is not dict:
             continue
-        _diff(reported.get(key, _MISSING), rebuilt.get(key, _MISSING), f"{path}/{key}", out)
+        kind = block.get("type")
+        if kind == "text":
+            out.append({"type": kind, "text": block.get("text")})
+        elif kind == "thinking":
+            out.append({"type": kind, "thinking": block.get("thinking")})
+        elif kind == "tool_use":
+            out.append(
+                {
+                    "type": kind,
+                    "id": block.get("id"),
+                    "name": block.get("name"),
+                    "input": block.get("input"),
+                }
+            )
     return out
 
 
@@ -728,4 +824,5 @@ _HANDLERS: dict[str, Callable[[JavaReplayer, _Stream, dict], object]] = {
     "USER_CONFIRM_RESULT": JavaReplayer._resume,
     "EXTERNAL_EXECUTION_RESULT": JavaReplayer._resume,
     "EXCEED_MAX_ITERS": JavaReplayer._max_iters,
+    "HINT_BLOCK": JavaReplayer._hint,
 }
