@@ -121,7 +121,6 @@ class _Call:
         self.open_thinking = 0
         self.tools: dict[str, dict] = {}  # key -> {"id", "name", "raw": [..], "open": line}
         self.last_tool: str | None = None
-        self.ended = False
 
     def open_items(self) -> list[str]:
         items = []
@@ -420,7 +419,7 @@ class JavaReplayer(Replayer):
                     "type": "tool_use",
                     "id": tool["id"] or f"tool_call_{key}",
                     "name": tool["name"],
-                    "input": parsed or {},
+                    "input": java_hash_order(parsed) if parsed else {},
                     "content": raw if parsed is not None else "{}",
                     "metadata": {},
                     "state": "pending",
@@ -431,14 +430,15 @@ class JavaReplayer(Replayer):
         if not content and mark_as is None:
             return  # the engine persists no message without blocks
         metadata: dict = {}
-        if call.summary:
-            metadata["agentscope_generate_reason"] = "MAX_ITERATIONS"
         if type(usage) is dict and any(
             _positive(usage.get(k)) for k in ("inputTokens", "outputTokens", "cachedTokens", "time")
         ):
             metadata["_chat_usage"] = usage
         else:
             usage = None
+        if call.summary:
+            # (after _chat_usage: the order Java's HashMap gives these two keys)
+            metadata["agentscope_generate_reason"] = "MAX_ITERATIONS"
         if mark_as is not None:
             mark(metadata, mark_as[0], mark_as[1], line)
         message = {
@@ -730,6 +730,30 @@ def _of(stream: _Stream) -> str:
 
 def _new_tool(cid: str, name: Any) -> dict:
     return {"id": cid, "name": name, "raw": [], "open": 0, "ended": 0}
+
+
+def java_hash_order(obj: dict) -> dict:
+    """``obj`` with its keys in the order a ``java.util.HashMap`` iterates them.
+
+    The engine parses tool-call arguments into a HashMap, so Jackson writes ``input``
+    in hash order, not in the order the model wrote the keys. Order: bucket by bucket
+    (``String.hashCode``, spread as HashMap does, table grown from 16 at load 0.75),
+    insertion order within a bucket.
+    """
+    if len(obj) < 2:
+        return obj
+    size = 16
+    while len(obj) > size * 0.75:
+        size *= 2
+    return {key: obj[key] for key in sorted(obj, key=lambda k: _java_bucket(k, size))}
+
+
+def _java_bucket(key: Any, size: int) -> int:
+    data = str(key).encode("utf-16-be", "surrogatepass")
+    h = 0
+    for i in range(0, len(data), 2):
+        h = (31 * h + (data[i] << 8 | data[i + 1])) & 0xFFFFFFFF
+    return (h ^ (h >> 16)) & (size - 1)
 
 
 def _positive(value: Any) -> bool:
