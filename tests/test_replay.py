@@ -247,3 +247,20 @@ def test_memory_is_bounded_by_the_open_replies():
     assert len(written) == 200
     assert peak == 1
     assert replayer.replies == {}
+
+
+@pytest.mark.parametrize(
+    "written, java_order",
+    [
+        # iteration orders printed by java.util.HashMap (OpenJDK 17) for these keys
+        (["restaurant", "time", "party"], ["restaurant", "time", "party"]),
+        (["version", "env", "service"], ["service", "env", "version"]),
+        (["order_id", "include_items"], ["include_items", "order_id"]),
+        (["city", "date"], ["date", "city"]),
+        (["from", "to", "date"], ["date", "from", "to"]),
+    ],
+)
+def test_java_tool_input_keys_come_in_hashmap_order(written, java_order):
+    from msgcli.replayers.agentscope_java import java_hash_order
+
+    assert list(java_hash_order({k: 1 for k in written})) == java_order
