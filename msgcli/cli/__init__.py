@@ -355,3 +355,7 @@ def main(argv: list[str] | None = None) -> None:
             "(run again with --traceback to see where)\n"
         )
         sys.exit(2)
+
+
+# commands kept in modules of their own; importing them registers them on ``app``
+from . import show_cmd  # noqa: E402,F401

@@ -82,6 +82,10 @@ class Replayer:
         cannot read it either)."""
         raise NotImplementedError
 
+    def open_messages(self) -> list[dict]:
+        """The messages still being built, as they stand (for a live view)."""
+        return []
+
     def finish(self, line: int, cut: bool = False) -> None:
         """The log ends after ``line``. ``cut``: the user stopped the replay
         there on purpose (``--until``), so what is open is marked but not

@@ -253,6 +253,44 @@ class JavaReplayer(Replayer):
                 )
         self.streams.clear()
 
+    def open_messages(self) -> list[dict]:
+        """The messages still being built, as they stand (for a live view)."""
+        out = []
+        for stream in self.streams.values():
+            for call in stream.calls.values():
+                out.append(
+                    {
+                        "id": call.rid,
+                        "name": call.agent,
+                        "role": "ASSISTANT",
+                        "content": _content(call),
+                        "metadata": {},
+                        "timestamp": java_timestamp(self.stamp),
+                        "usage": None,
+                    }
+                )
+            for result in stream.results.values():
+                block = {
+                    "type": "tool_result",
+                    "id": result.cid,
+                    "name": result.name,
+                    "output": result.output,
+                    "metadata": {},
+                    "state": "running",
+                }
+                out.append(
+                    {
+                        "id": f"{result.rid}:{result.cid}",
+                        "name": stream.agent,
+                        "role": "TOOL",
+                        "content": [block],
+                        "metadata": {},
+                        "timestamp": java_timestamp(self.stamp),
+                        "usage": None,
+                    }
+                )
+        return out
+
     # -- runs ------------------------------------------------------------------
 
     def _agent_start(self, stream: _Stream, event: dict) -> None:
@@ -395,17 +433,10 @@ class JavaReplayer(Replayer):
     ) -> None:
         del stream.calls[call.rid]
         stream.ended_calls[call.rid] = line
-        content: list[dict] = []
-        thinking = "".join(call.thinking)
-        if thinking:
-            content.append({"type": "thinking", "thinking": thinking, "metadata": None})
-        text = "".join(call.text)
-        if text:
-            content.append({"type": "text", "text": text})
+        content = _content(call)
         for key, tool in call.tools.items():
             raw = "".join(tool["raw"])
-            parsed = _parse_object(raw)
-            if raw and parsed is None and not tool["open"]:
+            if raw and _parse_object(raw) is None and not tool["open"]:
                 self.emit(
                     "E006",
                     f"the arguments of tool call {short(tool['id'] or key)} "
@@ -414,17 +445,6 @@ class JavaReplayer(Replayer):
                     "/toolCallId",
                     line=tool["ended"] or line,
                 )
-            content.append(
-                {
-                    "type": "tool_use",
-                    "id": tool["id"] or f"tool_call_{key}",
-                    "name": tool["name"],
-                    "input": java_hash_order(parsed) if parsed else {},
-                    "content": raw if parsed is not None else "{}",
-                    "metadata": {},
-                    "state": "pending",
-                }
-            )
             if tool["id"]:
                 stream.tool_ids.add(tool["id"])
         if not content and mark_as is None:
@@ -726,6 +746,32 @@ def _routable(event: dict) -> bool:
 
 def _of(stream: _Stream) -> str:
     return f" (subagent {short(stream.source)})" if stream.source is not None else ""
+
+
+def _content(call: _Call) -> list[dict]:
+    """A model call's blocks as the engine builds them: [thinking][text][tool_use...]."""
+    content: list[dict] = []
+    thinking = "".join(call.thinking)
+    if thinking:
+        content.append({"type": "thinking", "thinking": thinking, "metadata": None})
+    text = "".join(call.text)
+    if text:
+        content.append({"type": "text", "text": text})
+    for key, tool in call.tools.items():
+        raw = "".join(tool["raw"])
+        parsed = _parse_object(raw)
+        content.append(
+            {
+                "type": "tool_use",
+                "id": tool["id"] or f"tool_call_{key}",
+                "name": tool["name"],
+                "input": java_hash_order(parsed) if parsed else {},
+                "content": raw if parsed is not None else "{}",
+                "metadata": {},
+                "state": "pending",
+            }
+        )
+    return content
 
 
 def _new_tool(cid: str, name: Any) -> dict:

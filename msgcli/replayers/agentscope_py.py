@@ -209,6 +209,10 @@ class PyReplayer(Replayer):
                 mark(reply.msg["metadata"], "cut", items, line)
             self.write(line, reply.msg)
 
+    def open_messages(self) -> list[dict]:
+        """The replies still being built, as they stand (for a live view)."""
+        return [reply.msg for reply in self.replies.values()]
+
     # -- replies ---------------------------------------------------------------
 
     def _open(self, rid: str, name: Any, event: dict, orphan: bool = False) -> _Reply:

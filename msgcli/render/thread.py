@@ -1,0 +1,477 @@
+"""The conversation view: messages as a chat, tool results under the calls they answer.
+
+:class:`Thread` takes the items of a log in order and hands out *units*: a
+message together with the results that answer its tool calls. A message
+whose calls are still unanswered is held back until their results arrive
+(AgentScope Java and LoongFlow write results as later messages), until a
+queue behind it is full; so the view streams, with a bounded look-ahead.
+
+:func:`render_unit` turns a unit into rich renderables.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import zlib
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
+from rich.highlighter import JSONHighlighter
+from rich.measure import Measurement
+from rich.segment import Segment
+from rich.table import Table
+from rich.text import Text
+
+from ..model import (
+    DataBlock,
+    EvolveResultBlock,
+    HintBlock,
+    Message,
+    TextBlock,
+    ThinkingBlock,
+    ToolCallBlock,
+    ToolResultBlock,
+    UnknownBlock,
+    ValueBlock,
+)
+from ..replayers import MARK_KEY
+from ..stream import Item
+from ..textsafe import visible
+
+__all__ = ["ShowOptions", "Thread", "Unit", "render_notice", "render_unit"]
+
+ROLE_STYLES = {
+    "user": "bold white on dark_green",
+    "assistant": "bold white on blue",
+    "system": "bold white on grey37",
+    "tool": "bold black on yellow",
+}
+NAME_COLOURS = (
+    "cyan",
+    "magenta",
+    "green",
+    "yellow",
+    "bright_blue",
+    "bright_magenta",
+    "bright_cyan",
+    "orange3",
+    "spring_green2",
+    "deep_pink3",
+    "gold3",
+    "turquoise2",
+)
+STATE_STYLES = {
+    "success": "bold green",
+    "error": "bold red",
+    "denied": "bold magenta",
+    "interrupted": "bold yellow",
+    "running": "bold cyan",
+    "in_progress": "bold cyan",
+}
+_HOLD_LIMIT = 64
+#: result states that say more is coming (a progress report, a result run elsewhere)
+_NOT_FINAL = frozenset({"in_progress", "running"})
+_JSON = JSONHighlighter()
+
+
+@dataclass(slots=True)
+class ShowOptions:
+    thinking: str = "fold"  # "fold", "full" or "hide"
+    markdown: bool = False
+    metadata: bool = False
+    max_chars: int = 20_000
+    fold_lines: int = 3
+
+
+@dataclass(slots=True)
+class Unit:
+    """A message to show, with the results (from later messages) that answer its calls."""
+
+    item: Item
+    results: dict[Any, list[tuple[ToolResultBlock, Item]]] = field(default_factory=dict)
+
+
+class Thread:
+    """Pairs tool results with their calls across messages; ``emit(unit)`` gets the units
+    in log order. ``show(item)`` decides whether a message is shown at all (the filters);
+    a result answering a shown call is always shown under it.
+
+    A message whose calls are unanswered waits at the head of a queue, and what comes
+    after it waits behind it (other agents may speak in between), until its results
+    have come or the queue is full.
+    """
+
+    def __init__(
+        self,
+        emit: Callable[[Unit], None],
+        show: Callable[[Item], bool] = bool,
+        limit: int = _HOLD_LIMIT,
+    ):
+        self.emit = emit
+        self.show = show
+        self.limit = limit
+        self.queue: deque[Unit] = deque()
+        self.waiting: dict[Any, Unit] = {}  # call id -> the queued unit that made the call
+
+    def add(self, item: Item) -> None:
+        msg = item.message
+        if msg is not None:
+            results = [b for b in msg.content if isinstance(b, ToolResultBlock)]
+            if (
+                results
+                and len(results) == len(msg.content)
+                and all(_key(b.id) in self.waiting for b in results)
+            ):
+                # a message of results only, answering queued calls: shown under them
+                for block in results:
+                    cid = _key(block.id)
+                    owner = self.waiting[cid]
+                    owner.results.setdefault(cid, []).append((block, item))
+                    if block.state not in _NOT_FINAL:
+                        del self.waiting[cid]
+                self._flush()
+                return
+            if not self.show(item):
+                return
+            unit = Unit(item)
+            answered = {_key(b.id) for b in results}
+            for call in msg.content:
+                if (
+                    isinstance(call, ToolCallBlock)
+                    and call.id is not None
+                    and _key(call.id) not in answered
+                ):
+                    self.waiting.setdefault(_key(call.id), unit)
+        else:
+            unit = Unit(item)
+        self.queue.append(unit)
+        self._flush()
+
+    def close(self) -> None:
+        self._flush(everything=True)
+
+    def _flush(self, everything: bool = False) -> None:
+        queue = self.queue
+        while queue:
+            head = queue[0]
+            waits = any(owner is head for owner in self.waiting.values())
+            if waits and not everything and len(queue) <= self.limit:
+                return
+            queue.popleft()
+            if waits:
+                for cid in [c for c, owner in self.waiting.items() if owner is head]:
+                    del self.waiting[cid]
+            self.emit(head)
+
+
+# -- rendering -----------------------------------------------------------------------
+
+
+def _key(value: Any) -> Any:
+    """A tool-call id as a dict key (a malformed record may hold a list there)."""
+    return value if isinstance(value, (str, int, float, bool, type(None))) else repr(value)
+
+
+def name_style(name: Any) -> str:
+    """A colour per sender name, the same on every run."""
+    text = str(name)
+    return "bold " + NAME_COLOURS[zlib.crc32(text.encode("utf-8", "replace")) % len(NAME_COLOURS)]
+
+
+def render_notice(item: Item) -> RenderableType:
+    return Text(f"line {item.line}: {item.code} {visible(item.notice)}", style="red")
+
+
+def render_unit(unit: Unit, options: ShowOptions) -> RenderableType:
+    msg = unit.item.message
+    assert msg is not None
+    parts: list[RenderableType] = [_header(msg, unit.item)]
+    mark = msg.metadata.get(MARK_KEY) if isinstance(msg.metadata, dict) else None
+    if isinstance(mark, dict):
+        parts.append(_indent(_mark_line(mark)))
+    inline = {_key(b.id): b for b in msg.content if isinstance(b, ToolResultBlock)}
+    calls = {_key(b.id) for b in msg.content if isinstance(b, ToolCallBlock)}
+    for block in msg.content:
+        if isinstance(block, ToolResultBlock) and _key(block.id) in calls:
+            continue  # shown under its call
+        parts.extend(_indent(r) for r in _block(block, options, standalone=True))
+        if isinstance(block, ToolCallBlock):
+            answers: list[tuple[ToolResultBlock, Item | None]] = []
+            cid = _key(block.id)
+            if cid in inline:
+                answers.append((inline.pop(cid), None))
+            answers.extend(unit.results.get(cid, ()))
+            for result, source in answers:
+                parts.extend(_indent(r, 4) for r in _result(result, source, options))
+    footer = _footer(msg)
+    if footer is not None:
+        parts.append(_indent(footer))
+    if options.metadata and msg.metadata:
+        parts.append(_indent(Text("metadata", style="dim")))
+        parts.append(_indent(_json(msg.metadata, options), 4))
+    return Group(*parts)
+
+
+def _indent(renderable: RenderableType, left: int = 2) -> RenderableType:
+    return _Indented(renderable, left)
+
+
+class _Indented:
+    """A renderable shifted right, wrapped lines included, with no trailing blanks."""
+
+    def __init__(self, renderable: RenderableType, left: int):
+        self.renderable = renderable
+        self.left = left
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        width = max(options.max_width - self.left, 10)
+        lines = console.render_lines(self.renderable, options.update_width(width), pad=False)
+        margin = Segment(" " * self.left)
+        newline = Segment.line()
+        for line in lines:
+            yield margin
+            yield from line
+            yield newline
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        inner = Measurement.get(console, options, self.renderable)
+        return Measurement(inner.minimum + self.left, inner.maximum + self.left)
+
+
+def _header(msg: Message, item: Item) -> Text:
+    role = str(msg.role) if msg.role is not None else "?"
+    text = Text()
+    text.append(
+        f" {visible(role.upper())} ", style=ROLE_STYLES.get(role.lower(), "bold white on magenta")
+    )
+    if msg.name is not None:
+        text.append(" ")
+        text.append(visible(str(msg.name)), style=name_style(msg.name))
+    if msg.timestamp:
+        text.append(f"  {visible(str(msg.timestamp))}", style="dim")
+    if msg.id:
+        text.append(f"  #{visible(str(msg.id))[:8]}", style="dim")
+    text.append(f"  line {item.line}", style="dim")
+    return text
+
+
+def _mark_line(mark: dict) -> Text:
+    state = mark.get("state")
+    opened = ", ".join(visible(str(x)) for x in mark.get("open") or ())
+    what = {
+        "cut": "incomplete: the stream stopped here",
+        "open": "unfinished at the point the replay stopped",
+        "orphan": "rebuilt from events of a reply that never started",
+    }.get(str(state), f"replay state {visible(str(state))}")
+    if opened:
+        what += f" (open: {opened})"
+    return Text(f"⚠ {what}", style="bold yellow")
+
+
+def _cut(text: str, limit: int) -> str:
+    if limit and len(text) > limit:
+        return text[:limit] + f"… [{len(text) - limit:,} more characters; see --max-chars]"
+    return text
+
+
+def _plain(value: Any, options: ShowOptions) -> Text:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return Text(visible(_cut(text, options.max_chars), multiline=True))
+
+
+def _json(value: Any, options: ShowOptions) -> Text:
+    try:
+        dumped = json.dumps(value, ensure_ascii=False, indent=2)
+    except (TypeError, ValueError):
+        dumped = repr(value)
+    text = Text(visible(_cut(dumped, options.max_chars), multiline=True))
+    _JSON.highlight(text)
+    return text
+
+
+def _folded(label: str, body: str, style: str, options: ShowOptions) -> list[RenderableType]:
+    lines = body.splitlines() or [""]
+    head = Text(label, style=f"{style} italic")
+    if options.thinking == "full" or len(lines) <= options.fold_lines:
+        shown, rest = lines, 0
+    else:
+        shown, rest = lines[: options.fold_lines], len(lines) - options.fold_lines
+    text = Text(visible(_cut("\n".join(shown), options.max_chars), multiline=True), style=style)
+    out: list[RenderableType] = [head, _indent(text)]
+    if rest:
+        more = f"{rest} more line{'' if rest == 1 else 's'}"
+        out.append(_indent(Text(f"… {more} (--thinking full)", style=style)))
+    return out
+
+
+def _block(block: Any, options: ShowOptions, standalone: bool = False) -> list[RenderableType]:
+    if isinstance(block, TextBlock):
+        if options.markdown and isinstance(block.text, str):
+            from rich.markdown import Markdown
+
+            return [Markdown(visible(_cut(block.text, options.max_chars), multiline=True))]
+        return [_plain(block.text, options)]
+    if isinstance(block, ThinkingBlock):
+        if options.thinking == "hide":
+            return []
+        body = block.thinking if isinstance(block.thinking, str) else json.dumps(block.thinking)
+        return _folded("thinking", body, "dim", options)
+    if isinstance(block, HintBlock):
+        if options.thinking == "hide":
+            return []
+        hint = block.hint
+        body = hint if isinstance(hint, str) else json.dumps(hint, ensure_ascii=False)
+        label = "hint" + (f" ({visible(str(block.source))})" if block.source else "")
+        return _folded(label, body, "dim", options)
+    if isinstance(block, ToolCallBlock):
+        return _call(block, options)
+    if isinstance(block, ToolResultBlock):
+        return _result(block, None, options, standalone=standalone)
+    if isinstance(block, DataBlock):
+        return [media_line(block)]
+    if isinstance(block, ValueBlock):
+        kind = Text(f"value ({visible(str(block.mime_type or 'json'))})", style="dim")
+        return [kind, _indent(_json(block.value, options))]
+    if isinstance(block, EvolveResultBlock):
+        return [_evolve(block)]
+    if isinstance(block, UnknownBlock):
+        return [
+            Text(f"block of unknown type {visible(str(block.type))}", style="dim"),
+            _indent(_json(block.raw, options)),
+        ]
+    return [Text(f"{visible(str(getattr(block, 'type', '?')))} block", style="dim")]
+
+
+def _call(block: ToolCallBlock, options: ShowOptions) -> list[RenderableType]:
+    head = Text("→ ", style="bold")
+    head.append(visible(str(block.name)), style="bold")
+    if block.id is not None:
+        head.append(f"  {visible(str(block.id))}", style="dim")
+    if block.state:
+        head.append(f"  {visible(str(block.state))}", style="dim")
+    args: Any = block.arguments
+    if args is None and isinstance(block.input, str):
+        try:
+            args = json.loads(block.input) if block.input.strip() else {}
+        except ValueError:
+            return [head, _indent(_plain(block.input, options))]
+    elif args is None:
+        args = block.input
+    return [head, _indent(_json(args, options))]
+
+
+def _result(
+    block: ToolResultBlock, source: Item | None, options: ShowOptions, standalone: bool = False
+) -> list[RenderableType]:
+    state = str(block.state) if block.state is not None else "no state"
+    head = Text("← ", style="bold")
+    if standalone:
+        head.append(f"result of {visible(str(block.name))}", style="bold")
+        if block.id is not None:
+            head.append(f"  {visible(str(block.id))}", style="dim")
+        head.append("  ")
+    head.append(visible(state), style=STATE_STYLES.get(state.lower(), "bold"))
+    if source is not None:
+        msg = source.message
+        who = f" from {visible(str(msg.name))}" if msg is not None and msg.name else ""
+        head.append(f"  line {source.line}{who}", style="dim")
+    out: list[RenderableType] = [head]
+    output = block.output
+    if isinstance(output, list):
+        for inner in output:
+            out.extend(_indent(r) for r in _block(inner, options))
+    elif output is not None and output != "":
+        out.append(_indent(_plain(output, options)))
+    return out
+
+
+def media_line(block: DataBlock) -> Text:
+    """``▣ image/png · 67 B · red-pixel.png``: never the base64 itself."""
+    source = block.source
+    kind = str(block.kind) if block.kind not in (None, "content", "data") else ""
+    media_type = source.media_type if source is not None else None
+    parts = [visible(str(x)) for x in (kind, media_type) if x]
+    if source is not None and source.kind == "base64" and isinstance(source.data, str):
+        parts.append(human_size(decoded_size(source.data)))
+    if block.name:
+        parts.append(visible(str(block.name)))
+    if source is not None and source.kind == "url" and source.url:
+        url = visible(str(source.url))
+        parts.append(url if len(url) <= 120 else url[:119] + "…")
+    return Text("▣ " + (" · ".join(parts) or "data"), style="cyan")
+
+
+def decoded_size(data: str) -> int:
+    """Bytes a base64 text decodes to (without decoding it)."""
+    body = re.sub(r"\s+", "", data)
+    if not body:
+        return 0
+    padding = len(body) - len(body.rstrip("="))
+    return max(len(body) * 3 // 4 - padding, 0)
+
+
+def human_size(size: int) -> str:
+    for unit in ("B", "KB", "MB", "GB"):
+        if size < 1024 or unit == "GB":
+            return f"{size} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024  # type: ignore[assignment]
+    return f"{size} B"
+
+
+def _evolve(block: EvolveResultBlock) -> RenderableType:
+    table = Table(title="evolve_result", title_style="bold", show_header=False, box=None)
+    table.add_column(style="dim")
+    table.add_column()
+    for key, value in block.fields.items():
+        if key == "type":
+            continue
+        shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        table.add_row(Text(visible(str(key))), Text(visible(_cut(shown, 400), multiline=True)))
+    return table
+
+
+def _footer(msg: Message) -> Text | None:
+    bits: list[tuple[str, str]] = []
+    usage = msg.usage
+    if usage is not None:
+        counts = [
+            f"{label} {value:,}" if isinstance(value, int) else f"{label} {value}"
+            for label, value in (
+                ("in", usage.input_tokens),
+                ("out", usage.output_tokens),
+                ("cached", usage.cached_tokens),
+            )
+            if value is not None
+        ]
+        if counts:
+            bits.append(("tokens " + " · ".join(counts), "dim"))
+        if isinstance(usage.time, (int, float)) and not isinstance(usage.time, bool):
+            bits.append((f"{usage.time:g} s", "dim"))
+    reason = finish_reason(msg)
+    if reason:
+        bits.append((f"finished: {visible(str(reason))}", "dim"))
+    error = msg.fields.get("error")
+    if isinstance(error, dict):
+        kind = error.get("type")
+        text = f"error ({visible(str(kind))}): " if kind else "error: "
+        bits.append((text + visible(str(error.get("message"))), "bold red"))
+    if not bits:
+        return None
+    out = Text()
+    for i, (text, style) in enumerate(bits):
+        if i:
+            out.append("  ")
+        out.append(text, style=style)
+    return out
+
+
+def finish_reason(msg: Message) -> Any:
+    """Why the reply ended: Python's ``finished_reason``, Java's generate reason."""
+    reason = msg.fields.get("finished_reason")
+    if reason is None and isinstance(msg.metadata, dict):
+        reason = msg.metadata.get("agentscope_generate_reason")
+    return reason

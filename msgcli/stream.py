@@ -1,0 +1,149 @@
+"""The messages of any log, one at a time, for the commands that read rather than check.
+
+:func:`iter_items` reads a message log or an event log (replaying it on the
+way) and yields an :class:`Item` per message as soon as it is complete, in
+the dialect-neutral model. What could not be read becomes a notice item at
+its line, so a reader sees where the log is broken; nothing is checked
+beyond what reading needs (``msgcli validate`` does that).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from .dialects import EVENT, Dialect, classify, get_dialect
+from .findings import ERROR
+from .model import Message
+from .reader import read_records
+from .rules import RULES
+
+__all__ = ["Item", "LogReader", "iter_items"]
+
+
+@dataclass(slots=True)
+class Item:
+    """A message of the log (``message``), or a notice about a line (``notice``)."""
+
+    path: str
+    line: int
+    message: Message | None = None
+    raw: dict | None = None  # the message as the dialect's JSON
+    notice: str = ""
+    code: str = ""
+
+
+class LogReader:
+    """Reads one log into items; also keeps what ``stats`` needs of an event log."""
+
+    def __init__(self, name: str, dialect: str | None = None):
+        self.name = name
+        self.forced: Dialect | None = get_dialect(dialect) if dialect else None
+        self.dialect: Dialect | None = self.forced
+        self.kind: str | None = None
+        self.replayer: Any = None
+        self.schema: Any = None
+        self.records = 0
+        self._pending: deque[Item] = deque()
+
+    # the replayer's emit and sink
+    def _emit(self, code: str, message: str, ptr: str = "", line: int | None = None) -> None:
+        rule = RULES.get(code)
+        if rule is not None and rule.severity is ERROR:
+            at = self.replayer.line if line is None else line
+            self._pending.append(Item(self.name, at, notice=message, code=code))
+
+    def _sink(self, line: int, obj: dict) -> None:
+        assert self.dialect is not None
+        self._pending.append(Item(self.name, line, self.dialect.read(obj), obj))
+
+    def items(self, source: Any, on_record: Callable[[], None] | None = None) -> Iterator[Item]:
+        """The items of the log: a path, ``-``, or a binary stream (anything
+        :func:`msgcli.reader.read_records` takes). ``on_record()`` is called after
+        every record (a live view redraws what is still being built:
+        :meth:`open_messages`)."""
+        pending = self._pending
+        for record in read_records(source):
+            if on_record is not None and record.line > 1:
+                on_record()
+            problem = record.problem
+            if problem is not None and record.obj is None:
+                if problem.code != "P008":
+                    yield Item(self.name, record.line, notice=problem.message, code=problem.code)
+                continue
+            if record.line > 0:
+                self.records += 1
+            obj = record.obj
+            kind = self._kind_of(obj)
+            if kind is None:
+                continue
+            if kind == EVENT:
+                if self.replayer is None:
+                    yield Item(
+                        self.name,
+                        record.line,
+                        notice="this kind of event log cannot be replayed",
+                        code="D001",
+                    )
+                    continue
+                if self.schema is not None:
+                    self.dialect.prepare_event(record.raw, obj, lambda *a, **k: None)  # type: ignore[union-attr]
+                    valid = self.schema.is_valid(obj)
+                else:
+                    valid = True
+                self.replayer.feed(record.line, obj, valid)
+                while pending:
+                    yield pending.popleft()
+            else:
+                assert self.dialect is not None
+                yield Item(self.name, record.line, self.dialect.read(obj), obj)
+        if self.replayer is not None:
+            self.replayer.finish(self.replayer.line)
+            while pending:
+                yield pending.popleft()
+
+    def open_messages(self) -> list[Message]:
+        """What an event log's replay is still building, in the neutral model."""
+        if self.replayer is None or self.dialect is None:
+            return []
+        return [self.dialect.read(obj) for obj in self.replayer.open_messages()]
+
+    def _kind_of(self, obj: dict) -> str | None:
+        if self.kind is not None:
+            assert self.dialect is not None
+            found = self.dialect.classify(obj)
+            return found if found == self.kind else None
+        if self.forced is not None:
+            kind = self.forced.classify(obj)
+        else:
+            detected = classify(obj)
+            if detected is None:
+                return None
+            self.dialect, kind = detected
+        if kind is None:
+            return None
+        self.kind = kind
+        if kind == EVENT:
+            from .replayers import replayer_for
+            from .schemas import compiled
+
+            assert self.dialect is not None
+            try:
+                self.replayer = replayer_for(self.dialect.name, self._emit, self._sink)
+            except KeyError:
+                return kind
+            self.schema = compiled(f"{self.dialect.name}/event")
+        return kind
+
+
+def iter_items(
+    source: str | Path | IO[bytes], name: str | None = None, dialect: str | None = None
+) -> Iterator[Item]:
+    """Every message of one log (replayed if it is an event log), and a notice for
+    every line that could not be read, in the order they complete."""
+    if name is None:
+        name = str(getattr(source, "name", source))
+    yield from LogReader(name, dialect).items(source)
