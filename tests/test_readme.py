@@ -40,3 +40,20 @@ def test_replay_example_is_what_msgcli_prints(run_cli, monkeypatch):
     assert code == 1
     assert shown == err.rstrip("\n").splitlines()
     assert out.count("\n") == 1  # the message, kept
+
+
+def test_show_picture_is_what_msgcli_draws(run_cli, monkeypatch, tmp_path):
+    monkeypatch.chdir(ROOT)
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    command = (
+        "msgcli show --export-svg docs/show.svg --head 4 "
+        "fixtures/real/agentscope-py/transcript.jsonl"
+    )
+    assert command in readme.replace("`;\n", "`; ").replace("\n", " ")
+    fresh = tmp_path / "show.svg"
+    args = command.split()[1:]
+    args[args.index("docs/show.svg")] = str(fresh)
+    assert run_cli(*args)[0] == 0
+    assert fresh.read_text(encoding="utf-8") == (ROOT / "docs" / "show.svg").read_text(
+        encoding="utf-8"
+    )

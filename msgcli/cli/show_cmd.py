@@ -100,6 +100,10 @@ def show(
             "--export-html", metavar="FILE", help="Write one self-contained HTML page instead."
         ),
     ] = None,
+    export_svg: Annotated[
+        str | None,
+        typer.Option("--export-svg", metavar="FILE", help="Write an SVG picture instead."),
+    ] = None,
     dialect: Annotated[
         DialectName | None,
         typer.Option("--dialect", "-d", help="Read every file as this dialect (default: detect)."),
@@ -121,8 +125,8 @@ def show(
         _state["traceback"] = True
     if head is not None and tail is not None:
         raise _fail("--head and --tail cannot be used together")
-    if follow and (tail is not None or export_html):
-        raise _fail("--follow cannot be used with --tail or --export-html")
+    if follow and (tail is not None or export_html or export_svg):
+        raise _fail("--follow cannot be used with --tail or an export")
     if follow and (len(paths) != 1 or paths[0] == "-"):
         raise _fail("--follow needs exactly one file")
     pattern = None
@@ -152,17 +156,19 @@ def show(
     terminal = stdout.isatty()
     colour = _colour(terminal)
 
-    if export_html:
+    if export_html or export_svg:
         import io
 
         console = console_for(io.StringIO(), colour=True, width=width or 100, record=True)
         view = View(console, options, filters, head=head, tail=tail)
         code = view.run(paths, chosen)
-        try:
-            console.save_html(export_html, inline_styles=True)
-        except OSError as exc:
-            raise _fail(f"cannot write {export_html}: {exc.strerror or exc}") from None
-        typer.echo(f"msgcli: wrote {export_html}", err=True)
+        for target, save in ((export_html, _save_html), (export_svg, _save_svg)):
+            if target:
+                try:
+                    save(console, target, " ".join(paths))
+                except OSError as exc:
+                    raise _fail(f"cannot write {target}: {exc.strerror or exc}") from None
+                typer.echo(f"msgcli: wrote {target}", err=True)
         raise typer.Exit(code)
 
     if follow:
@@ -180,6 +186,21 @@ def show(
         view = View(console, options, filters, head=head, tail=tail)
         code = view.run(paths, chosen)
     raise typer.Exit(code)
+
+
+def _save_html(console, target: str, title: str) -> None:
+    # keep the record for the SVG too: both exports may be asked for at once
+    html = console.export_html(inline_styles=True, clear=False)
+    with open(target, "w", encoding="utf-8") as out:
+        out.write(html)
+
+
+def _save_svg(console, target: str, title: str) -> None:
+    from ..textsafe import visible
+
+    svg = console.export_svg(title=f"msgcli show {visible(title)}", clear=False)
+    with open(target, "w", encoding="utf-8") as out:
+        out.write(svg)
 
 
 def _colour(terminal: bool) -> bool:
