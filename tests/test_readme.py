@@ -57,3 +57,13 @@ def test_show_picture_is_what_msgcli_draws(run_cli, monkeypatch, tmp_path):
     assert fresh.read_text(encoding="utf-8") == (ROOT / "docs" / "show.svg").read_text(
         encoding="utf-8"
     )
+
+
+def test_stats_example_is_what_msgcli_prints(run_cli, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    command = "msgcli stats fixtures/real/agentscope-py/transcript.jsonl"
+    shown = _console_block(readme, command)
+    code, out = run_cli(*command.split()[1:])
+    assert code == 0
+    assert shown == out.rstrip("\n").splitlines()
