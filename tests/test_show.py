@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import threading
 import time
 
@@ -371,7 +372,8 @@ def test_pager_gets_the_output(tmp_path, monkeypatch):
     assert target.read_text() == "hello pager\n"
 
 
-def test_follow_shows_replies_as_the_log_grows(tmp_path):
+@pytest.mark.parametrize("live", [False, True])
+def test_follow_shows_replies_as_the_log_grows(tmp_path, live):
     events = (FIXTURES / "real" / "agentscope-py" / "events.jsonl").read_bytes().splitlines(True)
     log = tmp_path / "live.jsonl"
     log.write_bytes(b"".join(events[:5]))
@@ -386,11 +388,14 @@ def test_follow_shows_replies_as_the_log_grows(tmp_path):
     thread = threading.Thread(target=writer)
     thread.start()
     out = io.StringIO()
-    console = console_for(out, colour=False, width=120)
-    code = View(console, ShowOptions()).follow(str(log), None, idle=0.5, live=False)
+    console = console_for(out, colour=live, width=120)
+    code = View(console, ShowOptions()).follow(str(log), None, idle=0.5, live=live)
     thread.join()
     assert code == 0
     text = out.getvalue()
+    if live:  # the reply was drawn while it streamed (erased, redrawn), then printed
+        assert "\x1b[2K" in text
+        text = re.sub("\x1b\\[[0-9;?]*[A-Za-z]", "", text)
     assert "Friday" in text and "get_weather" in text and "← success" in text
 
 

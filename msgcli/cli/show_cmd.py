@@ -180,7 +180,7 @@ def show(
             code = 0
         raise typer.Exit(code)
 
-    paging = pager and terminal and not os.environ.get("MSGCLI_NO_PAGER")
+    paging = pager and terminal
     with open_pager(stdout if not paging else None) as (out, is_pager):
         console = console_for(out, colour=colour, width=width, terminal_width=is_pager or terminal)
         view = View(console, options, filters, head=head, tail=tail)
