@@ -33,6 +33,12 @@ demo: $(VENV)/.test
 	@echo
 	@echo "== msgcli replay: a stream that stops mid-reply (exit status 1 is expected)"
 	$(BIN)/msgcli replay fixtures/events/agentscope-py/invalid/stream-cut-mid-reply.jsonl > /dev/null || test $$? -eq 1
+	@echo
+	@echo "== msgcli show: an AgentScope Java confirmation run, replayed from its events"
+	$(BIN)/msgcli show --no-pager fixtures/events/agentscope-java/hitl.jsonl
+	@echo
+	@echo "== msgcli stats: the real AgentScope Python transcript"
+	$(BIN)/msgcli stats fixtures/real/agentscope-py/transcript.jsonl
 
 ## test: install with the test extras and run the whole suite
 test: $(VENV)/.test
