@@ -45,7 +45,6 @@ from ..model import (
     ValueBlock,
     pointer,
 )
-from ..replayers.agentscope_java import ALIASES as EVENT_ALIASES
 from ..textsafe import short
 from .base import EVENT, MESSAGE, Dialect, Emit, is_number, other_keys
 
@@ -147,6 +146,22 @@ _ISO_LIKE = re.compile(
 )
 #: tool_result outputs nested deeper than this are kept whole (as UnknownBlock) instead of read
 _MAX_DEPTH = 64
+
+
+#: legacy names ``AgentEventType.fromValue`` still maps (never as an event's own type)
+EVENT_ALIASES = {
+    "RUN_STARTED": "AGENT_START",
+    "REPLY_START": "AGENT_START",
+    "RUN_FINISHED": "AGENT_END",
+    "REPLY_END": "AGENT_END",
+    "MODEL_CALL_STARTED": "MODEL_CALL_START",
+    "MODEL_CALL_ENDED": "MODEL_CALL_END",
+    "BINARY_BLOCK_START": "DATA_BLOCK_START",
+    "BINARY_BLOCK_DELTA": "DATA_BLOCK_DELTA",
+    "BINARY_BLOCK_END": "DATA_BLOCK_END",
+    "TOOL_RESULT_BINARY_DELTA": "TOOL_RESULT_DATA_DELTA",
+    "THREAD_EXPOSED": "SUBAGENT_EXPOSED",
+}
 
 
 class AgentScopeJava(Dialect):

@@ -27,6 +27,7 @@ from typing import Any
 
 import orjson
 
+from ..dialects.agentscope_java import EVENT_ALIASES as ALIASES
 from ..textsafe import short
 from . import Emit, Replayer, Sink, mark
 
@@ -67,21 +68,6 @@ EVENT_TYPES = frozenset(
         "CUSTOM",
     }
 )
-
-#: legacy names ``AgentEventType.fromValue`` still maps (never as an event's own type)
-ALIASES = {
-    "RUN_STARTED": "AGENT_START",
-    "REPLY_START": "AGENT_START",
-    "RUN_FINISHED": "AGENT_END",
-    "REPLY_END": "AGENT_END",
-    "MODEL_CALL_STARTED": "MODEL_CALL_START",
-    "MODEL_CALL_ENDED": "MODEL_CALL_END",
-    "BINARY_BLOCK_START": "DATA_BLOCK_START",
-    "BINARY_BLOCK_DELTA": "DATA_BLOCK_DELTA",
-    "BINARY_BLOCK_END": "DATA_BLOCK_END",
-    "TOOL_RESULT_BINARY_DELTA": "TOOL_RESULT_DATA_DELTA",
-    "THREAD_EXPOSED": "SUBAGENT_EXPOSED",
-}
 
 
 def java_timestamp(instant: Any) -> Any:
