@@ -17,7 +17,7 @@ from typing import IO
 from .checks import CrossChecks, check_message
 from .dialects import EVENT, MESSAGE, Dialect, classify, get_dialect
 from .findings import ERROR, FileSummary, Finding, Severity, Summary
-from .reader import ReadError, read_records
+from .reader import STDIN_NAME, ReadError, read_records, source_name
 from .replayers import Replayer, replayer_for
 from .rules import RULES
 from .schemas import CompiledSchema, compiled, explain
@@ -34,8 +34,6 @@ __all__ = [
 
 #: what a directory is searched for
 LOG_SUFFIXES = (".jsonl", ".jsonl.gz", ".json", ".json.gz", ".ndjson", ".sse")
-STDIN_NAME = "<stdin>"
-STREAM_NAME = "<stream>"
 
 #: ``sink(path, line, message)``: a message rebuilt from an event log
 MessageSink = Callable[[str, int, dict], None]
@@ -211,10 +209,7 @@ def validate_file(
     if forced is None and options.dialect:
         forced = get_dialect(options.dialect)
     if name is None:
-        if hasattr(source, "read"):
-            name = str(getattr(source, "name", None) or STREAM_NAME)
-        else:
-            name = STDIN_NAME if str(source) == "-" else str(source)
+        name = source_name(source)
     check = _FileCheck(name, options, forced, budget or _Budget(options.max_errors), sink)
     try:
         check.run(read_records(source))

@@ -69,6 +69,19 @@ class Record:
     raw: bytes = b""
 
 
+#: how standard input and an unnamed stream are named in findings
+STDIN_NAME = "<stdin>"
+STREAM_NAME = "<stream>"
+
+
+def source_name(source: str | Path | IO[bytes]) -> str:
+    """The name a source is reported under: its path, ``<stdin>`` for ``-``, or a
+    stream's own name (``<stream>`` when it has none)."""
+    if hasattr(source, "read"):
+        return str(getattr(source, "name", None) or STREAM_NAME)
+    return STDIN_NAME if str(source) == "-" else str(source)
+
+
 def open_input(source: str | Path | IO[bytes]) -> IO[bytes]:
     """Open a path (``-`` for standard input) as a binary stream, un-gzipping if needed."""
     raw: Any

@@ -18,8 +18,8 @@ What is counted, per file and in total:
   AgentScope 1.x); a call that no result in the file answers counts as
   ``no_result``. A result is counted under the tool of the call it answers,
   or under its own tool name when it answers no waiting call;
-- token usage summed over the messages that report it (see
-  :func:`message_usage` for where each dialect keeps it);
+- token usage summed over the messages that report it (see each dialect's
+  ``token_counts`` for where it keeps it; LoongFlow's is in ``metadata.usage``);
 - the time span: the earliest and the latest message time (a message's
   creation time, and the time a reply finished where the dialect records it);
 - finish reasons as the messages record them (AgentScope Python's
@@ -44,7 +44,7 @@ from typing import IO, Any
 from .dialects import EVENT, Dialect, get_dialect
 from .dialects.base import is_number
 from .model import DataBlock, Message, ToolCallBlock, ToolResultBlock
-from .reader import ReadError
+from .reader import ReadError, source_name
 from .replayers import ReplayStats
 from .stream import LogReader
 from .textsafe import short
@@ -58,14 +58,12 @@ __all__ = [
     "collect_stats",
     "file_stats",
     "media_family",
-    "message_usage",
 ]
 
 #: the media families data blocks are counted in (anything else is ``other``)
 MEDIA_FAMILIES = ("image", "audio", "video")
 #: the state counted for a tool result that has none
 UNSTATED = "unstated"
-STDIN_NAME = "<stdin>"
 
 Number = int | float
 
@@ -97,37 +95,6 @@ def media_family(block: DataBlock) -> str:
         if major in MEDIA_FAMILIES:
             return major
     return "other"
-
-
-def message_usage(msg: Message) -> tuple[Any, Any, Any] | None:
-    """``(input, output, cached)`` tokens a message reports, or ``None`` when it reports none.
-
-    - AgentScope Python 2.x: ``usage`` (``input_tokens``, ``output_tokens``,
-      ``cache_input_tokens``); 1.x records keep no usage;
-    - AgentScope Java: ``usage`` (``inputTokens``, ``outputTokens``,
-      ``cachedTokens``); a message without it (the 1.x shape) may still carry the
-      same counts in ``metadata._chat_usage``, read then. Both are never added up:
-      ``_chat_usage`` repeats ``usage``;
-    - LoongFlow: ``metadata.usage`` (``prompt_tokens``, ``completion_tokens``; no
-      cached count).
-    """
-    usage = msg.usage
-    if usage is not None:
-        return usage.input_tokens, usage.output_tokens, usage.cached_tokens
-    if msg.dialect == "agentscope-java" and isinstance(msg.metadata, dict):
-        chat = msg.metadata.get("_chat_usage")
-        if isinstance(chat, dict):
-            return chat.get("inputTokens"), chat.get("outputTokens"), chat.get("cachedTokens")
-    return None
-
-
-def finish_reason(msg: Message) -> Any:
-    """How a reply ended, as the message records it, or ``None``."""
-    if msg.dialect == "agentscope-py":
-        return msg.fields.get("finished_reason")
-    if msg.dialect == "agentscope-java" and isinstance(msg.metadata, dict):
-        return msg.metadata.get("agentscope_generate_reason")
-    return None
 
 
 @dataclass(slots=True)
@@ -388,10 +355,10 @@ class _Collector:
         stats.messages += 1
         stats.roles[_key(msg.role)] += 1
         stats.senders[_key(msg.name)] += 1
-        usage = message_usage(msg)
+        usage = dialect.token_counts(msg)
         if usage is not None:
             stats.tokens.add_counts(usage)
-        reason = finish_reason(msg)
+        reason = dialect.finish_reason(msg)
         if reason is not None:
             stats.finish_reasons[_key(reason)] += 1
         for value in (msg.timestamp, msg.fields.get("finished_at")):
@@ -475,10 +442,7 @@ def file_stats(
 ) -> FileStats:
     """The counts of one log: a path, ``-`` for standard input, or a binary stream."""
     if name is None:
-        if hasattr(source, "read"):
-            name = str(getattr(source, "name", None) or "<stream>")
-        else:
-            name = STDIN_NAME if str(source) == "-" else str(source)
+        name = source_name(source)
     reader = LogReader(name, dialect)
     collector = _Collector(FileStats(path=name))
     try:

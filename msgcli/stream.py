@@ -1,6 +1,6 @@
 """The messages of any log, one at a time, for the commands that read rather than check.
 
-:func:`iter_items` reads a message log or an event log (replaying it on the
+:meth:`LogReader.items` reads a message log or an event log (replaying it on the
 way) and yields an :class:`Item` per message as soon as it is complete, in
 the dialect-neutral model. What could not be read becomes a notice item at
 its line, so a reader sees where the log is broken; nothing is checked
@@ -12,8 +12,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from .dialects import EVENT, Dialect, classify, get_dialect
 from .findings import ERROR
@@ -21,7 +20,7 @@ from .model import Message
 from .reader import read_records
 from .rules import RULES
 
-__all__ = ["Item", "LogReader", "iter_items"]
+__all__ = ["Item", "LogReader"]
 
 
 @dataclass(slots=True)
@@ -90,7 +89,7 @@ class LogReader:
                     )
                     continue
                 if self.schema is not None:
-                    self.dialect.prepare_event(record.raw, obj, lambda *a, **k: None)  # type: ignore[union-attr]
+                    self.dialect.prepare_event(record.raw, obj, _quiet)  # type: ignore[union-attr]
                     valid = self.schema.is_valid(obj)
                 else:
                     valid = True
@@ -139,11 +138,5 @@ class LogReader:
         return kind
 
 
-def iter_items(
-    source: str | Path | IO[bytes], name: str | None = None, dialect: str | None = None
-) -> Iterator[Item]:
-    """Every message of one log (replayed if it is an event log), and a notice for
-    every line that could not be read, in the order they complete."""
-    if name is None:
-        name = str(getattr(source, "name", source))
-    yield from LogReader(name, dialect).items(source)
+def _quiet(*_: Any, **__: Any) -> None:
+    """An emit that reports nothing: reading for show and stats checks nothing."""

@@ -24,6 +24,27 @@ def sidecar(log: Path) -> Path:
     return log.with_name(name + ".expect")
 
 
+def values_of(value, key):
+    """Every value of ``key`` anywhere inside a JSON document (e.g. every ``$ref``)."""
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if k == key:
+                yield v
+            yield from values_of(v, key)
+    elif isinstance(value, list):
+        for v in value:
+            yield from values_of(v, key)
+
+
+def resolve_pointer(document, pointer: str):
+    """The value a JSON pointer names in ``document`` (KeyError/IndexError if none)."""
+    value = document
+    for raw in pointer.split("/")[1:] if pointer else []:
+        part = raw.replace("~1", "/").replace("~0", "~")
+        value = value[int(part)] if isinstance(value, list) else value[part]
+    return value
+
+
 def read_expect(path: Path) -> list[tuple[int, str]]:
     """``(line, code)`` pairs from an ``.expect`` sidecar."""
     out = []

@@ -13,7 +13,7 @@ import re
 
 import jsonschema
 import pytest
-from conftest import FIXTURES
+from conftest import FIXTURES, resolve_pointer, values_of
 from samples import lines
 
 from msgcli.schemas import compiled, explain, load_schema
@@ -70,15 +70,6 @@ def _python_errors(schema, event) -> list:
     return list(schema.errors(event))
 
 
-def _resolve(document, pointer: str):
-    """The value a JSON pointer names in ``document`` (KeyError/IndexError if none)."""
-    value = document
-    for raw in pointer.split("/")[1:] if pointer else []:
-        part = raw.replace("~1", "/").replace("~0", "~")
-        value = value[int(part)] if isinstance(value, list) else value[part]
-    return value
-
-
 # -- the schema itself -----------------------------------------------------------------
 
 
@@ -101,22 +92,10 @@ def test_schema_dispatches_exactly_the_known_event_types():
     assert '"oneOf"' not in json.dumps(raw)
 
 
-def _refs(value):
-    if isinstance(value, dict):
-        for key, sub in value.items():
-            if key == "$ref":
-                yield sub
-            else:
-                yield from _refs(sub)
-    elif isinstance(value, list):
-        for sub in value:
-            yield from _refs(sub)
-
-
 def test_nested_structures_refer_to_the_message_schema_by_absolute_uri():
     raw = load_schema(NAME)
     message = load_schema("agentscope-java/message")
-    outside = {ref for ref in _refs(raw) if not ref.startswith("#")}
+    outside = {ref for ref in values_of(raw, "$ref") if not ref.startswith("#")}
     assert outside == {
         MESSAGE_ID,
         f"{MESSAGE_ID}#/$defs/toolUseBlock",
@@ -126,10 +105,10 @@ def test_nested_structures_refer_to_the_message_schema_by_absolute_uri():
         f"{MESSAGE_ID}#/$defs/int32",
     }
     for ref in outside:
-        _resolve(message, ref.partition("#")[2])  # every target exists
-    for ref in _refs(raw):
+        resolve_pointer(message, ref.partition("#")[2])  # every target exists
+    for ref in values_of(raw, "$ref"):
         if ref.startswith("#"):
-            _resolve(raw, ref[1:])
+            resolve_pointer(raw, ref[1:])
 
 
 def test_patterns_have_descriptions():
@@ -187,7 +166,7 @@ def test_rejected_case_fails_with_located_findings(schema, name):
         assert code in ("S001", "S002")
         assert message
         # a pointer names the bad value, or the object that lacks a key
-        _resolve(event, pointer)
+        resolve_pointer(event, pointer)
 
 
 #: case -> (code, pointer, a piece of the message) of the one finding it must give

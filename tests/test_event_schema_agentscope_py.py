@@ -15,7 +15,7 @@ import copy
 import jsonschema
 import orjson
 import pytest
-from conftest import FIXTURES
+from conftest import FIXTURES, resolve_pointer, values_of
 from samples import lines
 
 from msgcli.schemas import compiled, explain, load_schema
@@ -87,27 +87,6 @@ def schema():
     return compiled(NAME)
 
 
-def _resolve(document, pointer: str):
-    """The value a JSON pointer names in ``document`` (KeyError/IndexError if none)."""
-    value = document
-    for raw in pointer.split("/")[1:] if pointer else []:
-        part = raw.replace("~1", "/").replace("~0", "~")
-        value = value[int(part)] if isinstance(value, list) else value[part]
-    return value
-
-
-def _refs(value):
-    if isinstance(value, dict):
-        for key, sub in value.items():
-            if key == "$ref":
-                yield sub
-            else:
-                yield from _refs(sub)
-    elif isinstance(value, list):
-        for sub in value:
-            yield from _refs(sub)
-
-
 # -- the schema itself -----------------------------------------------------------------
 
 
@@ -133,14 +112,14 @@ def test_every_event_but_custom_requires_reply_id():
     raw = load_schema(NAME)
     for branch in raw["allOf"]:
         kind = branch["if"]["properties"]["type"]["const"]
-        target = _resolve(raw, branch["then"]["$ref"][1:])
+        target = resolve_pointer(raw, branch["then"]["$ref"][1:])
         assert ("reply_id" in target["required"]) == (kind != "CUSTOM"), kind
 
 
 def test_nested_structures_refer_to_the_message_schema_by_absolute_uri():
     raw = load_schema(NAME)
     message = load_schema("agentscope-py/message")
-    outside = {ref for ref in _refs(raw) if not ref.startswith("#")}
+    outside = {ref for ref in values_of(raw, "$ref") if not ref.startswith("#")}
     assert outside == {
         f"{MESSAGE_ID}#/$defs/tool_call_v2",
         f"{MESSAGE_ID}#/$defs/tool_result_v2",
@@ -149,10 +128,10 @@ def test_nested_structures_refer_to_the_message_schema_by_absolute_uri():
         f"{MESSAGE_ID}#/$defs/permission_rule",
     }
     for ref in outside:
-        _resolve(message, ref.partition("#")[2])  # every target exists
-    for ref in _refs(raw):
+        resolve_pointer(message, ref.partition("#")[2])  # every target exists
+    for ref in values_of(raw, "$ref"):
         if ref.startswith("#"):
-            _resolve(raw, ref[1:])
+            resolve_pointer(raw, ref[1:])
 
 
 def test_patterns_have_descriptions():
@@ -246,7 +225,7 @@ def test_rejected_case_fails_with_located_findings(schema, name):
     assert any(code == "S001" for code, _, _ in findings)
     for code, message, pointer in findings:
         assert code == "S001" and message
-        _resolve(event, pointer)  # names the bad value, or the object that lacks a key
+        resolve_pointer(event, pointer)  # names the bad value, or the object that lacks a key
     if "pointer" in case:
         at = [message for code, message, pointer in findings if pointer == case["pointer"]]
         assert at, findings

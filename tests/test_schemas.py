@@ -7,7 +7,7 @@ import json
 import jsonschema
 import jsonschema_rs
 import pytest
-from conftest import ROOT
+from conftest import ROOT, values_of
 
 from msgcli.schemas import compiled, list_schemas, load_schema, schema_dir
 
@@ -47,17 +47,6 @@ def test_blocks_are_chosen_with_if_then_not_oneof(name):
     assert '"oneOf"' not in text
 
 
-def _values_of(value, key):
-    if isinstance(value, dict):
-        for k, v in value.items():
-            if k == key:
-                yield v
-            yield from _values_of(v, key)
-    elif isinstance(value, list):
-        for v in value:
-            yield from _values_of(v, key)
-
-
 @pytest.mark.parametrize("name", NAMES)
 def test_schema_is_strict_in_form(name):
     """Every definition and property has a title and a description, references stay
@@ -68,7 +57,7 @@ def test_schema_is_strict_in_form(name):
         assert sub.get("title") and sub.get("description"), f"$defs/{key}"
     for key, sub in schema.get("properties", {}).items():
         assert sub.get("title") and sub.get("description"), f"properties/{key}"
-    refs = list(_values_of(schema, "$ref"))
+    refs = list(values_of(schema, "$ref"))
     message = f"urn:msgcli:schema:{name.split('/')[0]}:message"
     assert refs
     for ref in refs:

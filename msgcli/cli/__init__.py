@@ -22,8 +22,8 @@ from .. import __version__
 
 app = typer.Typer(
     name="msgcli",
-    help="Check the message logs that LLM-agent frameworks record "
-    "(AgentScope Java and Python, LoongFlow).",
+    help="Check, replay and read the message and event logs that LLM-agent frameworks "
+    "record (AgentScope Java and Python, LoongFlow).",
     no_args_is_help=True,
     add_completion=True,
     pretty_exceptions_enable=False,
@@ -58,6 +58,45 @@ class ListFormat(str, Enum):
     markdown = "markdown"
 
 
+# options several commands share, declared once so they read the same everywhere
+DialectOption = Annotated[
+    DialectName | None,
+    typer.Option("--dialect", "-d", help="Read every file as this dialect (default: detect)."),
+]
+SelectOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--select",
+        metavar="CODES",
+        help="Only these rule codes or prefixes (e.g. T,I001). Repeat or separate with commas.",
+    ),
+]
+IgnoreOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--ignore",
+        metavar="CODES",
+        help="Leave out these rule codes or prefixes (e.g. C002,M).",
+    ),
+]
+StrictOption = Annotated[bool, typer.Option("--strict", help="Warnings fail the run too (exit 1).")]
+QuietOption = Annotated[
+    bool, typer.Option("--quiet", "-q", help="Print the findings only, no summary.")
+]
+def _want_traceback(value: bool) -> bool:
+    if value:
+        _state["traceback"] = True
+    return value
+
+
+TracebackOption = Annotated[
+    bool,
+    typer.Option(
+        "--traceback", callback=_want_traceback, help="Show the traceback of an internal error."
+    ),
+]
+
+
 def _version(value: bool) -> None:
     if value:
         typer.echo(f"msgcli {__version__}")
@@ -70,12 +109,9 @@ def _main(
         bool,
         typer.Option("--version", callback=_version, is_eager=True, help="Print the version."),
     ] = False,
-    traceback: Annotated[
-        bool, typer.Option("--traceback", help="Show the traceback of an internal error.")
-    ] = False,
+    traceback: TracebackOption = False,
 ) -> None:
-    if traceback:
-        _state["traceback"] = True
+    """(the options every command takes)"""
 
 
 def _fail(message: str, code: int = 2) -> typer.Exit:
@@ -94,56 +130,32 @@ def validate(
             metavar="PATH...",
         ),
     ],
-    dialect: Annotated[
-        DialectName | None,
-        typer.Option("--dialect", "-d", help="Read every file as this dialect (default: detect)."),
-    ] = None,
+    dialect: DialectOption = None,
     output_format: Annotated[
         Format, typer.Option("--format", "-f", help="How to write the findings.")
     ] = Format.text,
-    select: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--select",
-            metavar="CODES",
-            help="Only these rule codes or prefixes (e.g. T,I001). Repeat or separate with commas.",
-        ),
-    ] = None,
-    ignore: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--ignore",
-            metavar="CODES",
-            help="Leave out these rule codes or prefixes (e.g. C002,M).",
-        ),
-    ] = None,
-    strict: Annotated[
-        bool, typer.Option("--strict", help="Warnings fail the run too (exit 1).")
-    ] = False,
+    select: SelectOption = None,
+    ignore: IgnoreOption = None,
+    strict: StrictOption = False,
     max_errors: Annotated[
         int | None,
         typer.Option("--max-errors", min=1, metavar="N", help="Stop after this many errors."),
     ] = None,
-    quiet: Annotated[
-        bool, typer.Option("--quiet", "-q", help="Print the findings only, no summary.")
-    ] = False,
+    quiet: QuietOption = False,
     verbose: Annotated[
         bool,
         typer.Option(
             "--verbose", "-v", help="Also print a line per file: dialect, version, count."
         ),
     ] = False,
-    traceback: Annotated[
-        bool, typer.Option("--traceback", help="Show the traceback of an internal error.")
-    ] = False,
+    traceback: TracebackOption = False,
 ) -> None:
-    """Check message logs against the dialect's JSON Schema and across records.
+    """Check message and event logs against the dialect's JSON Schemas and across records
+    (event logs are replayed on the way, so stream problems are found too).
 
     Exit status: 0 no errors (warnings allowed), 1 errors found (or warnings
     with --strict), 2 usage error or a path that cannot be read.
     """
-    if traceback:
-        _state["traceback"] = True
     from ..rules import select_codes
 
     try:
@@ -193,31 +205,16 @@ def replay(
             "at that point (what is unfinished is marked 'open' in its metadata).",
         ),
     ] = None,
-    dialect: Annotated[
-        DialectName | None,
-        typer.Option("--dialect", "-d", help="Read every file as this dialect (default: detect)."),
-    ] = None,
+    dialect: DialectOption = None,
     output_format: Annotated[
         Format,
         typer.Option("--format", "-f", help="How to write the findings (on standard error)."),
     ] = Format.text,
-    select: Annotated[
-        list[str] | None,
-        typer.Option("--select", metavar="CODES", help="Only these rule codes or prefixes."),
-    ] = None,
-    ignore: Annotated[
-        list[str] | None,
-        typer.Option("--ignore", metavar="CODES", help="Leave out these rule codes or prefixes."),
-    ] = None,
-    strict: Annotated[
-        bool, typer.Option("--strict", help="Warnings fail the run too (exit 1).")
-    ] = False,
-    quiet: Annotated[
-        bool, typer.Option("--quiet", "-q", help="Print the findings only, no summary.")
-    ] = False,
-    traceback: Annotated[
-        bool, typer.Option("--traceback", help="Show the traceback of an internal error.")
-    ] = False,
+    select: SelectOption = None,
+    ignore: IgnoreOption = None,
+    strict: StrictOption = False,
+    quiet: QuietOption = False,
+    traceback: TracebackOption = False,
 ) -> None:
     """Rebuild the messages of AgentScope event logs, as the framework does.
 
@@ -229,8 +226,6 @@ def replay(
     Exit status as for validate: 0 no errors, 1 errors (or warnings with
     --strict), 2 usage error, unreadable path, or a log that holds no events.
     """
-    if traceback:
-        _state["traceback"] = True
     from ..rules import select_codes
 
     try:

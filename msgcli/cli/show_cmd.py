@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import os
 import re
 import sys
 from enum import Enum
-from typing import IO, Annotated
+from typing import Annotated
 
 import typer
 
-from . import DialectName, _fail, _state, app
+from . import DialectOption, TracebackOption, _fail, app
 
 
 class Thinking(str, Enum):
@@ -104,13 +103,8 @@ def show(
         str | None,
         typer.Option("--export-svg", metavar="FILE", help="Write an SVG picture instead."),
     ] = None,
-    dialect: Annotated[
-        DialectName | None,
-        typer.Option("--dialect", "-d", help="Read every file as this dialect (default: detect)."),
-    ] = None,
-    traceback: Annotated[
-        bool, typer.Option("--traceback", help="Show the traceback of an internal error.")
-    ] = False,
+    dialect: DialectOption = None,
+    traceback: TracebackOption = False,
 ) -> None:
     """Show messages and event logs as a conversation.
 
@@ -121,8 +115,6 @@ def show(
     Everything from the log is printed literally: markup is not interpreted
     and control characters are shown as escapes.
     """
-    if traceback:
-        _state["traceback"] = True
     if head is not None and tail is not None:
         raise _fail("--head and --tail cannot be used together")
     if follow and (tail is not None or export_html or export_svg):
@@ -138,6 +130,7 @@ def show(
 
     from ..render.thread import ShowOptions
     from ..render.view import Filters, View, console_for, open_pager
+    from ..report.text import use_colour
 
     options = ShowOptions(
         thinking="hide" if no_thinking else thinking.value,
@@ -152,9 +145,9 @@ def show(
         ids=list(message_id or ()),
     )
     chosen = dialect.value if dialect else None
-    stdout: IO[str] = sys.stdout
+    stdout = sys.stdout
     terminal = stdout.isatty()
-    colour = _colour(terminal)
+    colour = use_colour(stdout)
 
     if export_html or export_svg:
         import io
@@ -201,11 +194,3 @@ def _save_svg(console, target: str, title: str) -> None:
     svg = console.export_svg(title=f"msgcli show {visible(title)}", clear=False)
     with open(target, "w", encoding="utf-8") as out:
         out.write(svg)
-
-
-def _colour(terminal: bool) -> bool:
-    if os.environ.get("NO_COLOR"):
-        return False
-    if os.environ.get("FORCE_COLOR"):
-        return True
-    return terminal and os.environ.get("TERM") != "dumb"

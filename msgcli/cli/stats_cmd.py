@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from . import DialectName, _state, app
+from . import DialectOption, TracebackOption, app
 
 if TYPE_CHECKING:
     from collections import Counter
@@ -42,13 +42,8 @@ def stats(
     output_format: Annotated[
         StatsFormat, typer.Option("--format", "-f", help="text (tables) or json.")
     ] = StatsFormat.text,
-    dialect: Annotated[
-        DialectName | None,
-        typer.Option("--dialect", "-d", help="Read every file as this dialect (default: detect)."),
-    ] = None,
-    traceback: Annotated[
-        bool, typer.Option("--traceback", help="Show the traceback of an internal error.")
-    ] = False,
+    dialect: DialectOption = None,
+    traceback: TracebackOption = False,
 ) -> None:
     """Count what happened in logs: messages by role and sender, blocks, tool calls and
     how they were answered, tokens, time span, finish reasons, and for event logs the
@@ -56,8 +51,6 @@ def stats(
 
     Exit status: 0, or 2 when a path cannot be read.
     """
-    if traceback:
-        _state["traceback"] = True
     from ..stats import collect_stats
 
     report = collect_stats(paths, dialect.value if dialect else None)

@@ -230,6 +230,23 @@ class AgentScopeJava(Dialect):
             )
             obj["type"] = current
 
+    def finish_reason(self, msg: Message) -> Any:
+        """The generate reason, which the engine writes on its stop, suspension and summary
+        paths only."""
+        if isinstance(msg.metadata, dict):
+            return msg.metadata.get("agentscope_generate_reason")
+        return None
+
+    def token_counts(self, msg: Message) -> tuple[Any, Any, Any] | None:
+        """``usage``; a message without it (the 1.x shape) may carry the same counts in
+        ``metadata._chat_usage`` (never added to ``usage``: it repeats it)."""
+        counts = super().token_counts(msg)
+        if counts is None and isinstance(msg.metadata, dict):
+            chat = msg.metadata.get("_chat_usage")
+            if isinstance(chat, dict):
+                return chat.get("inputTokens"), chat.get("outputTokens"), chat.get("cachedTokens")
+        return counts
+
     def variant(self, obj: dict) -> str | None:
         if not isinstance(obj, dict):
             return None

@@ -232,6 +232,9 @@ class AgentScopePyDialect(Dialect):
                 return MESSAGE
         return None
 
+    def finish_reason(self, msg: Message) -> Any:
+        return msg.fields.get("finished_reason")
+
     def variant(self, obj: Any) -> str | None:
         if not isinstance(obj, dict):
             return None

@@ -83,6 +83,17 @@ class Dialect:
         reporting what that took. ``raw`` is the record's JSON text, when known.
         Default: nothing to do."""
 
+    def finish_reason(self, msg: Message) -> Any:
+        """How a reply ended, as the message records it (default: the dialect does not say)."""
+        return None
+
+    def token_counts(self, msg: Message) -> tuple[Any, Any, Any] | None:
+        """``(input, output, cached)`` tokens a message reports, or ``None`` (default: usage)."""
+        usage = msg.usage
+        if usage is None:
+            return None
+        return usage.input_tokens, usage.output_tokens, usage.cached_tokens
+
     def tool_input_key_of(self, block: ToolCallBlock) -> str | None:
         """The JSON key holding this tool call's argument text (default: ``tool_input_key``)."""
         return self.tool_input_key

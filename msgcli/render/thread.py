@@ -451,7 +451,10 @@ def _footer(msg: Message) -> Text | None:
             bits.append(("tokens " + " · ".join(counts), "dim"))
         if isinstance(usage.time, (int, float)) and not isinstance(usage.time, bool):
             bits.append((f"{usage.time:g} s", "dim"))
-    reason = finish_reason(msg)
+    from ..dialects import DIALECTS
+
+    dialect = DIALECTS.get(msg.dialect)
+    reason = dialect.finish_reason(msg) if dialect is not None else None
     if reason:
         bits.append((f"finished: {visible(str(reason))}", "dim"))
     error = msg.fields.get("error")
@@ -467,11 +470,3 @@ def _footer(msg: Message) -> Text | None:
             out.append("  ")
         out.append(text, style=style)
     return out
-
-
-def finish_reason(msg: Message) -> Any:
-    """Why the reply ended: Python's ``finished_reason``, Java's generate reason."""
-    reason = msg.fields.get("finished_reason")
-    if reason is None and isinstance(msg.metadata, dict):
-        reason = msg.metadata.get("agentscope_generate_reason")
-    return reason

@@ -20,6 +20,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..textsafe import short
+
 __all__ = ["MARK_KEY", "ReplayStats", "Replayer", "Sink", "replayer_for"]
 
 #: the metadata key under which a replayed message that did not finish says so
@@ -61,12 +63,17 @@ class Replayer:
 
     #: event types this dialect knows (anything else is E009)
     known_types: frozenset[str] = frozenset()
+    #: the key of an event's time stamp
+    time_key = "created_at"
+    #: the keys naming what an event belongs to (reply, block, tool call)
+    id_keys: tuple[str, ...] = ()
 
     def __init__(self, emit: Emit, sink: Sink | None = None):
         self.emit = emit
         self._sink = sink
         self.stats = ReplayStats()
         self.line = 0
+        self.stamp: Any = None  # the time stamp of the event being applied
         self._last_time: str | None = None
         self._last_seconds: float | None = None
         self._last_time_line = 0
@@ -77,10 +84,43 @@ class Replayer:
             self._sink(line, message)
 
     def feed(self, line: int, event: dict, valid: bool = True) -> None:
-        """Apply one event. ``valid`` is False when it failed the event schema:
-        it is then counted and time-checked but not applied (the framework
-        cannot read it either)."""
+        """Apply one event. ``valid`` is False when it failed the event schema: it is
+        then still applied as far as its fields allow (so one bad token count does
+        not make a model call look unended), if it names what it belongs to."""
+        self.line = line
+        stats = self.stats
+        stats.events += 1
+        self.stamp = event.get(self.time_key)
+        self.check_time(self.stamp)
+        kind = event.get("type")
+        if type(kind) is not str:
+            return
+        if kind not in self.known_types:
+            if valid:  # (a name that is no event type at all was reported by the schema)
+                stats.unknown[kind] += 1
+                self.emit(
+                    "E009",
+                    f"unknown event type {short(kind)}: skipped (a newer AgentScope version?)",
+                    "/type",
+                )
+            return
+        stats.by_type[kind] += 1
+        if valid or all(type(event.get(key, "")) is str for key in self.id_keys):
+            self.apply(kind, event)
+
+    def apply(self, kind: str, event: dict) -> None:
+        """Apply one event of a known type (the dialect's state machine)."""
         raise NotImplementedError
+
+    def note_event_id(self, seen: set[str], event: dict, scope: str) -> None:
+        """E014 when ``event``'s id is already in ``seen`` (the ids of its reply or run)."""
+        eid = event.get("id")
+        if type(eid) is not str:
+            return
+        if eid in seen:
+            self.emit("E014", f"a second event with id {short(eid)} in this {scope}", "/id")
+        else:
+            seen.add(eid)
 
     def open_messages(self) -> list[dict]:
         """The messages still being built, as they stand (for a live view)."""

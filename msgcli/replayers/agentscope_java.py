@@ -167,39 +167,18 @@ class _Stream:
 
 class JavaReplayer(Replayer):
     known_types = EVENT_TYPES
+    time_key = "createdAt"
+    id_keys = ("replyId", "blockId", "toolCallId")
 
     def __init__(self, emit: Emit, sink: Sink | None = None) -> None:
         super().__init__(emit, sink)
         self.streams: dict[Any, _Stream] = {}
-        self.stamp: Any = None  # the createdAt of the event being applied
         # REQUIRE_* reply id -> {tool-call id: tool_use block}, waiting for a *_RESULT
         self.pending: dict[str, dict[str, dict]] = {}
 
     # -- the event loop --------------------------------------------------------
 
-    def feed(self, line: int, event: dict, valid: bool = True) -> None:
-        self.line = line
-        stats = self.stats
-        stats.events += 1
-        self.stamp = event.get("createdAt")
-        self.check_time(self.stamp)
-        kind = event.get("type")
-        if type(kind) is not str:
-            return
-        if kind not in EVENT_TYPES:
-            if not valid:
-                return  # not an event type name at all (the schema said so)
-            stats.unknown[kind] += 1
-            self.emit(
-                "E009",
-                f"unknown event type {short(kind)}: skipped (a newer AgentScope version?)",
-                "/type",
-            )
-            return
-        stats.by_type[kind] += 1
-        if not (valid or _routable(event)):
-            # an event that fails the schema is still applied as far as its fields allow
-            return
+    def apply(self, kind: str, event: dict) -> None:
         source = event.get("source")
         if type(source) is not str:
             source = None
@@ -208,12 +187,7 @@ class JavaReplayer(Replayer):
             stream = self.streams[source] = _Stream(source)
         if stream.hints and kind != "HINT_BLOCK":
             self._write_hints(stream)
-        eid = event.get("id")
-        if type(eid) is str:
-            if eid in stream.event_ids:
-                self.emit("E014", f"a second event with id {short(eid)} in this run", "/id")
-            else:
-                stream.event_ids.add(eid)
+        self.note_event_id(stream.event_ids, event, "run")
         handler = _HANDLERS.get(kind)
         if handler is not None:
             handler(self, stream, event)
@@ -244,38 +218,38 @@ class JavaReplayer(Replayer):
         out = []
         for stream in self.streams.values():
             for call in stream.calls.values():
-                out.append(
-                    {
-                        "id": call.rid,
-                        "name": call.agent,
-                        "role": "ASSISTANT",
-                        "content": _content(call),
-                        "metadata": {},
-                        "timestamp": java_timestamp(self.stamp),
-                        "usage": None,
-                    }
-                )
+                out.append(self._message(call.rid, call.agent, "ASSISTANT", _content(call)))
             for result in stream.results.values():
-                block = {
-                    "type": "tool_result",
-                    "id": result.cid,
-                    "name": result.name,
-                    "output": result.output,
-                    "metadata": {},
-                    "state": "running",
-                }
-                out.append(
-                    {
-                        "id": f"{result.rid}:{result.cid}",
-                        "name": stream.agent,
-                        "role": "TOOL",
-                        "content": [block],
-                        "metadata": {},
-                        "timestamp": java_timestamp(self.stamp),
-                        "usage": None,
-                    }
-                )
+                out.append(self._tool_result_message(stream, result, "running", {}))
         return out
+
+    def _message(
+        self, mid: Any, name: Any, role: str, content: list, metadata: Any = None, usage: Any = None
+    ) -> dict:
+        """A message as Jackson writes it, stamped with the time of the event being applied."""
+        return {
+            "id": mid,
+            "name": name,
+            "role": role,
+            "content": content,
+            "metadata": {} if metadata is None else metadata,
+            "timestamp": java_timestamp(self.stamp),
+            "usage": usage,
+        }
+
+    def _tool_result_message(
+        self, stream: _Stream, result: _Result, state: Any, metadata: dict
+    ) -> dict:
+        """The TOOL message the engine stores for one tool result."""
+        block = {
+            "type": "tool_result",
+            "id": result.cid,
+            "name": result.name,
+            "output": result.output,
+            "metadata": result.metadata if type(result.metadata) is dict else {},
+            "state": state,
+        }
+        return self._message(f"{result.rid}:{result.cid}", stream.agent, "TOOL", [block], metadata)
 
     # -- runs ------------------------------------------------------------------
 
@@ -449,15 +423,7 @@ class JavaReplayer(Replayer):
             metadata["agentscope_generate_reason"] = "MAX_ITERATIONS"
         if mark_as is not None:
             mark(metadata, mark_as[0], mark_as[1], line)
-        message = {
-            "id": call.rid,
-            "name": call.agent,
-            "role": "ASSISTANT",
-            "content": content,
-            "metadata": metadata,
-            "timestamp": java_timestamp(self.stamp),
-            "usage": usage,
-        }
+        message = self._message(call.rid, call.agent, "ASSISTANT", content, metadata, usage)
         stream.last_message = message
         stream.last_line = line
         self.write(line, message)
@@ -618,29 +584,10 @@ class JavaReplayer(Replayer):
         self, stream: _Stream, result: _Result, state: Any, line: int, mark_as: str | None
     ) -> None:
         del stream.results[result.cid]
-        metadata = result.metadata if type(result.metadata) is dict else {}
-        message_metadata: dict = {}
+        metadata: dict = {}
         if mark_as is not None:
-            mark(message_metadata, mark_as, [f"result of tool call {result.cid}"], line)
-        message = {
-            "id": f"{result.rid}:{result.cid}",
-            "name": stream.agent,
-            "role": "TOOL",
-            "content": [
-                {
-                    "type": "tool_result",
-                    "id": result.cid,
-                    "name": result.name,
-                    "output": result.output,
-                    "metadata": metadata,
-                    "state": state,
-                }
-            ],
-            "metadata": message_metadata,
-            "timestamp": java_timestamp(self.stamp),
-            "usage": None,
-        }
-        self.write(line, message)
+            mark(metadata, mark_as, [f"result of tool call {result.cid}"], line)
+        self.write(line, self._tool_result_message(stream, result, state, metadata))
 
     # -- human in the loop ---------------------------------------------------------
 
@@ -683,16 +630,8 @@ class JavaReplayer(Replayer):
         for block in results:
             if type(block.get("id")) is str:
                 stream.tool_ids.add(block["id"])
-        message = {
-            "id": f"{rid}:results" if type(rid) is str else None,
-            "name": None,
-            "role": "TOOL",
-            "content": results,
-            "metadata": {},
-            "timestamp": java_timestamp(self.stamp),
-            "usage": None,
-        }
-        self.write(self.line, message)
+        mid = f"{rid}:results" if type(rid) is str else None
+        self.write(self.line, self._message(mid, None, "TOOL", results))
 
     def _hint(self, stream: _Stream, event: dict) -> None:
         stream.hints.append(
@@ -709,27 +648,10 @@ class JavaReplayer(Replayer):
         their own (or added to this agent's last message, which a stream cannot change
         once written: then they are a message of their own here too)."""
         hints, stream.hints = stream.hints, []
-        message = {
-            "id": hints[0]["id"],
-            "name": stream.agent,
-            "role": "ASSISTANT",
-            "content": hints,
-            "metadata": {},
-            "timestamp": java_timestamp(self.stamp),
-            "usage": None,
-        }
-        self.write(self.line, message)
+        self.write(self.line, self._message(hints[0]["id"], stream.agent, "ASSISTANT", hints))
 
     def _max_iters(self, stream: _Stream, event: dict) -> None:
         stream.max_iters = True
-
-
-_ID_KEYS = ("replyId", "blockId", "toolCallId")
-
-
-def _routable(event: dict) -> bool:
-    """Whether an event that failed the schema still names what it belongs to."""
-    return all(type(event.get(key, "")) is str for key in _ID_KEYS)
 
 
 def _of(stream: _Stream) -> str:

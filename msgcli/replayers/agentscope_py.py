@@ -116,6 +116,7 @@ class _Reply:
 
 class PyReplayer(Replayer):
     known_types = EVENT_TYPES
+    id_keys = ("reply_id", "block_id", "tool_call_id")
 
     def __init__(self, emit: Emit, sink: Sink | None = None) -> None:
         super().__init__(emit, sink)
@@ -124,29 +125,9 @@ class PyReplayer(Replayer):
 
     # -- the event loop --------------------------------------------------------
 
-    def feed(self, line: int, event: dict, valid: bool = True) -> None:
-        self.line = line
-        stats = self.stats
-        stats.events += 1
-        kind = event.get("type")
-        self.check_time(event.get("created_at"))
-        if type(kind) is not str:
-            return
-        if kind not in EVENT_TYPES:
-            if not valid:
-                return  # not an event type name at all (the schema said so)
-            stats.unknown[kind] += 1
-            self.emit(
-                "E009",
-                f"unknown event type {short(kind)}: skipped (a newer AgentScope version?)",
-                "/type",
-            )
-            return
-        stats.by_type[kind] += 1
-        if kind == "CUSTOM" or not (valid or _routable(event)):
-            # an event that fails the schema is still applied as far as its fields allow
-            # (so one bad token count does not make a model call look unended)
-            return
+    def apply(self, kind: str, event: dict) -> None:
+        if kind == "CUSTOM":
+            return  # belongs to no reply
         rid = event.get("reply_id")
         if type(rid) is not str:
             return
@@ -168,12 +149,7 @@ class PyReplayer(Replayer):
                 "kept in a message of its own",
             )
             reply = self._open(rid, "", event, orphan=True)
-        eid = event.get("id")
-        if type(eid) is str:
-            if eid in reply.event_ids:
-                self.emit("E014", f"a second event with id {short(eid)} in this reply", "/id")
-            else:
-                reply.event_ids.add(eid)
+        self.note_event_id(reply.event_ids, event, "reply")
         handler = _HANDLERS.get(kind)
         if handler is not None:
             handler(self, reply, event)
@@ -684,12 +660,6 @@ class PyReplayer(Replayer):
 
 
 _USAGE_KEYS = ("input_tokens", "output_tokens", "cache_input_tokens", "cache_creation_input_tokens")
-_ID_KEYS = ("reply_id", "block_id", "tool_call_id")
-
-
-def _routable(event: dict) -> bool:
-    """Whether an event that failed the schema still names what it belongs to."""
-    return all(type(event.get(key, "")) is str for key in _ID_KEYS)
 
 
 def _count(value: Any) -> int:
