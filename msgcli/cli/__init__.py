@@ -83,6 +83,8 @@ StrictOption = Annotated[bool, typer.Option("--strict", help="Warnings fail the 
 QuietOption = Annotated[
     bool, typer.Option("--quiet", "-q", help="Print the findings only, no summary.")
 ]
+
+
 def _want_traceback(value: bool) -> bool:
     if value:
         _state["traceback"] = True
