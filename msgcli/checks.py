@@ -14,7 +14,7 @@ from __future__ import annotations
 import binascii
 import re
 from base64 import b64decode
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -24,7 +24,7 @@ from .dialects.base import Dialect
 from .model import DataBlock, Message, TextBlock, ToolCallBlock, ToolResultBlock, pointer
 from .textsafe import short
 
-__all__ = ["CrossChecks", "check_message"]
+__all__ = ["CrossChecks", "check_message", "digest"]
 
 #: tool calls in these states are waiting by design, so no result is expected yet
 _WAITING_STATES = frozenset({"asking", "submitted"})
@@ -256,6 +256,12 @@ class CrossChecks:
     line it was first seen on), the calls still waiting for a result, results
     seen before their call, and the last time per time group. An answered call
     keeps only its id, first line and tool name.
+
+    A message enters as a *digest* (:func:`digest`): the few values these
+    checks read, in a tuple that is cheap to send between processes. A worker
+    that checks one part of a large file sends its digests to the process that
+    owns the file, which feeds them here in file order, so the checks across
+    parts are exactly those of a single pass. Every finding names its line.
     """
 
     __slots__ = ("_dialect", "_early", "_emit", "_last_time", "_message_ids", "_open", "_seen")
@@ -272,35 +278,30 @@ class CrossChecks:
         self._early: dict[Any, list[tuple]] = {}
         self._last_time: dict[Any, tuple] = {}
 
-    def _key(self, value: Any) -> Any:
-        """The form in which an id is compared, or ``None`` when there is no usable id."""
-        if value is None or value == "" or not isinstance(value, (str, int)):
-            return None
-        key = self._dialect.pair_key(value)
-        return key if isinstance(key, (str, int)) else None
-
     def feed(self, line: int, msg: Message) -> None:
-        key = self._key(msg.id)
+        self.feed_digest(line, digest(self._dialect, msg))
+
+    def feed_digest(self, line: int, digest: tuple) -> None:
+        """Take in one message, as :func:`digest` made it, read on ``line``."""
+        key, mid, when, group, tools = digest
         if key is not None:
             first = self._message_ids.setdefault(key, line)
             if first != line:
                 self._emit(
-                    "I001", f"message id {short(msg.id)} was already used on line {first}", "/id"
+                    "I001",
+                    f"message id {short(mid)} was already used on line {first}",
+                    "/id",
+                    line=line,
                 )
-        if msg.timestamp is not None:
-            self._check_time(line, msg)
-        for block in msg.blocks():
-            if isinstance(block, ToolCallBlock):
-                self._call(line, block)
-            elif isinstance(block, ToolResultBlock):
-                self._result(line, block)
+        if when is not None:
+            self._check_time(line, when, group)
+        for item in tools:
+            if item[0] == _CALL:
+                self._call(line, *item[1:])
+            else:
+                self._result(line, *item[1:])
 
-    def _check_time(self, line: int, msg: Message) -> None:
-        when = self._dialect.parse_time(msg.timestamp)
-        if when is None:
-            return
-        group = self._dialect.time_group(msg)
-        group_key = group if group is None or isinstance(group, (str, int)) else repr(group)
+    def _check_time(self, line: int, when: datetime, group_key: Any) -> None:
         last = self._last_time.get(group_key)
         try:
             if last is not None and when < last[0] - TIME_TOLERANCE:
@@ -308,43 +309,37 @@ class CrossChecks:
                     "C002",
                     f"this message is {_span(last[0] - when)} older than the one on line {last[1]}",
                     "",
+                    line=line,
                 )
             if last is None or when > last[0]:
                 self._last_time[group_key] = (when, line)
         except TypeError:  # a naive time against an aware one: not comparable
             return
 
-    def _call(self, line: int, block: ToolCallBlock) -> None:
-        key = self._key(block.id)
-        if key is None:
-            return
+    def _call(self, line: int, key: Any, path: tuple, name: Any, state: Any, cid: Any) -> None:
         seen = self._seen.get(key)
         if seen is not None:
             self._emit(
                 "I002",
-                f"tool call id {short(block.id)} was already used on line {seen[0]}",
-                pointer(block.path, self._dialect.tool_call_id_key),
+                f"tool call id {short(cid)} was already used on line {seen[0]}",
+                pointer(path, self._dialect.tool_call_id_key),
+                line=line,
             )
-        self._seen[key] = (line, block.name, block.id)
+        self._seen[key] = (line, name, cid)
         early = self._early.pop(key, None)
         if early is None:
-            self._open.setdefault(key, []).append(
-                (line, block.path, block.name, block.state, block.id)
-            )
+            self._open.setdefault(key, []).append((line, path, name, state, cid))
             return
         for r_line, r_path, r_name, _ in early:
             self._emit(
                 "T003",
-                f"this result comes before the call it answers ({short(block.id)}, line {line})",
+                f"this result comes before the call it answers ({short(cid)}, line {line})",
                 pointer(r_path),
                 line=r_line,
             )
-            self._check_name(r_line, r_path, r_name, line, block.name, block.id)
+            self._check_name(r_line, r_path, r_name, line, name, cid)
 
-    def _result(self, line: int, block: ToolResultBlock) -> None:
-        key = self._key(block.id)
-        if key is None:
-            return
+    def _result(self, line: int, key: Any, path: tuple, name: Any, rid: Any) -> None:
         waiting = self._open.get(key)
         if waiting:
             c_line, _, c_name, _, c_id = waiting.pop(0)
@@ -354,9 +349,9 @@ class CrossChecks:
             # another result for an answered call (e.g. LoongFlow's in_progress, then the final)
             c_line, c_name, c_id = self._seen[key]
         else:
-            self._early.setdefault(key, []).append((line, block.path, block.name, block.id))
+            self._early.setdefault(key, []).append((line, path, name, rid))
             return
-        self._check_name(line, block.path, block.name, c_line, c_name, c_id)
+        self._check_name(line, path, name, c_line, c_name, c_id)
 
     def _check_name(self, line, path, name, call_line, call_name, call_id) -> None:
         if (
@@ -393,6 +388,44 @@ class CrossChecks:
                         pointer(path),
                         line=line,
                     )
+
+
+_CALL = 0
+_RESULT = 1
+
+
+def _pair_key(dialect: Dialect, value: Any) -> Any:
+    """The form in which an id is compared, or ``None`` when there is no usable id."""
+    if value is None or value == "" or not isinstance(value, (str, int)):
+        return None
+    key = dialect.pair_key(value)
+    return key if isinstance(key, (str, int)) else None
+
+
+def digest(dialect: Dialect, msg: Message) -> tuple:
+    """What :class:`CrossChecks` needs of a message: ``(id key, id, time, time group, tools)``.
+
+    ``tools`` lists the message's tool calls and results in block order, each
+    as ``(_CALL, key, path, name, state, id)`` or ``(_RESULT, key, path, name, id)``;
+    those with no usable id are left out, as the checks skip them.
+    """
+    when = group_key = None
+    if msg.timestamp is not None:
+        when = dialect.parse_time(msg.timestamp)
+        if when is not None:
+            group = dialect.time_group(msg)
+            group_key = group if group is None or isinstance(group, (str, int)) else repr(group)
+    tools: list[tuple] = []
+    for block in msg.blocks():
+        if isinstance(block, ToolCallBlock):
+            key = _pair_key(dialect, block.id)
+            if key is not None:
+                tools.append((_CALL, key, block.path, block.name, block.state, block.id))
+        elif isinstance(block, ToolResultBlock):
+            key = _pair_key(dialect, block.id)
+            if key is not None:
+                tools.append((_RESULT, key, block.path, block.name, block.id))
+    return (_pair_key(dialect, msg.id), msg.id, when, group_key, tools)
 
 
 def _span(delta: timedelta) -> str:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
-from .checks import CrossChecks, check_message
+from .checks import CrossChecks, check_message, digest
 from .dialects import EVENT, MESSAGE, Dialect, classify, get_dialect
 from .findings import ERROR, FileSummary, Finding, Severity, Summary
 from .reader import STDIN_NAME, ReadError, read_records, source_name
@@ -50,6 +50,8 @@ class Options:
     #: event logs: stop the replay after this many events (an int) or after the
     #: event with this id (a str); what is open then is written, marked "open"
     until: int | str | None = None
+    #: worker processes (1: check everything in this process); see :mod:`msgcli.parallel`
+    jobs: int = 1
 
 
 @dataclass(slots=True)
@@ -153,6 +155,11 @@ def iter_file_reports(
     sink: MessageSink | None = None,
 ) -> Iterator[FileReport]:
     """One report per input, as soon as that input is done."""
+    if options.jobs > 1 and sink is None and options.max_errors is None:
+        from .parallel import iter_file_reports_parallel
+
+        yield from iter_file_reports_parallel(paths, options, streams)
+        return
     forced = get_dialect(options.dialect) if options.dialect else None
     budget = _Budget(options.max_errors)
     for stream in streams:
@@ -229,6 +236,8 @@ class _FileCheck:
         forced: Dialect | None,
         budget: _Budget,
         sink: MessageSink | None = None,
+        preset: tuple[Dialect, str, int] | None = None,
+        digests: list | None = None,
     ):
         self.name = name
         self.selected = options.select
@@ -246,9 +255,16 @@ class _FileCheck:
         self.kind: str | None = None
         self.first_line = 0
         self.variants: dict[str, None] = {}
+        # a worker checking part of a file records the digests of its messages here, for
+        # the process that owns the file to feed its cross-record checks in file order
+        self.digests = digests
         # set once the file turns out to be a message log (see _settle)
-        self.cross: CrossChecks
+        self.cross: CrossChecks | _DigestRecorder
         self.schema: CompiledSchema
+        if preset is not None:
+            # part of a file: what its first records said, found by the owner of the file
+            dialect, kind, self.line = preset
+            self._settle(dialect, kind)
 
     def emit(self, code: str, message: str, ptr: str = "", line: int | None = None) -> None:
         if code not in self.selected:
@@ -339,7 +355,10 @@ class _FileCheck:
             )
             self.prepare = dialect.prepare_event
         else:
-            self.cross = CrossChecks(dialect, self.emit)
+            if self.digests is not None:
+                self.cross = _DigestRecorder(dialect, self.digests)
+            else:
+                self.cross = CrossChecks(dialect, self.emit)
             self.schema = compiled(f"{dialect.name}/message")
 
     def _check_event(self, record, obj: dict) -> None:
@@ -383,6 +402,22 @@ class _FileCheck:
             fs.kind = "unknown"
         self.findings.sort(key=Finding.sort_key)
         return FileReport(fs, self.findings)
+
+
+class _DigestRecorder:
+    """Stands in for :class:`CrossChecks` in a worker: keeps each message's digest."""
+
+    __slots__ = ("_dialect", "_out")
+
+    def __init__(self, dialect: Dialect, out: list):
+        self._dialect = dialect
+        self._out = out
+
+    def feed(self, line: int, msg) -> None:
+        self._out.append((line, digest(self._dialect, msg)))
+
+    def finish(self) -> None:
+        pass
 
 
 def _undetected(obj: dict) -> str:

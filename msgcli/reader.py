@@ -31,7 +31,7 @@ from typing import IO, Any
 
 import orjson
 
-__all__ = ["Problem", "ReadError", "Record", "open_input", "read_records"]
+__all__ = ["Problem", "ReadError", "Record", "open_input", "read_range", "read_records"]
 
 _BOM = b"\xef\xbb\xbf"
 _GZIP_MAGIC = b"\x1f\x8b"
@@ -183,7 +183,25 @@ def _gzip_reason(exc: BaseException) -> str:
     return f"the gzip stream is corrupt ({exc})"
 
 
-def _read_jsonl(lines) -> Iterator[Record]:
+def read_range(path: str | Path, start: int, end: int) -> Iterator[Record]:
+    """The records of the JSONL lines in bytes ``[start, end)`` of a plain file.
+
+    Both ends must fall on line starts (``end`` may be the file's size). Lines
+    are numbered from 1 within the range; the caller adds the lines before it.
+    A range is part of a file, so having no record is no problem of its own.
+    """
+    try:
+        with open(path, "rb") as stream:
+            stream.seek(start)
+            data = stream.read(end - start)
+    except OSError as exc:
+        raise ReadError(exc.strerror or str(exc)) from None
+    if start == 0 and data.startswith(_BOM):
+        data = data[len(_BOM) :]
+    yield from _read_jsonl(enumerate(io.BytesIO(data), 1), whole=False)
+
+
+def _read_jsonl(lines, whole: bool = True) -> Iterator[Record]:
     loads = orjson.loads
     JSONDecodeError = orjson.JSONDecodeError
     count = 0
@@ -213,7 +231,7 @@ def _read_jsonl(lines) -> Iterator[Record]:
         yield Record(exc.line, None, Problem("P009", exc.reason))
     if pending is not None:
         yield _problem_record(*pending, last=True)
-    if count == 0:
+    if count == 0 and whole:
         yield Record(0, None, Problem("P008", "the file is empty: it holds only blank lines"))
 
 

@@ -1,0 +1,285 @@
+"""Checking on every core: many files, and one large file in parts, over worker processes.
+
+``msgcli validate -j N`` hands each input to a pool of N worker processes.
+A plain JSONL message log larger than :data:`SPLIT_BYTES` is cut at line
+boundaries into parts of at most :data:`PART_BYTES`; a worker checks a part
+record by record (reading, schema, the per-record rules) and sends back its
+findings and, for each message, the digest that the checks across records
+read (:func:`msgcli.checks.digest`: ids, time, tool calls and results). This
+process feeds the digests of every part, in file order, into the file's one
+:class:`~msgcli.checks.CrossChecks`, so tool pairing, duplicate ids and time
+order across part borders come out exactly as in a single pass. Line numbers
+are local to a part until they arrive here.
+
+Event logs, gzip, JSON-array and SSE files, standard input and runs with
+``--max-errors`` are not split (an event log is one state machine; the others
+cannot be cut at a byte offset); such a file is still checked in a worker of
+its own while the others run.
+
+Reports come back in the order of the inputs, each as soon as it and the ones
+before it are done.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import sys
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import IO, Any
+
+from .checks import CrossChecks
+from .dialects import EVENT, MESSAGE, Dialect, classify, get_dialect
+from .findings import ERROR, FileSummary, Finding
+from .reader import _BOM, _GZIP_MAGIC, ReadError, read_range, read_records
+from .rules import RULES
+
+__all__ = ["PART_BYTES", "SPLIT_BYTES", "default_jobs", "iter_file_reports_parallel"]
+
+#: a plain message log at least this large is split into parts
+SPLIT_BYTES = 8 << 20
+#: the largest part a worker reads at once (its memory: the part's bytes and digests)
+PART_BYTES = 32 << 20
+#: how many records from the start are read to learn a file's dialect before splitting it
+_SNIFF_RECORDS = 1000
+
+
+def default_jobs() -> int:
+    """The cores this process may run on."""
+    count = getattr(os, "process_cpu_count", None)
+    if count is not None:
+        return count() or 1
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+def _context():
+    # fork starts a worker in milliseconds and hands it the compiled schemas; where it is
+    # unsafe or missing (macOS, Windows) the platform's default start method is used
+    if sys.platform == "linux":
+        return multiprocessing.get_context("fork")
+    return multiprocessing.get_context()
+
+
+def iter_file_reports_parallel(
+    paths: Iterable[str | Path],
+    options,
+    streams: Iterable[IO[bytes]] = (),
+    split_bytes: int | None = None,
+    part_bytes: int | None = None,
+) -> Iterator:
+    """Like :func:`msgcli.pipeline.iter_file_reports`, with ``options.jobs`` workers."""
+    split_bytes = SPLIT_BYTES if split_bytes is None else split_bytes
+    part_bytes = PART_BYTES if part_bytes is None else part_bytes
+    from .pipeline import _unusable, expand_paths, validate_file
+
+    forced = get_dialect(options.dialect) if options.dialect else None
+    for stream in streams:
+        yield validate_file(stream, options=options, forced=forced)
+
+    # Plan every input first: a slot is a finished report, one task, or the tasks of parts.
+    slots: list[tuple[str, Any]] = []
+    tasks: list[tuple] = []
+    for name, source, problem in expand_paths(paths):
+        if source is None:
+            slots.append(("done", _unusable(name, problem, options)))
+            continue
+        if source == "-":
+            slots.append(("stdin", name))  # read here: a worker has no standard input of its own
+            continue
+        parts = _plan_parts(source, options.jobs, forced, split_bytes, part_bytes)
+        if parts is None:
+            slots.append(("file", name))
+            tasks.append(("file", name, str(source), options))
+        else:
+            preset, ranges = parts
+            slots.append(("parts", (name, preset, len(ranges))))
+            preset_names = (preset[0].name, preset[1], preset[2])
+            for start, end in ranges:
+                tasks.append(("part", name, str(source), options, preset_names, start, end))
+    if len(tasks) < 2 and all(kind != "parts" for kind, _ in slots):
+        # at most one small file: a worker would only cost its start-up
+        for kind, value in slots:
+            if kind == "done":
+                yield value
+            else:
+                yield validate_file(
+                    "-" if kind == "stdin" else tasks[0][2],
+                    name=value,
+                    options=options,
+                    forced=forced,
+                )
+        return
+
+    with _context().Pool(min(options.jobs, len(tasks))) as pool:
+        results = pool.imap(_run_task, tasks)
+        for kind, value in slots:
+            if kind == "done":
+                yield value
+            elif kind == "stdin":
+                yield validate_file("-", name=value, options=options, forced=forced)
+            elif kind == "file":
+                yield next(results)
+            else:
+                name, preset, count = value
+                yield _merge_parts(name, preset, [next(results) for _ in range(count)], options)
+
+
+def _plan_parts(
+    source: str | Path, jobs: int, forced: Dialect | None, split_bytes: int, part_bytes: int
+) -> tuple[tuple[Dialect, str, int], list[tuple[int, int]]] | None:
+    """``(preset, byte ranges)`` to check a large plain message log in parts, else ``None``."""
+    if source == "-" or jobs < 2:
+        return None
+    try:
+        size = os.path.getsize(source)
+        if size < split_bytes:
+            return None
+        with open(source, "rb") as stream:
+            head = stream.read(64 << 10)
+    except OSError:
+        return None
+    if head.startswith(_GZIP_MAGIC):
+        return None
+    start = head[len(_BOM) :] if head.startswith(_BOM) else head
+    first = start.lstrip()
+    if first.startswith((b"[", b"data:", b":", b"event:", b"id:", b"retry:")):
+        return None
+    preset = _sniff(source, forced)
+    if preset is None or preset[1] != MESSAGE:
+        return None
+    count = max(jobs, -(-size // part_bytes))
+    count += -count % jobs  # a multiple of the workers, so none waits for the last part
+    return preset, _ranges(source, size, count)
+
+
+def _sniff(source: str | Path, forced: Dialect | None) -> tuple[Dialect, str, int] | None:
+    """The dialect, kind and line a single pass would settle on, from the first records."""
+    try:
+        for index, record in enumerate(read_records(source)):
+            if index >= _SNIFF_RECORDS:
+                return None
+            if record.obj is None:
+                continue
+            found = classify(record.obj)
+            if forced is not None:
+                return forced, EVENT if found == (forced, EVENT) else MESSAGE, record.line
+            if found is not None:
+                return found[0], found[1], record.line
+    except ReadError:
+        return None
+    return None
+
+
+def _ranges(source: str | Path, size: int, count: int) -> list[tuple[int, int]]:
+    """``count`` byte ranges of about equal size that start at line starts."""
+    cuts = [0]
+    with open(source, "rb") as stream:
+        for i in range(1, count):
+            at = max(size * i // count, cuts[-1], 1)
+            stream.seek(at - 1)
+            stream.readline()  # to the start of the line after the one holding byte at-1
+            where = stream.tell()
+            if where >= size:
+                break
+            if where > cuts[-1]:
+                cuts.append(where)
+    cuts.append(size)
+    return [(cuts[i], cuts[i + 1]) for i in range(len(cuts) - 1)]
+
+
+# -- in a worker -------------------------------------------------------------------
+
+
+def _run_task(task: tuple):
+    from .pipeline import validate_file
+
+    if task[0] == "file":
+        _, name, path, options = task
+        return validate_file(path, name=name, options=options)
+    _, name, path, options, preset_names, start, end = task
+    return _check_part(name, path, options, preset_names, start, end)
+
+
+def _check_part(name: str, path: str, options, preset_names, start: int, end: int) -> tuple:
+    """Check bytes ``[start, end)`` of a message log; line numbers are local to the part.
+
+    Returns ``(lines, summary, findings, digests)``; findings as
+    ``(line, code, message, pointer)``.
+    """
+    from .pipeline import _Budget, _FileCheck
+
+    dialect_name, kind, first_line = preset_names
+    forced = get_dialect(options.dialect) if options.dialect else None
+    digests: list = []
+    check = _FileCheck(
+        name,
+        options,
+        forced,
+        _Budget(None),
+        preset=(get_dialect(dialect_name), kind, first_line),
+        digests=digests,
+    )
+    records = read_range(path, start, end)
+    try:
+        check.run(records)
+    except ReadError as exc:
+        check.summary.readable = False
+        check.emit("P009", f"cannot read: {exc}")
+    report = check.report()
+    findings = [(f.line, f.code, f.message, f.pointer) for f in report.findings]
+    return _line_count(path, start, end), report.summary, findings, digests
+
+
+def _line_count(path: str, start: int, end: int) -> int:
+    with open(path, "rb") as stream:
+        stream.seek(start)
+        data = stream.read(end - start)
+    return data.count(b"\n") + (0 if not data or data.endswith(b"\n") else 1)
+
+
+# -- back in the process that owns the file ------------------------------------------
+
+
+def _merge_parts(name: str, preset: tuple[Dialect, str, int], parts: list[tuple], options):
+    """One file's report from its parts' results, with the checks across records run here."""
+    from .pipeline import FileReport
+
+    dialect = preset[0]
+    summary = FileSummary(path=name, dialect=dialect.name, kind="messages")
+    findings: list[Finding] = []
+    selected = options.select
+
+    def emit(code: str, message: str, ptr: str = "", line: int = 0) -> None:
+        if code not in selected:
+            return
+        severity = RULES[code].severity
+        if severity is ERROR:
+            summary.errors += 1
+        else:
+            summary.warnings += 1
+        findings.append(Finding(name, line, code, severity, message, ptr))
+
+    cross = CrossChecks(dialect, emit)
+    variants: dict[str, None] = {}
+    base = 0
+    for lines, part, part_findings, digests in parts:
+        summary.records += part.records
+        summary.errors += part.errors
+        summary.warnings += part.warnings
+        summary.readable = summary.readable and part.readable
+        for variant in part.variants:
+            variants.setdefault(variant, None)
+        for line, code, message, ptr in part_findings:
+            findings.append(Finding(name, line + base, code, RULES[code].severity, message, ptr))
+        feed = cross.feed_digest
+        for line, item in digests:
+            feed(line + base, item)
+        base += lines
+    cross.finish()
+    summary.variants = list(variants)
+    findings.sort(key=Finding.sort_key)
+    return FileReport(summary, findings)
