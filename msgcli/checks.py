@@ -20,7 +20,9 @@ from urllib.parse import urlsplit
 
 import orjson
 
-from .dialects.base import Dialect
+from .dialects.base import DIGEST_CALL as _CALL
+from .dialects.base import DIGEST_RESULT as _RESULT
+from .dialects.base import Dialect, says_nothing
 from .model import DataBlock, Message, TextBlock, ToolCallBlock, ToolResultBlock, pointer
 from .textsafe import short
 
@@ -210,6 +212,11 @@ def _check_source(block: DataBlock, emit) -> None:
             _check_magic(media_type, raw, block, emit)
 
 
+def source_is_clean(block: DataBlock) -> bool:
+    """True when the media checks have nothing to say about ``block``'s source."""
+    return says_nothing(_check_source, block)
+
+
 def _source_pointer(block: DataBlock) -> str:
     # LoongFlow media are content elements with no source object of their own
     return pointer(block.path) if block.kind == "content" else pointer(block.path, "source")
@@ -388,10 +395,6 @@ class CrossChecks:
                         pointer(path),
                         line=line,
                     )
-
-
-_CALL = 0
-_RESULT = 1
 
 
 def _pair_key(dialect: Dialect, value: Any) -> Any:

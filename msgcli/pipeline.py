@@ -380,6 +380,14 @@ class _FileCheck:
             # a record with NaN/Infinity: only the Python engine takes such values
             explained = explain(schema, obj)
         elif schema.is_valid(obj):
+            fast = dialect.fast_digest(obj)
+            if fast is not None:
+                # the common case: nothing to report, only the cross-record checks to feed
+                variant, item = fast
+                if variant is not None:
+                    self.variants.setdefault(variant, None)
+                self.cross.feed_digest(self.line, item)
+                return
             explained = []
         else:
             explained = explain(schema, obj) or [
@@ -415,6 +423,9 @@ class _DigestRecorder:
 
     def feed(self, line: int, msg) -> None:
         self._out.append((line, digest(self._dialect, msg)))
+
+    def feed_digest(self, line: int, item: tuple) -> None:
+        self._out.append((line, item))
 
     def finish(self) -> None:
         pass

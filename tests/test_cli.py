@@ -154,8 +154,7 @@ def test_internal_error_is_one_line_and_traceback_on_request(tmp_path):
     plugin.write_text(
         "import msgcli.checks as c\n"
         "def boom(*a, **k):\n    raise RuntimeError('simulated bug')\n"
-        "c.check_message = boom\n"
-        "import msgcli.pipeline as v\nv.check_message = boom\n"
+        "c.CrossChecks.feed_digest = boom\n"
     )
     env = {"PYTHONPATH": f"{tmp_path}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
     result = _msgcli("validate", REAL_PY, env=env)

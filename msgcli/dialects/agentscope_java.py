@@ -46,7 +46,9 @@ from ..model import (
     pointer,
 )
 from ..textsafe import short
-from .base import EVENT, MESSAGE, Dialect, Emit, is_number, other_keys
+from .base import DIGEST_CALL as _CALL
+from .base import DIGEST_RESULT as _RESULT
+from .base import EVENT, MESSAGE, Dialect, Emit, is_number, other_keys, says_nothing
 
 __all__ = ["DIALECT", "AgentScopeJava"]
 
@@ -395,8 +397,100 @@ class AgentScopeJava(Dialect):
             return None
         return when if when.tzinfo is None else None
 
+    # -- the fast path ---------------------------------------------------------
+    def fast_digest(self, obj: dict) -> tuple[str | None, tuple] | None:
+        # a 2.x record as Jackson writes it, with text, thinking and tool blocks;
+        # anything else takes the full path
+        if obj.keys() != _MESSAGE_KEYSET:
+            return None
+        role = obj["role"]
+        if role not in _ROLESET:
+            return None
+        stamp = obj["timestamp"]
+        if type(stamp) is not str or not _TIMESTAMP.fullmatch(stamp):
+            return None
+        when = _written_time(stamp)
+        if when is None:
+            return None
+        usage = obj["usage"]
+        if usage is not None and (
+            type(usage) is not dict
+            or usage.keys() != _USAGE_KEYSET
+            or not says_nothing(_check_total, usage, ("usage",))
+        ):
+            return None
+        metadata = obj["metadata"]
+        if type(metadata) is dict and "_chat_usage" in metadata:
+            chat = metadata["_chat_usage"]
+            if type(chat) is dict and not says_nothing(
+                _check_total, chat, ("metadata", "_chat_usage")
+            ):
+                return None
+        content = obj["content"]
+        if type(content) is not list:
+            return None
+        results_allowed = role in ("TOOL", "ASSISTANT")
+        empty = True
+        tools: list[tuple] = []
+        for index, block in enumerate(content):
+            if type(block) is not dict:
+                return None
+            kind = block.get("type")
+            if type(kind) is not str or block.keys() != _FAST_BLOCK_KEYSETS.get(kind):
+                return None
+            if kind == "text":
+                text = block["text"]
+                if text and (type(text) is not str or text.strip()):
+                    empty = False
+                continue
+            empty = False
+            if kind == "thinking":
+                continue
+            bid = block["id"]
+            if type(bid) is not str or not bid:
+                return None
+            name = block["name"]
+            if kind == "tool_use":
+                if type(name) is not str or name.startswith("__"):
+                    return None
+                text = block["content"]
+                if text is not None:
+                    if type(text) is not str:
+                        return None
+                    try:
+                        if type(orjson.loads(text)) is not dict:
+                            return None
+                    except orjson.JSONDecodeError:
+                        return None
+                tools.append((_CALL, bid, ("content", index), name, block["state"], bid))
+            elif results_allowed:  # a tool_result
+                output = block["output"]
+                if type(output) is not list:
+                    return None
+                for item in output:
+                    if type(item) is not dict or item.keys() != _TEXT_KEYSET:
+                        return None
+                    if item["type"] != "text":
+                        return None
+                tools.append((_RESULT, bid, ("content", index), name, bid))
+            else:
+                return None
+        if empty:
+            return None
+        mid = obj["id"]
+        key = mid if mid != "" and isinstance(mid, (str, int)) else None
+        return V2, (key, mid, when, None, tools)
+
 
 DIALECT = AgentScopeJava()
+_MESSAGE_KEYSET = frozenset(MESSAGE_KEYS)
+_ROLESET = frozenset(ROLES)
+_USAGE_KEYSET = frozenset(USAGE_KEYS)
+_TEXT_KEYSET = frozenset(BLOCK_KEYS["text"])
+#: the block types the fast path takes, each with every key Jackson writes on it
+_FAST_BLOCK_KEYSETS = {
+    kind: frozenset(BLOCK_KEYS[kind]) for kind in ("text", "thinking", "tool_use", "tool_result")
+}
 
 
 # -- reading helpers ----------------------------------------------------------

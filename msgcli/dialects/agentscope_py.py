@@ -33,6 +33,8 @@ import re
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
+import orjson
+
 from ..model import (
     Block,
     DataBlock,
@@ -48,6 +50,8 @@ from ..model import (
     pointer,
 )
 from ..textsafe import short
+from .base import DIGEST_CALL as _CALL
+from .base import DIGEST_RESULT as _RESULT
 from .base import EVENT, MESSAGE, Dialect, Emit, other_keys
 
 __all__ = ["DIALECT", "AgentScopePyDialect"]
@@ -146,6 +150,11 @@ _USAGE2_KEYS = (
     "cache_creation_input_tokens",
 )
 _USAGE2_DEFAULTED = ("cache_input_tokens", "cache_creation_input_tokens")
+
+_MSG2_KEYSET = frozenset(_MSG2_KEYS)
+_BLOCK2_KEYSETS = {kind: frozenset(keys) for kind, keys in _BLOCK2_KEYS.items()}
+_TEXT2_KEYSET = _BLOCK2_KEYSETS["text"]
+_USAGE2_KEYSET = frozenset(_USAGE2_KEYS)
 
 # -- 1.x ------------------------------------------------------------------------
 #: message keys in the order ``to_dict`` writes them
@@ -300,6 +309,111 @@ class AgentScopePyDialect(Dialect):
             when = when.replace(tzinfo=timezone(offset)).astimezone(timezone.utc)
             when = when.replace(tzinfo=None)
         return when
+
+    # -- the fast path ----------------------------------------------------------------
+    def fast_digest(self, obj: dict) -> tuple[str | None, tuple] | None:
+        # a 2.x record as model_dump_json writes it: every key, nothing else, times in
+        # isoformat, text/thinking/hint/tool blocks; anything else takes the full path
+        if obj.keys() != _MSG2_KEYSET:
+            return None
+        created = obj["created_at"]
+        if type(created) is not str or not _ISO_WRITTEN.match(created) or not created.isascii():
+            return None
+        try:
+            when = datetime.fromisoformat(created)
+        except ValueError:
+            return None
+        finished = obj["finished_at"]
+        if finished is not None and not _fast_iso(finished):
+            return None
+        usage = obj["usage"]
+        if usage is not None and (type(usage) is not dict or usage.keys() != _USAGE2_KEYSET):
+            return None
+        if obj["error"] is not None or obj["finished_reason"] == "error":
+            return None
+        content = obj["content"]
+        if type(content) is not list:
+            return None
+        results_allowed = obj["role"] in ("assistant", "system")
+        empty = True
+        tools: list[tuple] = []
+        for index, block in enumerate(content):
+            if type(block) is not dict:
+                return None
+            kind = block.get("type")
+            if type(kind) is not str or block.keys() != _BLOCK2_KEYSETS.get(kind):
+                return None
+            if not _fast_iso(block["created_at"]):
+                return None
+            finished = block["finished_at"]
+            if finished is not None and not _fast_iso(finished):
+                return None
+            if kind == "text":
+                text = block["text"]
+                if text and (type(text) is not str or text.strip()):
+                    empty = False
+                continue
+            empty = False
+            if kind == "thinking":
+                continue
+            if kind == "hint":
+                if type(block["hint"]) is not str:
+                    return None
+                continue
+            bid = block["id"]
+            if type(bid) is not str or not bid:
+                return None
+            name = block["name"]
+            if kind == "tool_call":
+                text = block["input"]
+                if type(name) is not str or name.startswith("__") or type(text) is not str:
+                    return None
+                try:
+                    if type(orjson.loads(text)) is not dict:
+                        return None
+                except orjson.JSONDecodeError:
+                    return None
+                tools.append((_CALL, bid, ("content", index), name, block["state"], bid))
+            elif kind == "tool_result" and results_allowed:
+                output = block["output"]
+                if type(output) is list and not _fast_output(output):
+                    return None
+                tools.append((_RESULT, bid, ("content", index), name, bid))
+            elif kind == "data":
+                if not _fast_data(block, ("content", index)):
+                    return None
+            else:
+                return None  # a result in a user message
+        if empty:
+            return None
+        mid = obj["id"]
+        key = mid if mid != "" and isinstance(mid, (str, int)) else None
+        return V2, (key, mid, when, None, tools)
+
+
+def _fast_iso(value: Any) -> bool:
+    return type(value) is str and _ISO_WRITTEN.match(value) is not None
+
+
+def _fast_data(item: dict, path: tuple) -> bool:
+    """A data block whose source passes the media checks."""
+    from ..checks import source_is_clean
+
+    block = _read_block_v2(item, path, nested=False)
+    return isinstance(block, DataBlock) and block.source is not None and source_is_clean(block)
+
+
+def _fast_output(items: list) -> bool:
+    """A tool result's output holds only text blocks as the framework writes them."""
+    for item in items:
+        if type(item) is not dict or item.get("type") != "text" or item.keys() != _TEXT2_KEYSET:
+            return False
+        if not _fast_iso(item["created_at"]):
+            return False
+        finished = item["finished_at"]
+        if finished is not None and not _fast_iso(finished):
+            return False
+    return True
 
 
 # -- reading helpers --------------------------------------------------------------

@@ -30,6 +30,27 @@ Emit = Callable[..., None]  # emit(code: str, message: str, pointer: str = "")
 MESSAGE = "message"
 EVENT = "event"
 
+#: the tags of a tool call and of a tool result in a message digest (see msgcli.checks.digest)
+DIGEST_CALL = 0
+DIGEST_RESULT = 1
+
+
+class _Spoke(Exception):
+    pass
+
+
+def _speak(*_args: Any, **_kwargs: Any) -> None:
+    raise _Spoke
+
+
+def says_nothing(check: Callable[..., None], *args: Any) -> bool:
+    """Whether ``check(*args, emit)`` finds nothing (it stops at its first finding)."""
+    try:
+        check(*args, _speak)
+    except _Spoke:
+        return False
+    return True
+
 
 def other_keys(obj: dict, known: tuple[str, ...] | frozenset[str]) -> dict[str, Any]:
     """The keys of ``obj`` that are not ``known``, with their values, in their order."""
@@ -77,6 +98,18 @@ class Dialect:
 
     def check(self, obj: dict, msg: Message, emit: Emit) -> None:
         """Dialect-specific per-record checks beyond the schema. Default: none."""
+
+    def fast_digest(self, obj: dict) -> tuple[str | None, tuple] | None:
+        """``(variant, digest)`` of a schema-valid record that no per-record rule faults.
+
+        The fast path of validation: a dialect may answer for the records of the
+        shape its framework writes, reading only the dict, and must answer
+        ``None`` for anything else, or whenever :meth:`check` or
+        :func:`msgcli.checks.check_message` could have something to say. The
+        digest must be the one :func:`msgcli.checks.digest` makes of
+        :meth:`read`'s message. Default: no fast path.
+        """
+        return None
 
     def prepare_event(self, raw: bytes, obj: dict, emit: Emit) -> None:
         """Bring an event record into the form its schema and replay expect (in place),
