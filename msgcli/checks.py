@@ -14,7 +14,7 @@ from __future__ import annotations
 import binascii
 import re
 from base64 import b64decode
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -22,7 +22,7 @@ import orjson
 
 from .dialects.base import DIGEST_CALL as _CALL
 from .dialects.base import DIGEST_RESULT as _RESULT
-from .dialects.base import Dialect, says_nothing
+from .dialects.base import Dialect, micros, says_nothing
 from .model import DataBlock, Message, TextBlock, ToolCallBlock, ToolResultBlock, pointer
 from .textsafe import short
 
@@ -32,6 +32,10 @@ __all__ = ["CrossChecks", "check_message", "digest"]
 _WAITING_STATES = frozenset({"asking", "submitted"})
 #: how far back in time a message may go before C002 speaks (clock skew between writers)
 TIME_TOLERANCE = timedelta(seconds=1)
+_TOLERANCE_US = TIME_TOLERANCE // timedelta(microseconds=1)
+#: ids of these forms are kept as numbers, about half the memory of the text
+_HEX_ID = re.compile(r"[0-9a-f]{1,64}")
+_UUID_ID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 _MIME = re.compile(
     r"^(application|audio|font|example|image|message|model|multipart|text|video|chemical|x-[\w.+-]+)"
@@ -292,7 +296,7 @@ class CrossChecks:
         """Take in one message, as :func:`digest` made it, read on ``line``."""
         key, mid, when, group, tools = digest
         if key is not None:
-            first = self._message_ids.setdefault(key, line)
+            first = self._message_ids.setdefault(_compact(key), line)
             if first != line:
                 self._emit(
                     "I001",
@@ -308,22 +312,21 @@ class CrossChecks:
             else:
                 self._result(line, *item[1:])
 
-    def _check_time(self, line: int, when: datetime, group_key: Any) -> None:
+    def _check_time(self, line: int, when: int, group_key: Any) -> None:
         last = self._last_time.get(group_key)
-        try:
-            if last is not None and when < last[0] - TIME_TOLERANCE:
-                self._emit(
-                    "C002",
-                    f"this message is {_span(last[0] - when)} older than the one on line {last[1]}",
-                    "",
-                    line=line,
-                )
-            if last is None or when > last[0]:
-                self._last_time[group_key] = (when, line)
-        except TypeError:  # a naive time against an aware one: not comparable
-            return
+        if last is not None and when < last[0] - _TOLERANCE_US:
+            span = _span(timedelta(microseconds=last[0] - when))
+            self._emit(
+                "C002",
+                f"this message is {span} older than the one on line {last[1]}",
+                "",
+                line=line,
+            )
+        if last is None or when > last[0]:
+            self._last_time[group_key] = (when, line)
 
     def _call(self, line: int, key: Any, path: tuple, name: Any, state: Any, cid: Any) -> None:
+        key = _compact(key)
         seen = self._seen.get(key)
         if seen is not None:
             self._emit(
@@ -347,6 +350,7 @@ class CrossChecks:
             self._check_name(r_line, r_path, r_name, line, name, cid)
 
     def _result(self, line: int, key: Any, path: tuple, name: Any, rid: Any) -> None:
+        key = _compact(key)
         waiting = self._open.get(key)
         if waiting:
             c_line, _, c_name, _, c_id = waiting.pop(0)
@@ -397,6 +401,23 @@ class CrossChecks:
                     )
 
 
+def _compact(key: Any) -> Any:
+    """``key`` in the form it is kept in: lower-case hex and UUID text become numbers.
+
+    The leading 1 or 2 keeps leading zeros and tells the two forms apart; any other
+    text stays text, and an int key stays an int (``digest`` keys are str or int), so
+    two keys are equal exactly when their compact forms are.
+    """
+    if type(key) is str and key.isascii():
+        if _HEX_ID.fullmatch(key):
+            return int("1" + key, 16)
+        if len(key) == 36 and _UUID_ID.fullmatch(key):
+            return int("2" + key.replace("-", ""), 16)
+    elif type(key) is int:
+        return ("int", key)
+    return key
+
+
 def _pair_key(dialect: Dialect, value: Any) -> Any:
     """The form in which an id is compared, or ``None`` when there is no usable id."""
     if value is None or value == "" or not isinstance(value, (str, int)):
@@ -414,8 +435,9 @@ def digest(dialect: Dialect, msg: Message) -> tuple:
     """
     when = group_key = None
     if msg.timestamp is not None:
-        when = dialect.parse_time(msg.timestamp)
-        if when is not None:
+        parsed = dialect.parse_time(msg.timestamp)
+        if parsed is not None:
+            when = micros(parsed)
             group = dialect.time_group(msg)
             group_key = group if group is None or isinstance(group, (str, int)) else repr(group)
     tools: list[tuple] = []
@@ -428,7 +450,7 @@ def digest(dialect: Dialect, msg: Message) -> tuple:
             key = _pair_key(dialect, block.id)
             if key is not None:
                 tools.append((_RESULT, key, block.path, block.name, block.id))
-    return (_pair_key(dialect, msg.id), msg.id, when, group_key, tools)
+    return (_pair_key(dialect, msg.id), msg.id, when, group_key, tuple(tools))
 
 
 def _span(delta: timedelta) -> str:

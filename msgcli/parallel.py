@@ -25,6 +25,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import sys
+from collections import deque
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
@@ -114,8 +115,9 @@ def iter_file_reports_parallel(
                 )
         return
 
-    with _context().Pool(min(options.jobs, len(tasks))) as pool:
-        results = pool.imap(_run_task, tasks)
+    workers = min(options.jobs, len(tasks))
+    with _context().Pool(workers) as pool:
+        results = _in_order(pool, tasks, window=2 * workers)
         for kind, value in slots:
             if kind == "done":
                 yield value
@@ -125,7 +127,28 @@ def iter_file_reports_parallel(
                 yield next(results)
             else:
                 name, preset, count = value
-                yield _merge_parts(name, preset, [next(results) for _ in range(count)], options)
+                parts = (next(results) for _ in range(count))  # each merged as it comes
+                yield _merge_parts(name, preset, parts, options)
+
+
+def _in_order(pool, tasks: list[tuple], window: int) -> Iterator:
+    """The results of ``tasks`` in order, with at most ``window`` of them waiting or running.
+
+    ``Pool.imap`` would start every task at once and hold every result that is done
+    before this process takes it: the memory of a whole large file's digests.
+    """
+    pending: deque = deque()
+    queued = iter(tasks)
+    for task in queued:
+        pending.append(pool.apply_async(_run_task, (task,)))
+        if len(pending) >= window:
+            break
+    while pending:
+        result = pending.popleft().get()
+        for task in queued:
+            pending.append(pool.apply_async(_run_task, (task,)))
+            break
+        yield result
 
 
 def _plan_parts(
@@ -244,7 +267,7 @@ def _line_count(path: str, start: int, end: int) -> int:
 # -- back in the process that owns the file ------------------------------------------
 
 
-def _merge_parts(name: str, preset: tuple[Dialect, str, int], parts: list[tuple], options):
+def _merge_parts(name: str, preset: tuple[Dialect, str, int], parts: Iterator[tuple], options):
     """One file's report from its parts' results, with the checks across records run here."""
     from .pipeline import FileReport
 
@@ -267,6 +290,7 @@ def _merge_parts(name: str, preset: tuple[Dialect, str, int], parts: list[tuple]
     variants: dict[str, None] = {}
     base = 0
     for lines, part, part_findings, digests in parts:
+        # (the part's digests are dropped once fed: memory holds one part at a time)
         summary.records += part.records
         summary.errors += part.errors
         summary.warnings += part.warnings

@@ -48,7 +48,7 @@ from ..model import (
 from ..textsafe import short
 from .base import DIGEST_CALL as _CALL
 from .base import DIGEST_RESULT as _RESULT
-from .base import EVENT, MESSAGE, Dialect, Emit, is_number, other_keys, says_nothing
+from .base import EVENT, MESSAGE, Dialect, Emit, is_number, micros, other_keys, says_nothing
 
 __all__ = ["DIALECT", "AgentScopeJava"]
 
@@ -479,7 +479,7 @@ class AgentScopeJava(Dialect):
             return None
         mid = obj["id"]
         key = mid if mid != "" and isinstance(mid, (str, int)) else None
-        return V2, (key, mid, when, None, tools)
+        return V2, (key, mid, micros(when), None, tuple(tools))
 
 
 DIALECT = AgentScopeJava()

@@ -52,7 +52,7 @@ from ..model import (
 from ..textsafe import short
 from .base import DIGEST_CALL as _CALL
 from .base import DIGEST_RESULT as _RESULT
-from .base import EVENT, MESSAGE, Dialect, Emit, other_keys
+from .base import EVENT, MESSAGE, Dialect, Emit, micros, other_keys
 
 __all__ = ["DIALECT", "AgentScopePyDialect"]
 
@@ -388,7 +388,7 @@ class AgentScopePyDialect(Dialect):
             return None
         mid = obj["id"]
         key = mid if mid != "" and isinstance(mid, (str, int)) else None
-        return V2, (key, mid, when, None, tools)
+        return V2, (key, mid, micros(when), None, tuple(tools))
 
 
 def _fast_iso(value: Any) -> bool:

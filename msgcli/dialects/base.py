@@ -20,7 +20,7 @@ The schema itself is ``schemas/<name>/message.schema.json``.
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from ..model import Message, ToolCallBlock
@@ -33,6 +33,14 @@ EVENT = "event"
 #: the tags of a tool call and of a tool result in a message digest (see msgcli.checks.digest)
 DIGEST_CALL = 0
 DIGEST_RESULT = 1
+
+_EPOCH = datetime(1970, 1, 1)
+_MICROSECOND = timedelta(microseconds=1)
+
+
+def micros(when: datetime) -> int:
+    """A naive time as microseconds since 1970 (a digest's time: cheap to send and compare)."""
+    return (when - _EPOCH) // _MICROSECOND
 
 
 class _Spoke(Exception):
