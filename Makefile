@@ -67,3 +67,14 @@ format: $(VENV)/.lint
 
 clean:
 	rm -rf $(VENV) .venv-python3.* .pytest_cache .ruff_cache .mypy_cache .hypothesis build dist
+
+.PHONY: bench
+BENCH_ARGS ?=
+
+$(VENV)/.bench: pyproject.toml | $(BIN)/python
+	$(PIP) install -e '.[test,bench]'
+	@touch $@
+
+## bench: time msgcli on generated logs beside orjson, jsonschema and check-jsonschema, into BENCHMARKS.md (BENCH_ARGS=--quick: 100k only; BENCH_1G=1 adds a 1 GB log)
+bench: $(VENV)/.bench
+	$(BIN)/python benchmarks/run.py$(if $(BENCH_1G), --big) $(BENCH_ARGS)

@@ -127,8 +127,8 @@ def iter_file_reports_parallel(
                 yield next(results)
             else:
                 name, preset, count = value
-                parts = (next(results) for _ in range(count))  # each merged as it comes
-                yield _merge_parts(name, preset, parts, options)
+                arriving = (next(results) for _ in range(count))  # each merged as it comes
+                yield _merge_parts(name, preset, arriving, options)
 
 
 def _in_order(pool, tasks: list[tuple], window: int) -> Iterator:
