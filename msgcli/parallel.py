@@ -33,6 +33,7 @@ from typing import IO, Any
 from .checks import CrossChecks
 from .dialects import EVENT, MESSAGE, Dialect, classify, get_dialect
 from .findings import ERROR, FileSummary, Finding
+from .progress import tracker
 from .reader import _BOM, _GZIP_MAGIC, ReadError, read_range, read_records
 from .rules import RULES
 
@@ -97,7 +98,7 @@ def iter_file_reports_parallel(
             tasks.append(("file", name, str(source), options))
         else:
             preset, ranges = parts
-            slots.append(("parts", (name, preset, len(ranges))))
+            slots.append(("parts", (name, preset, ranges)))
             preset_names = (preset[0].name, preset[1], preset[2])
             for start, end in ranges:
                 tasks.append(("part", name, str(source), options, preset_names, start, end))
@@ -115,6 +116,7 @@ def iter_file_reports_parallel(
                 )
         return
 
+    state = tracker()
     workers = min(options.jobs, len(tasks))
     with _context().Pool(workers) as pool:
         results = _in_order(pool, tasks, window=2 * workers)
@@ -124,11 +126,14 @@ def iter_file_reports_parallel(
             elif kind == "stdin":
                 yield validate_file("-", name=value, options=options, forced=forced)
             elif kind == "file":
-                yield next(results)
+                report = next(results)
+                if state is not None:
+                    state.done(_size(report.summary.path), report.summary.records)
+                yield report
             else:
-                name, preset, count = value
-                arriving = (next(results) for _ in range(count))  # each merged as it comes
-                yield _merge_parts(name, preset, arriving, options)
+                name, preset, ranges = value
+                arriving = (next(results) for _ in ranges)  # each merged as it comes
+                yield _merge_parts(name, preset, arriving, options, ranges)
 
 
 def _in_order(pool, tasks: list[tuple], window: int) -> Iterator:
@@ -267,7 +272,20 @@ def _line_count(path: str, start: int, end: int) -> int:
 # -- back in the process that owns the file ------------------------------------------
 
 
-def _merge_parts(name: str, preset: tuple[Dialect, str, int], parts: Iterator[tuple], options):
+def _size(path: str) -> int:
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0
+
+
+def _merge_parts(
+    name: str,
+    preset: tuple[Dialect, str, int],
+    parts: Iterator[tuple],
+    options,
+    ranges: list[tuple[int, int]],
+):
     """One file's report from its parts' results, with the checks across records run here."""
     from .pipeline import FileReport
 
@@ -289,8 +307,11 @@ def _merge_parts(name: str, preset: tuple[Dialect, str, int], parts: Iterator[tu
     cross = CrossChecks(dialect, emit)
     variants: dict[str, None] = {}
     base = 0
-    for lines, part, part_findings, digests in parts:
+    state = tracker()
+    for (start, end), (lines, part, part_findings, digests) in zip(ranges, parts, strict=False):
         # (the part's digests are dropped once fed: memory holds one part at a time)
+        if state is not None:
+            state.done(end - start, part.records)
         summary.records += part.records
         summary.errors += part.errors
         summary.warnings += part.warnings

@@ -17,6 +17,7 @@ from typing import IO
 from .checks import CrossChecks, check_message, digest
 from .dialects import EVENT, MESSAGE, Dialect, classify, get_dialect
 from .findings import ERROR, FileSummary, Finding, Severity, Summary
+from .progress import Tracker, tracker
 from .reader import STDIN_NAME, ReadError, read_records, source_name
 from .replayers import Replayer, replayer_for
 from .rules import RULES
@@ -218,12 +219,32 @@ def validate_file(
     if name is None:
         name = source_name(source)
     check = _FileCheck(name, options, forced, budget or _Budget(options.max_errors), sink)
+    state = tracker()
     try:
-        check.run(read_records(source))
+        if state is None or hasattr(source, "read") or str(source) == "-":
+            check.run(read_records(source))
+        else:
+            _run_tracked(check, source, state)
     except ReadError as exc:
         check.summary.readable = False
         check.emit("P009", f"cannot read: {exc}")
     return check.report()
+
+
+def _run_tracked(check: _FileCheck, source: str | Path, state: Tracker) -> None:
+    """Check a file whose read position the progress bar follows."""
+    try:
+        stream = open(source, "rb")  # noqa: SIM115 - closed below
+    except OSError:
+        check.run(read_records(source))  # which says why it cannot be read
+        return
+    state.reading(stream, check.summary)
+    try:
+        check.run(read_records(stream))
+        state.done(stream.tell(), check.summary.records)
+    finally:
+        state.reading(None, None)
+        stream.close()
 
 
 class _FileCheck:

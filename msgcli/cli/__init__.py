@@ -201,7 +201,10 @@ def validate(
         max_errors=max_errors,
         jobs=_jobs(jobs),
     )
-    run = validate_paths(paths, options)
+    from ..progress import progress
+
+    with progress(paths, enabled=output_format is Format.text):
+        run = validate_paths(paths, options)
     get_reporter(output_format.value)(run, sys.stdout, quiet=quiet, verbose=verbose)
     raise typer.Exit(run.exit_code)
 
@@ -278,7 +281,9 @@ def replay(
         out = open_output(output)
     except OSError as exc:
         raise _fail(f"cannot write {output}: {exc.strerror or exc}") from None
-    with out:
+    from ..progress import progress
+
+    with out, progress(paths, enabled=output_format is Format.text):
         run = validate_paths(paths, options, sink=out.message)
     get_reporter(output_format.value)(run, sys.stderr, quiet=quiet)
     code = run.exit_code

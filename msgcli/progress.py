@@ -1,0 +1,130 @@
+"""A progress bar on standard error while a large input is checked or replayed.
+
+The bar is drawn by a thread of its own a few times a second, from counters
+the checking code keeps anyway (bytes of the files finished, the position of
+the file being read, the records counted), so it costs the records nothing.
+It is shown only on a terminal, only for the text report, and only when the
+inputs are large (:data:`LARGE_BYTES`); it is gone from the screen when the run
+ends, before the findings are printed.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager, suppress
+from pathlib import Path
+from typing import IO, Any
+
+__all__ = ["LARGE_BYTES", "Tracker", "input_bytes", "progress", "tracker"]
+
+#: inputs smaller than this in all are done before a bar would help
+LARGE_BYTES = 32 << 20
+
+
+class Tracker:
+    """How far a run has got: bytes and records of the inputs done, plus the one being read."""
+
+    def __init__(self, total: int):
+        self.total = total
+        self.bytes_done = 0
+        self.records_done = 0
+        self._stream: IO[bytes] | None = None
+        self._summary: Any = None
+
+    def reading(self, stream: IO[bytes] | None, summary: Any) -> None:
+        """The file read in this process now (``None``: none), and its summary."""
+        self._stream, self._summary = stream, summary
+
+    def done(self, size: int, records: int) -> None:
+        self.bytes_done += size
+        self.records_done += records
+
+    def position(self) -> tuple[int, int]:
+        at, records = self.bytes_done, self.records_done
+        stream, summary = self._stream, self._summary
+        if stream is not None:
+            with suppress(OSError, ValueError):  # closed meanwhile
+                at += stream.tell()
+        if summary is not None:
+            records += summary.records
+        return min(at, self.total), records
+
+
+#: the tracker of the run in progress in this process, if a bar is shown
+_current: Tracker | None = None
+
+
+def tracker() -> Tracker | None:
+    return _current
+
+
+def input_bytes(paths: Iterable[str | Path]) -> int:
+    """The size of every file the paths name (directories searched as a run would)."""
+    from .pipeline import expand_paths
+
+    total = 0
+    for _, source, _ in expand_paths(paths):
+        if source is not None and source != "-":
+            with suppress(OSError):
+                total += os.path.getsize(source)
+    return total
+
+
+@contextmanager
+def progress(paths: list[str], enabled: bool) -> Iterator[None]:
+    """Show a bar for the run inside the block, if ``enabled`` and the inputs are large."""
+    global _current
+    if not enabled or not sys.stderr.isatty() or "-" in paths:
+        yield
+        return
+    total = input_bytes(paths)
+    if total < LARGE_BYTES:
+        yield
+        return
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        DownloadColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+        TransferSpeedColumn,
+    )
+
+    state = Tracker(total)
+    console = Console(stderr=True, markup=False, highlight=False, emoji=False)
+    bar = Progress(
+        TextColumn("checking"),
+        BarColumn(),
+        DownloadColumn(),
+        TransferSpeedColumn(),
+        TextColumn("{task.fields[records]:,} records, {task.fields[rate]:,.0f}/s"),
+        TimeRemainingColumn(),
+        console=console,
+        transient=True,
+        auto_refresh=False,
+    )
+    task = bar.add_task("", total=total, records=0, rate=0.0)
+    stop = threading.Event()
+
+    def draw() -> None:
+        while not stop.wait(0.2):
+            at, records = state.position()
+            elapsed = bar.tasks[0].elapsed or 0.0
+            rate = records / elapsed if elapsed > 0 else 0.0
+            bar.update(task, completed=at, records=records, rate=rate)
+            bar.refresh()
+
+    _current = state
+    thread = threading.Thread(target=draw, name="msgcli-progress", daemon=True)
+    with bar:
+        thread.start()
+        try:
+            yield
+        finally:
+            stop.set()
+            thread.join()
+            _current = None
