@@ -1,0 +1,168 @@
+"""``-j N``: the same findings and summaries as one process, whatever the split.
+
+The part size is made tiny here, so that a log of a few kilobytes is cut into
+dozens of parts and tool calls and their results, repeated ids and time steps
+fall on either side of part borders.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from conftest import FIXTURES, log_files
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from msgcli import parallel
+from msgcli.pipeline import Options, validate_paths
+
+JAVA_VALID = sorted((FIXTURES / "valid" / "agentscope-java").glob("*.jsonl"))
+MESSAGE_LOGS = [
+    p
+    for p in log_files(FIXTURES)
+    if p.suffix == ".jsonl" and "events" not in p.parts and "cases" not in p.parts
+]
+
+
+def _outcome(run):
+    return (
+        [(f.path, f.line, f.code, f.severity, f.message, f.pointer) for f in run.findings()],
+        [fr.summary.to_dict() for fr in run.files],
+        run.exit_code,
+    )
+
+
+@pytest.fixture
+def parts(monkeypatch):
+    """Split every file into parts of about ``size`` bytes; returns the ranges planned."""
+    planned: list = []
+    plan = parallel._plan_parts
+
+    def spy(*args):
+        result = plan(*args)
+        if result is not None:
+            planned.append(result[1])
+        return result
+
+    monkeypatch.setattr(parallel, "_plan_parts", spy)
+    monkeypatch.setattr(parallel, "SPLIT_BYTES", 1)
+
+    def set_size(size: int) -> list:
+        monkeypatch.setattr(parallel, "PART_BYTES", size)
+        planned.clear()
+        return planned
+
+    return set_size
+
+
+def _both(paths, **options):
+    single = validate_paths(paths, Options(jobs=1, **options))
+    multi = validate_paths(paths, Options(jobs=2, **options))
+    return _outcome(single), _outcome(multi)
+
+
+@pytest.fixture
+def crossing_log(tmp_path):
+    """AgentScope Java runs, twice over (every id used again, time going back), with
+    broken records, a LoongFlow record and the Java problem fixtures in between."""
+    chunks = [p.read_bytes() for p in JAVA_VALID]
+    problems = sorted((FIXTURES / "invalid" / "agentscope-java").glob("*.jsonl"))
+    body = b"".join(chunks)
+    body += b"\n{not json\n\n[1, 2]\n"
+    body += (FIXTURES / "real" / "loongflow" / "transcript.jsonl").read_bytes()[:600] + b"\n"
+    body += b"".join(p.read_bytes() for p in problems)
+    body += b"".join(chunks)
+    path = tmp_path / "crossing.jsonl"
+    path.write_bytes(body)
+    return path
+
+
+def _line_starts(path, ranges):
+    """The first line of each part."""
+    data = path.read_bytes()
+    return [data.count(b"\n", 0, start) + 1 for start, _ in ranges]
+
+
+def _part_of(line, starts):
+    return max(i for i, first in enumerate(starts) if first <= line)
+
+
+def test_checks_across_part_borders_are_exact(parts, crossing_log):
+    planned = parts(1500)
+    single, multi = _both([crossing_log])
+    assert multi == single
+    assert len(planned) == 1 and len(planned[0]) >= 20  # the file was split, finely
+    starts = _line_starts(crossing_log, planned[0])
+    findings = single[0]
+    # repeated ids whose first use lies in an earlier part are found, and named by line
+    far = [
+        f
+        for f in findings
+        if f[2] in ("I001", "I002")
+        and _part_of(int(re.search(r"on line (\d+)", f[4]).group(1)), starts)
+        < _part_of(f[1], starts)
+    ]
+    assert len(far) >= 20
+    # and every call of the clean runs found its result, across borders too
+    codes = {f[2] for f in findings}
+    assert {"I001", "I002", "C002", "P001", "P003", "D002"} <= codes
+    clean_lines = sum(p.read_bytes().count(b"\n") for p in JAVA_VALID)
+    assert not [f for f in findings if f[2] in ("T001", "T002") and f[1] <= clean_lines]
+
+
+def test_calls_answered_in_the_next_part(parts, crossing_log):
+    # one record per part: a call and its result can only ever meet across a border
+    planned = parts(1)
+    single, multi = _both([JAVA_VALID[0]])
+    assert multi == single
+    lines = JAVA_VALID[0].read_bytes().count(b"\n")
+    assert len(planned[0]) == lines
+    assert single[2] == 0
+
+
+@pytest.mark.parametrize("path", MESSAGE_LOGS, ids=lambda p: str(p.relative_to(FIXTURES)))
+def test_every_fixture_log_alike_in_parts(parts, path):
+    parts(256)
+    single, multi = _both([path])
+    assert multi == single
+
+
+def test_many_files_keep_their_order(parts):
+    parts(4096)
+    paths = [FIXTURES / "valid", FIXTURES / "invalid", FIXTURES / "real", "missing.jsonl"]
+    single, multi = _both(paths)
+    assert multi == single
+    assert len(multi[1]) > 40
+
+
+def test_options_reach_the_workers(parts, crossing_log):
+    parts(2048)
+    single, multi = _both(
+        [crossing_log], select=frozenset({"I001", "T002", "C002"}), dialect="agentscope-java"
+    )
+    assert multi == single
+    assert {f[2] for f in multi[0]} == {"I001", "T002", "C002"}
+
+
+@settings(
+    max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(size=st.integers(min_value=1, max_value=30_000))
+def test_any_part_size_gives_the_same_findings(parts, crossing_log, size):
+    parts(size)
+    single, multi = _both([crossing_log])
+    assert multi == single
+
+
+def test_small_or_unsplittable_inputs_are_not_split(tmp_path):
+    planned = []
+    for name, data in {
+        "small.jsonl": (FIXTURES / "real" / "agentscope-py" / "transcript.jsonl").read_bytes(),
+        "events.jsonl": (FIXTURES / "real" / "agentscope-py" / "events.jsonl").read_bytes() * 2000,
+        "array.json": b"[" + b",".join([b'{"a": 1}'] * 2_000_000) + b"]",
+    }.items():
+        path = tmp_path / name
+        path.write_bytes(data)
+        planned.append(parallel._plan_parts(path, 2, None, parallel.SPLIT_BYTES, 1 << 20))
+    assert planned == [None, None, None]
