@@ -386,7 +386,7 @@ class _FileCheck:
         self.prepare(record.raw, obj, self.emit)
         schema = self.event_schema
         assert schema is not None and self.replayer is not None
-        valid = record.problem is None and schema.is_valid(obj)
+        valid = record.problem is None and schema.is_valid_typed(obj)
         if not valid:
             for code, message, ptr in explain(schema, obj) or [
                 ("S001", f"the event does not match the {schema.name} schema", "")

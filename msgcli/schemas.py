@@ -87,9 +87,41 @@ class CompiledSchema:
         self.name = name
         self.schema = load_schema(name)
         self._resources = _resources(name)
-        registry = jsonschema_rs.Registry(self._resources) if self._resources else None
-        self.is_valid = jsonschema_rs.validator_for(self.schema, registry=registry).is_valid
+        self._registry = jsonschema_rs.Registry(self._resources) if self._resources else None
+        self.is_valid = jsonschema_rs.validator_for(self.schema, registry=self._registry).is_valid
         self._explainer: Any = None
+        self._branches = _type_branches(self.schema)
+        self._by_type: dict[Any, Any] = {}
+
+    def is_valid_typed(self, instance: dict) -> bool:
+        """``is_valid`` through the one branch the instance's ``type`` selects.
+
+        An event schema is an ``allOf`` of "if type is X then X's keys" items;
+        for an event of type X every other item holds trivially, so checking
+        the schema with X's item alone gives the same answer in a fraction of
+        the time (28 conditions fewer per event). Other schemas: ``is_valid``.
+        """
+        if self._branches is None:
+            return self.is_valid(instance)
+        kind = instance.get("type")
+        try:
+            check = self._by_type[kind]
+        except KeyError:
+            check = self._by_type[kind] = self._branch_validator(kind)
+        except TypeError:  # an unhashable type value: the whole schema says what is wrong
+            return self.is_valid(instance)
+        return check(instance)
+
+    def _branch_validator(self, kind: Any):
+        import jsonschema_rs
+
+        assert self._branches is not None
+        then = self._branches.get(kind) if isinstance(kind, str) else None
+        derived = {key: value for key, value in self.schema.items() if key != "allOf"}
+        derived["$id"] = f"{self.schema.get('$id', self.name)}/branch/{kind}"
+        if then is not None:
+            derived["allOf"] = [then]
+        return jsonschema_rs.validator_for(derived, registry=self._registry).is_valid
 
     def errors(self, instance: Any) -> Iterator[Any]:
         """``jsonschema`` errors for an instance known to fail, most useful first."""
@@ -102,6 +134,29 @@ class CompiledSchema:
             )
             self._explainer = jsonschema.Draft202012Validator(self.schema, registry=registry)
         yield from self._explainer.iter_errors(instance)
+
+
+def _type_branches(schema: dict) -> dict[str, Any] | None:
+    """``{type: then}`` when the schema's ``allOf`` is made only of "if type is X then"
+    items, one per type; else ``None``."""
+    items = schema.get("allOf")
+    if not isinstance(items, list) or not items:
+        return None
+    branches: dict[str, Any] = {}
+    for item in items:
+        if not isinstance(item, dict) or set(item) != {"if", "then"}:
+            return None
+        condition = item["if"]
+        try:
+            kind = condition["properties"]["type"]["const"]
+        except (KeyError, TypeError):
+            return None
+        if condition != {"properties": {"type": {"const": kind}}, "required": ["type"]}:
+            return None
+        if not isinstance(kind, str) or kind in branches:
+            return None
+        branches[kind] = item["then"]
+    return branches
 
 
 @functools.cache

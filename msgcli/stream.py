@@ -90,7 +90,7 @@ class LogReader:
                     continue
                 if self.schema is not None:
                     self.dialect.prepare_event(record.raw, obj, _quiet)  # type: ignore[union-attr]
-                    valid = self.schema.is_valid(obj)
+                    valid = self.schema.is_valid_typed(obj)
                 else:
                     valid = True
                 self.replayer.feed(record.line, obj, valid)

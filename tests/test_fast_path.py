@@ -115,3 +115,29 @@ TOKENS = st.sampled_from(
 def test_fast_path_agrees_on_mutated_records(name, data):
     record = mutated(data, GOOD[name], JSON_VALUES | TOKENS)
     _agrees(name, record)
+
+
+def test_typed_event_check_agrees_with_the_whole_schema():
+    # is_valid_typed checks an event against its own type's branch only
+    import json
+
+    seen = 0
+    for name in ("agentscope-py", "agentscope-java"):
+        schema = compiled(f"{name}/event")
+        folder = FIXTURES / "cases" / f"{name}-events"
+        for path in sorted(folder.glob("*.jsonl")):
+            for raw in path.read_text(encoding="utf-8").splitlines():
+                event = json.loads(raw)["event"]
+                if isinstance(event, dict):
+                    assert schema.is_valid_typed(event) == schema.is_valid(event), raw
+                    seen += 1
+        for path in log_files(FIXTURES / "events"):
+            for raw in path.read_bytes().splitlines():
+                try:
+                    obj = orjson.loads(raw)
+                except orjson.JSONDecodeError:
+                    continue
+                if isinstance(obj, dict) and classify(obj) == (DIALECTS[name], "event"):
+                    assert schema.is_valid_typed(obj) == schema.is_valid(obj), (path, raw[:80])
+                    seen += 1
+    assert seen > 1000
