@@ -104,23 +104,22 @@ class CompiledSchema:
         if self._branches is None:
             return self.is_valid(instance)
         kind = instance.get("type")
+        if type(kind) is not str or kind not in self._branches:
+            kind = None  # no branch applies: one validator for every other value
         try:
             check = self._by_type[kind]
         except KeyError:
             check = self._by_type[kind] = self._branch_validator(kind)
-        except TypeError:  # an unhashable type value: the whole schema says what is wrong
-            return self.is_valid(instance)
         return check(instance)
 
-    def _branch_validator(self, kind: Any):
+    def _branch_validator(self, kind: str | None):
         import jsonschema_rs
 
         assert self._branches is not None
-        then = self._branches.get(kind) if isinstance(kind, str) else None
         derived = {key: value for key, value in self.schema.items() if key != "allOf"}
-        derived["$id"] = f"{self.schema.get('$id', self.name)}/branch/{kind}"
-        if then is not None:
-            derived["allOf"] = [then]
+        derived["$id"] = f"{self.schema.get('$id', self.name)}/branch/{len(self._by_type)}"
+        if kind is not None:
+            derived["allOf"] = [self._branches[kind]]
         return jsonschema_rs.validator_for(derived, registry=self._registry).is_valid
 
     def errors(self, instance: Any) -> Iterator[Any]:
