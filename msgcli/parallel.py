@@ -22,7 +22,6 @@ before it are done.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import sys
 from collections import deque
@@ -61,6 +60,8 @@ def default_jobs() -> int:
 def _context():
     # fork starts a worker in milliseconds and hands it the compiled schemas; where it is
     # unsafe or missing (macOS, Windows) the platform's default start method is used
+    import multiprocessing
+
     if sys.platform == "linux":
         return multiprocessing.get_context("fork")
     return multiprocessing.get_context()
