@@ -69,16 +69,20 @@ def validate(
     ignore: list[str] | None = None,
     strict: bool = False,
     max_errors: int | None = None,
+    jobs: int = 1,
 ) -> RunReport:
     """Validate files, directories or a stream.
 
     ``select`` and ``ignore`` take rule codes or prefixes, as on the command line.
+    ``jobs`` > 1 checks in that many worker processes, as ``-j`` does (the default
+    here is this process only).
     """
     options = Options(
         dialect=dialect,
         select=select_codes(select, ignore),
         strict=strict,
         max_errors=max_errors,
+        jobs=jobs,
     )
     if hasattr(paths, "read"):
         return validate_paths([], options, streams=[paths])  # type: ignore[list-item]
