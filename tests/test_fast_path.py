@@ -62,7 +62,7 @@ def _agrees(name: str, obj) -> bool | None:
     return True
 
 
-@pytest.mark.parametrize("name", ["agentscope-py", "agentscope-java"])
+@pytest.mark.parametrize("name", ["agentscope-py", "agentscope-java", "loongflow"])
 def test_fast_path_agrees_on_every_fixture_record(name):
     answered = [_agrees(n, obj) for n, obj in RECORDS if n == name]
     # the fast path is there for the records the frameworks write: it must take most of them
@@ -78,7 +78,7 @@ def test_fast_path_takes_every_record_of_the_real_transcript():
 
 GOOD = {
     name: [obj for n, obj in RECORDS if n == name and DIALECTS[n].fast_digest(obj) is not None]
-    for name in ("agentscope-py", "agentscope-java")
+    for name in ("agentscope-py", "agentscope-java", "loongflow")
 }
 TOKENS = st.sampled_from(
     [
@@ -109,7 +109,7 @@ TOKENS = st.sampled_from(
 )
 
 
-@pytest.mark.parametrize("name", ["agentscope-py", "agentscope-java"])
+@pytest.mark.parametrize("name", ["agentscope-py", "agentscope-java", "loongflow"])
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_fast_path_agrees_on_mutated_records(name, data):

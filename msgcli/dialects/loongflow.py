@@ -50,7 +50,9 @@ from ..model import (
     pointer,
 )
 from ..textsafe import short
-from .base import MESSAGE, Dialect, Emit, is_number, other_keys
+from .base import DIGEST_CALL as _CALL
+from .base import DIGEST_RESULT as _RESULT
+from .base import MESSAGE, Dialect, Emit, is_number, micros, other_keys, says_nothing
 
 __all__ = ["DIALECT", "LoongFlowDialect"]
 
@@ -657,6 +659,67 @@ class LoongFlowDialect(Dialect):
             )
         emit("C001", message, "/timestamp")
 
+    # -- the fast path -------------------------------------------------------------
+    def fast_digest(self, obj: dict) -> tuple[str | None, tuple] | None:
+        # a record as to_dict() writes it, of plain-text content, thoughts and tool
+        # elements; its dialect checks are run as they are (they read only the dict),
+        # what the shared checks would look at is looked at here
+        if obj.keys() != _MESSAGE_KEYSET:
+            return None
+        role = obj["role"]
+        content = obj["content"]
+        if type(content) is not list:
+            return None
+        empty = True
+        tools: list[tuple] = []
+        for index, el in enumerate(content):
+            if type(el) is not dict:
+                return None
+            kind = el.get("type")
+            if type(kind) is not str or el.keys() != _FAST_ELEMENT_KEYSETS.get(kind):
+                return None
+            if kind == "content":
+                if not _plain_text(el):
+                    return None
+                if el["data"].strip():
+                    empty = False
+                continue
+            empty = False
+            if kind == "think":
+                if type(el["content"]) is not str:
+                    return None
+                continue
+            cid = el["call_id"]
+            key = self.pair_key(cid)
+            if type(cid) is not str or not cid or type(key) is not str:
+                return None
+            if kind == "tool_output":
+                result = el["result"]
+                if role != "tool" or type(result) is not list:
+                    return None
+                for item in result:
+                    if type(item) is not dict or item.keys() != _CONTENT_KEYSET:
+                        return None
+                    if item["type"] != "content" or not _plain_text(item):
+                        return None
+                tools.append((_RESULT, key, ("content", index), el["tool_name"], cid))
+            else:  # tool_call, function
+                name = el["target"]
+                if type(name) is str and name.startswith("__"):
+                    return None
+                tools.append((_CALL, key, ("content", index), name, None, cid))
+        if empty or not says_nothing(self.check, obj, None):
+            return None
+        mid = obj["id"]
+        when = self.parse_time(obj["timestamp"])
+        group = None if when is None else obj["conversation_id"]
+        if not (group is None or isinstance(group, (str, int))):
+            group = repr(group)
+        key = self.pair_key(mid) if mid != "" and isinstance(mid, (str, int)) else None
+        if not isinstance(key, (str, int)):
+            key = None
+        return None, (key, mid, None if when is None else micros(when), group, tuple(tools))
+
     # -- tool-call pairing and time ----------------------------------------------
 
     def pair_key(self, call_id: Any) -> Any:
@@ -808,3 +871,19 @@ def _check_evolve_result(el: dict, path: tuple, shapes: dict[str, int], emit: Em
 
 
 DIALECT = LoongFlowDialect()
+_MESSAGE_KEYSET = frozenset(MESSAGE_KEYS)
+_CONTENT_KEYSET = frozenset(ELEMENT_KEYS["content"])
+#: the element types the fast path takes, each with every key to_dict() writes on it
+_FAST_ELEMENT_KEYSETS = {
+    kind: frozenset(ELEMENT_KEYS[kind])
+    for kind in ("content", "think", "tool_call", "function", "tool_output")
+}
+
+
+def _plain_text(el: dict) -> bool:
+    mime_type = el["mime_type"]
+    return (
+        type(el["data"]) is str
+        and type(mime_type) is str
+        and mime_type.split(";")[0].strip().lower() == "text/plain"
+    )
