@@ -48,7 +48,19 @@ from ..model import (
 from ..textsafe import short
 from .base import DIGEST_CALL as _CALL
 from .base import DIGEST_RESULT as _RESULT
-from .base import EVENT, MESSAGE, Dialect, Emit, is_number, micros, other_keys, says_nothing
+from .base import (
+    EVENT,
+    MESSAGE,
+    Dialect,
+    Emit,
+    has_words,
+    id_key,
+    is_number,
+    micros,
+    object_text,
+    other_keys,
+    says_nothing,
+)
 
 __all__ = ["DIALECT", "AgentScopeJava"]
 
@@ -439,8 +451,7 @@ class AgentScopeJava(Dialect):
             if type(kind) is not str or block.keys() != _FAST_BLOCK_KEYSETS.get(kind):
                 return None
             if kind == "text":
-                text = block["text"]
-                if text and (type(text) is not str or text.strip()):
+                if has_words(block["text"]):
                     empty = False
                 continue
             empty = False
@@ -454,14 +465,8 @@ class AgentScopeJava(Dialect):
                 if type(name) is not str or name.startswith("__"):
                     return None
                 text = block["content"]
-                if text is not None:
-                    if type(text) is not str:
-                        return None
-                    try:
-                        if type(orjson.loads(text)) is not dict:
-                            return None
-                    except orjson.JSONDecodeError:
-                        return None
+                if text is not None and (type(text) is not str or not object_text(text)):
+                    return None
                 tools.append((_CALL, bid, ("content", index), name, block["state"], bid))
             elif results_allowed:  # a tool_result
                 output = block["output"]
@@ -478,8 +483,7 @@ class AgentScopeJava(Dialect):
         if empty:
             return None
         mid = obj["id"]
-        key = mid if mid != "" and isinstance(mid, (str, int)) else None
-        return V2, (key, mid, micros(when), None, tuple(tools))
+        return V2, (id_key(mid), mid, micros(when), None, tuple(tools))
 
 
 DIALECT = AgentScopeJava()

@@ -33,8 +33,6 @@ import re
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-import orjson
-
 from ..model import (
     Block,
     DataBlock,
@@ -52,7 +50,17 @@ from ..model import (
 from ..textsafe import short
 from .base import DIGEST_CALL as _CALL
 from .base import DIGEST_RESULT as _RESULT
-from .base import EVENT, MESSAGE, Dialect, Emit, micros, other_keys
+from .base import (
+    EVENT,
+    MESSAGE,
+    Dialect,
+    Emit,
+    has_words,
+    id_key,
+    micros,
+    object_text,
+    other_keys,
+)
 
 __all__ = ["DIALECT", "AgentScopePyDialect"]
 
@@ -349,8 +357,7 @@ class AgentScopePyDialect(Dialect):
             if finished is not None and not _fast_iso(finished):
                 return None
             if kind == "text":
-                text = block["text"]
-                if text and (type(text) is not str or text.strip()):
+                if has_words(block["text"]):
                     empty = False
                 continue
             empty = False
@@ -368,10 +375,7 @@ class AgentScopePyDialect(Dialect):
                 text = block["input"]
                 if type(name) is not str or name.startswith("__") or type(text) is not str:
                     return None
-                try:
-                    if type(orjson.loads(text)) is not dict:
-                        return None
-                except orjson.JSONDecodeError:
+                if not object_text(text):
                     return None
                 tools.append((_CALL, bid, ("content", index), name, block["state"], bid))
             elif kind == "tool_result" and results_allowed:
@@ -387,8 +391,7 @@ class AgentScopePyDialect(Dialect):
         if empty:
             return None
         mid = obj["id"]
-        key = mid if mid != "" and isinstance(mid, (str, int)) else None
-        return V2, (key, mid, micros(when), None, tuple(tools))
+        return V2, (id_key(mid), mid, micros(when), None, tuple(tools))
 
 
 def _fast_iso(value: Any) -> bool:

@@ -23,6 +23,8 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
 
+import orjson
+
 from ..model import Message, ToolCallBlock
 
 Emit = Callable[..., None]  # emit(code: str, message: str, pointer: str = "")
@@ -41,6 +43,25 @@ _MICROSECOND = timedelta(microseconds=1)
 def micros(when: datetime) -> int:
     """A naive time as microseconds since 1970 (a digest's time: cheap to send and compare)."""
     return (when - _EPOCH) // _MICROSECOND
+
+
+def object_text(text: str) -> bool:
+    """Whether tool-call argument text is a JSON object (what T004/T005 ask of it)."""
+    try:
+        return type(orjson.loads(text)) is dict
+    except orjson.JSONDecodeError:
+        return False
+
+
+def has_words(text: Any) -> bool:
+    """Whether a text block's text makes its message non-empty (what B001 asks of it)."""
+    return bool(text) and (type(text) is not str or bool(text.strip()))
+
+
+def id_key(value: Any) -> Any:
+    """A message id as the checks across records compare it, for a dialect that compares
+    ids as written (``None``: no usable id)."""
+    return value if value != "" and isinstance(value, (str, int)) else None
 
 
 class _Spoke(Exception):
