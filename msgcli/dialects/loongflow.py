@@ -680,8 +680,10 @@ class LoongFlowDialect(Dialect):
                 return None
             if kind == "content":
                 if not _plain_text(el):
-                    return None
-                if el["data"].strip():
+                    if not _fast_content(el, ("content", index)):
+                        return None
+                    empty = False
+                elif el["data"].strip():
                     empty = False
                 continue
             empty = False
@@ -697,10 +699,14 @@ class LoongFlowDialect(Dialect):
                 result = el["result"]
                 if role != "tool" or type(result) is not list:
                     return None
-                for item in result:
+                for at, item in enumerate(result):
                     if type(item) is not dict or item.keys() != _CONTENT_KEYSET:
                         return None
-                    if item["type"] != "content" or not _plain_text(item):
+                    if item["type"] != "content":
+                        return None
+                    if not _plain_text(item) and not _fast_content(
+                        item, ("content", index, "result", at)
+                    ):
                         return None
                 tools.append((_RESULT, key, ("content", index), el["tool_name"], cid))
             else:  # tool_call, function
@@ -878,6 +884,17 @@ _FAST_ELEMENT_KEYSETS = {
     kind: frozenset(ELEMENT_KEYS[kind])
     for kind in ("content", "think", "tool_call", "function", "tool_output")
 }
+
+
+def _fast_content(el: dict, path: tuple) -> bool:
+    """A content element that is not plain text: a JSON value, or media whose data
+    passes the media checks."""
+    from ..checks import source_is_clean
+
+    block = _read_element(el, path)
+    if isinstance(block, ValueBlock):
+        return True
+    return isinstance(block, DataBlock) and block.source is not None and source_is_clean(block)
 
 
 def _plain_text(el: dict) -> bool:
