@@ -41,7 +41,7 @@ __all__ = ["PART_BYTES", "SPLIT_BYTES", "default_jobs", "iter_file_reports_paral
 #: a plain message log at least this large is split into parts
 SPLIT_BYTES = 8 << 20
 #: the largest part a worker reads at once (its memory: the part's bytes and digests)
-PART_BYTES = 32 << 20
+PART_BYTES = 16 << 20
 #: how many records from the start are read to learn a file's dialect before splitting it
 _SNIFF_RECORDS = 1000
 
