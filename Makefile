@@ -55,15 +55,15 @@ test-pythons:
 	  else echo "== $$py: not on this machine, skipped"; fi; \
 	done
 
-## lint: ruff over the package and the tests, mypy over the package
+## lint: ruff over the package, the tests and the benchmarks, mypy over the package
 lint: $(VENV)/.lint
-	$(BIN)/ruff check msgcli tests
-	$(BIN)/ruff format --check msgcli tests
+	$(BIN)/ruff check msgcli tests benchmarks
+	$(BIN)/ruff format --check msgcli tests benchmarks
 	$(BIN)/mypy
 
 format: $(VENV)/.lint
-	$(BIN)/ruff format msgcli tests
-	$(BIN)/ruff check --fix msgcli tests
+	$(BIN)/ruff format msgcli tests benchmarks
+	$(BIN)/ruff check --fix msgcli tests benchmarks
 
 clean:
 	rm -rf $(VENV) .venv-python3.* .pytest_cache .ruff_cache .mypy_cache .hypothesis build dist
