@@ -117,9 +117,12 @@ def iter_file_reports_parallel(
                 )
         return
 
+    from concurrent.futures import ProcessPoolExecutor
+
     state = tracker()
     workers = min(options.jobs, len(tasks))
-    with _context().Pool(workers) as pool:
+    # (a worker that dies, say killed for memory, fails the run: BrokenProcessPool, not a hang)
+    with ProcessPoolExecutor(workers, mp_context=_context()) as pool:
         results = _in_order(pool, tasks, window=2 * workers)
         for kind, value in slots:
             if kind == "done":
@@ -140,19 +143,19 @@ def iter_file_reports_parallel(
 def _in_order(pool, tasks: list[tuple], window: int) -> Iterator:
     """The results of ``tasks`` in order, with at most ``window`` of them waiting or running.
 
-    ``Pool.imap`` would start every task at once and hold every result that is done
+    ``Executor.map`` would start every task at once and hold every result that is done
     before this process takes it: the memory of a whole large file's digests.
     """
     pending: deque = deque()
     queued = iter(tasks)
     for task in queued:
-        pending.append(pool.apply_async(_run_task, (task,)))
+        pending.append(pool.submit(_run_task, task))
         if len(pending) >= window:
             break
     while pending:
-        result = pending.popleft().get()
+        result = pending.popleft().result()
         for task in queued:
-            pending.append(pool.apply_async(_run_task, (task,)))
+            pending.append(pool.submit(_run_task, task))
             break
         yield result
 

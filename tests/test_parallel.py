@@ -166,3 +166,30 @@ def test_small_or_unsplittable_inputs_are_not_split(tmp_path):
         path.write_bytes(data)
         planned.append(parallel._plan_parts(path, 2, None, parallel.SPLIT_BYTES, 1 << 20))
     assert planned == [None, None, None]
+
+
+def test_a_worker_that_dies_fails_the_run_and_does_not_hang(tmp_path):
+    # a worker killed (say for memory) must end the run with exit 2, not leave it waiting
+    import os
+    import subprocess
+    import sys
+
+    (tmp_path / "sitecustomize.py").write_text(
+        "import os\nimport msgcli.parallel as p\n"
+        "def die(*a, **k):\n    os._exit(9)\n"
+        "p._check_part = die\n"
+    )
+    log = tmp_path / "big.jsonl"
+    log.write_bytes((FIXTURES / "valid" / "agentscope-java" / "parallel-tools.jsonl").read_bytes())
+    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
+    code = (
+        "import sys, msgcli.parallel as p; p.SPLIT_BYTES = 1; p.PART_BYTES = 512\n"
+        "from msgcli.cli import main; sys.argv = ['msgcli', 'validate', '-j', '2', sys.argv[1]]\n"
+        "main()"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code, str(log)], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 2
+    assert "BrokenProcessPool" in result.stderr
+    assert "Traceback" not in result.stderr
