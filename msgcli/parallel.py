@@ -32,7 +32,7 @@ from typing import IO, Any
 from .checks import CrossChecks
 from .dialects import EVENT, MESSAGE, Dialect, classify, get_dialect
 from .findings import ERROR, FileSummary, Finding
-from .progress import tracker
+from .progress import drawing_paused, tracker
 from .reader import _BOM, _GZIP_MAGIC, ReadError, read_range, read_records
 from .rules import RULES
 
@@ -123,6 +123,10 @@ def iter_file_reports_parallel(
     workers = min(options.jobs, len(tasks))
     # (a worker that dies, say killed for memory, fails the run: BrokenProcessPool, not a hang)
     with ProcessPoolExecutor(workers, mp_context=_context()) as pool:
+        with drawing_paused():
+            # the first task forks every worker, before the pool starts threads of its own;
+            # the progress bar's thread is paused meanwhile, so the fork copies no thread's lock
+            pool.submit(int).result()
         results = _in_order(pool, tasks, window=2 * workers)
         for kind, value in slots:
             if kind == "done":

@@ -18,7 +18,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import IO, Any
 
-__all__ = ["LARGE_BYTES", "Tracker", "input_bytes", "progress", "tracker"]
+__all__ = ["LARGE_BYTES", "Tracker", "drawing_paused", "input_bytes", "progress", "tracker"]
 
 #: inputs smaller than this in all are done before a bar would help
 LARGE_BYTES = 32 << 20
@@ -33,6 +33,8 @@ class Tracker:
         self.records_done = 0
         self._stream: IO[bytes] | None = None
         self._summary: Any = None
+        #: the thread drawing the bar (see drawing_paused)
+        self.drawing: _Drawing | None = None
 
     def reading(self, stream: IO[bytes] | None, summary: Any) -> None:
         """The file read in this process now (``None``: none), and its summary."""
@@ -108,9 +110,8 @@ def progress(paths: list[str], enabled: bool) -> Iterator[None]:
         auto_refresh=False,
     )
     task = bar.add_task("", total=total, records=0, rate=0.0)
-    stop = threading.Event()
 
-    def draw() -> None:
+    def draw(stop: threading.Event) -> None:
         while not stop.wait(0.2):
             at, records = state.position()
             elapsed = bar.tasks[0].elapsed or 0.0
@@ -119,12 +120,48 @@ def progress(paths: list[str], enabled: bool) -> Iterator[None]:
             bar.refresh()
 
     _current = state
-    thread = threading.Thread(target=draw, name="msgcli-progress", daemon=True)
     with bar:
-        thread.start()
+        state.drawing = _Drawing(draw)
         try:
             yield
         finally:
-            stop.set()
-            thread.join()
+            state.drawing.stop()
             _current = None
+
+
+class _Drawing:
+    """The thread that redraws the bar, which can be stopped and started again."""
+
+    def __init__(self, draw):
+        self._draw = draw
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.start()
+
+    def start(self) -> None:
+        self._stop = threading.Event()
+        self._thread = threading.Thread(
+            target=self._draw, args=(self._stop,), name="msgcli-progress", daemon=True
+        )
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+
+
+@contextmanager
+def drawing_paused() -> Iterator[None]:
+    """No drawing thread runs inside the block: worker processes are forked there, and a
+    fork copies no other thread, but would copy a lock such a thread held."""
+    drawing = _current.drawing if _current is not None else None
+    if drawing is None:
+        yield
+        return
+    drawing.stop()
+    try:
+        yield
+    finally:
+        drawing.start()
