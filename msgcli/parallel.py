@@ -29,11 +29,10 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from .checks import CrossChecks
 from .dialects import EVENT, MESSAGE, Dialect, classify, get_dialect
-from .findings import ERROR, FileSummary, Finding
+from .findings import Finding
 from .progress import drawing_paused, tracker
-from .reader import _BOM, _GZIP_MAGIC, ReadError, read_range, read_records
+from .reader import _BOM, _GZIP_MAGIC, ReadError, part_records, read_records
 from .rules import RULES
 
 __all__ = ["PART_BYTES", "SPLIT_BYTES", "default_jobs", "iter_file_reports_parallel"]
@@ -71,12 +70,8 @@ def iter_file_reports_parallel(
     paths: Iterable[str | Path],
     options,
     streams: Iterable[IO[bytes]] = (),
-    split_bytes: int | None = None,
-    part_bytes: int | None = None,
 ) -> Iterator:
     """Like :func:`msgcli.pipeline.iter_file_reports`, with ``options.jobs`` workers."""
-    split_bytes = SPLIT_BYTES if split_bytes is None else split_bytes
-    part_bytes = PART_BYTES if part_bytes is None else part_bytes
     from .pipeline import _unusable, expand_paths, validate_file
 
     forced = get_dialect(options.dialect) if options.dialect else None
@@ -93,7 +88,7 @@ def iter_file_reports_parallel(
         if source == "-":
             slots.append(("stdin", name))  # read here: a worker has no standard input of its own
             continue
-        parts = _plan_parts(source, options.jobs, forced, split_bytes, part_bytes)
+        parts = _plan_parts(source, options.jobs, forced, SPLIT_BYTES, PART_BYTES)
         if parts is None:
             slots.append(("file", name))
             tasks.append(("file", name, str(source), options))
@@ -259,22 +254,20 @@ def _check_part(name: str, path: str, options, preset_names, start: int, end: in
         preset=(get_dialect(dialect_name), kind, first_line),
         digests=digests,
     )
-    records = read_range(path, start, end)
+    data = b""
     try:
-        check.run(records)
-    except ReadError as exc:
+        with open(path, "rb") as stream:
+            stream.seek(start)
+            data = stream.read(end - start)
+    except OSError as exc:
         check.summary.readable = False
-        check.emit("P009", f"cannot read: {exc}")
+        check.emit("P009", f"cannot read: {exc.strerror or exc}")
+    else:
+        check.run(part_records(data, first=start == 0))
     report = check.report()
     findings = [(f.line, f.code, f.message, f.pointer) for f in report.findings]
-    return _line_count(path, start, end), report.summary, findings, digests
-
-
-def _line_count(path: str, start: int, end: int) -> int:
-    with open(path, "rb") as stream:
-        stream.seek(start)
-        data = stream.read(end - start)
-    return data.count(b"\n") + (0 if not data or data.endswith(b"\n") else 1)
+    lines = data.count(b"\n") + (0 if not data or data.endswith(b"\n") else 1)
+    return lines, report.summary, findings, digests
 
 
 # -- back in the process that owns the file ------------------------------------------
@@ -295,25 +288,10 @@ def _merge_parts(
     ranges: list[tuple[int, int]],
 ):
     """One file's report from its parts' results, with the checks across records run here."""
-    from .pipeline import FileReport
+    from .pipeline import _Budget, _FileCheck
 
-    dialect = preset[0]
-    summary = FileSummary(path=name, dialect=dialect.name, kind="messages")
-    findings: list[Finding] = []
-    selected = options.select
-
-    def emit(code: str, message: str, ptr: str = "", line: int = 0) -> None:
-        if code not in selected:
-            return
-        severity = RULES[code].severity
-        if severity is ERROR:
-            summary.errors += 1
-        else:
-            summary.warnings += 1
-        findings.append(Finding(name, line, code, severity, message, ptr))
-
-    cross = CrossChecks(dialect, emit)
-    variants: dict[str, None] = {}
+    check = _FileCheck(name, options, None, _Budget(None), preset=preset)
+    summary, findings, feed = check.summary, check.findings, check.cross.feed_digest
     base = 0
     state = tracker()
     for (start, end), (lines, part, part_findings, digests) in zip(ranges, parts, strict=False):
@@ -325,14 +303,11 @@ def _merge_parts(
         summary.warnings += part.warnings
         summary.readable = summary.readable and part.readable
         for variant in part.variants:
-            variants.setdefault(variant, None)
+            check.variants.setdefault(variant, None)
         for line, code, message, ptr in part_findings:
             findings.append(Finding(name, line + base, code, RULES[code].severity, message, ptr))
-        feed = cross.feed_digest
         for line, item in digests:
             feed(line + base, item)
         base += lines
-    cross.finish()
-    summary.variants = list(variants)
-    findings.sort(key=Finding.sort_key)
-    return FileReport(summary, findings)
+    check.cross.finish()
+    return check.report()

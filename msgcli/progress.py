@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import IO, Any
@@ -132,7 +132,7 @@ def progress(paths: list[str], enabled: bool) -> Iterator[None]:
 class _Drawing:
     """The thread that redraws the bar, which can be stopped and started again."""
 
-    def __init__(self, draw):
+    def __init__(self, draw: Callable[[threading.Event], None]):
         self._draw = draw
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None

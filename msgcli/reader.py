@@ -31,7 +31,7 @@ from typing import IO, Any
 
 import orjson
 
-__all__ = ["Problem", "ReadError", "Record", "open_input", "read_range", "read_records"]
+__all__ = ["Problem", "ReadError", "Record", "open_input", "part_records", "read_records"]
 
 _BOM = b"\xef\xbb\xbf"
 _GZIP_MAGIC = b"\x1f\x8b"
@@ -183,20 +183,14 @@ def _gzip_reason(exc: BaseException) -> str:
     return f"the gzip stream is corrupt ({exc})"
 
 
-def read_range(path: str | Path, start: int, end: int) -> Iterator[Record]:
-    """The records of the JSONL lines in bytes ``[start, end)`` of a plain file.
+def part_records(data: bytes, first: bool) -> Iterator[Record]:
+    """The records of JSONL lines cut out of a file at line starts (``first``: the
+    file's first part, which may open with a byte order mark).
 
-    Both ends must fall on line starts (``end`` may be the file's size). Lines
-    are numbered from 1 within the range; the caller adds the lines before it.
-    A range is part of a file, so having no record is no problem of its own.
+    Lines are numbered from 1 within the part; the caller adds the lines before it.
+    A part is not the whole file, so having no record is no problem of its own.
     """
-    try:
-        with open(path, "rb") as stream:
-            stream.seek(start)
-            data = stream.read(end - start)
-    except OSError as exc:
-        raise ReadError(exc.strerror or str(exc)) from None
-    if start == 0 and data.startswith(_BOM):
+    if first and data.startswith(_BOM):
         data = data[len(_BOM) :]
     yield from _read_jsonl(enumerate(io.BytesIO(data), 1), whole=False)
 

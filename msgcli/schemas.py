@@ -90,16 +90,16 @@ class CompiledSchema:
         self._registry = jsonschema_rs.Registry(self._resources) if self._resources else None
         self.is_valid = jsonschema_rs.validator_for(self.schema, registry=self._registry).is_valid
         self._explainer: Any = None
-        self._branches = _type_branches(self.schema)
+        self._branches = type_branches(self.schema)
         self._by_type: dict[Any, Any] = {}
 
     def is_valid_typed(self, instance: dict) -> bool:
-        """``is_valid`` through the one branch the instance's ``type`` selects.
+        """``is_valid`` through the branches the instance's ``type`` selects.
 
         An event schema is an ``allOf`` of "if type is X then X's keys" items;
-        for an event of type X every other item holds trivially, so checking
-        the schema with X's item alone gives the same answer in a fraction of
-        the time (28 conditions fewer per event). Other schemas: ``is_valid``.
+        for an event of type X every item whose condition does not name X holds
+        trivially, so checking the schema with X's items alone gives the same
+        answer in a fraction of the time. Other schemas: ``is_valid``.
         """
         if self._branches is None:
             return self.is_valid(instance)
@@ -119,7 +119,7 @@ class CompiledSchema:
         derived = {key: value for key, value in self.schema.items() if key != "allOf"}
         derived["$id"] = f"{self.schema.get('$id', self.name)}/branch/{len(self._by_type)}"
         if kind is not None:
-            derived["allOf"] = [self._branches[kind]]
+            derived["allOf"] = self._branches[kind]
         return jsonschema_rs.validator_for(derived, registry=self._registry).is_valid
 
     def errors(self, instance: Any) -> Iterator[Any]:
@@ -135,26 +135,31 @@ class CompiledSchema:
         yield from self._explainer.iter_errors(instance)
 
 
-def _type_branches(schema: dict) -> dict[str, Any] | None:
-    """``{type: then}`` when the schema's ``allOf`` is made only of "if type is X then"
-    items, one per type; else ``None``."""
+def type_branches(schema: dict) -> dict[str, list] | None:
+    """``{type: [then, ...]}`` when the schema's ``allOf`` is made only of "if type is X
+    (or one of X, Y, ...) then" items; else ``None``. Every type an item names is a type
+    the schema knows."""
     items = schema.get("allOf")
     if not isinstance(items, list) or not items:
         return None
-    branches: dict[str, Any] = {}
+    branches: dict[str, list] = {}
     for item in items:
         if not isinstance(item, dict) or set(item) != {"if", "then"}:
             return None
         condition = item["if"]
         try:
-            kind = condition["properties"]["type"]["const"]
-        except (KeyError, TypeError):
+            (keyword, value), *more = condition["properties"]["type"].items()
+        except (KeyError, TypeError, AttributeError, ValueError):
             return None
-        if condition != {"properties": {"type": {"const": kind}}, "required": ["type"]}:
+        kinds = [value] if keyword == "const" else value if keyword == "enum" else None
+        if more or not isinstance(kinds, list) or not kinds:
             return None
-        if not isinstance(kind, str) or kind in branches:
+        if condition != {"properties": {"type": {keyword: value}}, "required": ["type"]}:
             return None
-        branches[kind] = item["then"]
+        for kind in kinds:
+            if not isinstance(kind, str):
+                return None
+            branches.setdefault(kind, []).append(item["then"])
     return branches
 
 

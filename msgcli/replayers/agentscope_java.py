@@ -28,46 +28,14 @@ from typing import Any
 import orjson
 
 from ..dialects.agentscope_java import EVENT_ALIASES as ALIASES
+from ..schemas import load_schema, type_branches
 from ..textsafe import short
 from . import Emit, Replayer, Sink, mark
 
 __all__ = ["ALIASES", "EVENT_TYPES", "JavaReplayer", "java_timestamp"]
 
-EVENT_TYPES = frozenset(
-    {
-        "AGENT_START",
-        "AGENT_END",
-        "AGENT_RESULT",
-        "MODEL_CALL_START",
-        "MODEL_CALL_END",
-        "TEXT_BLOCK_START",
-        "TEXT_BLOCK_DELTA",
-        "TEXT_BLOCK_END",
-        "THINKING_BLOCK_START",
-        "THINKING_BLOCK_DELTA",
-        "THINKING_BLOCK_END",
-        "DATA_BLOCK_START",
-        "DATA_BLOCK_DELTA",
-        "DATA_BLOCK_END",
-        "TOOL_CALL_START",
-        "TOOL_CALL_DELTA",
-        "TOOL_CALL_END",
-        "TOOL_RESULT_START",
-        "TOOL_RESULT_TEXT_DELTA",
-        "TOOL_RESULT_DATA_DELTA",
-        "TOOL_RESULT_END",
-        "EXCEED_MAX_ITERS",
-        "REQUIRE_USER_CONFIRM",
-        "REQUIRE_EXTERNAL_EXECUTION",
-        "USER_CONFIRM_RESULT",
-        "EXTERNAL_EXECUTION_RESULT",
-        "REQUEST_STOP",
-        "SUBAGENT_EXPOSED",
-        "HINT_BLOCK",
-        "ALL_TOOLS_DENIED",
-        "CUSTOM",
-    }
-)
+#: the event types the dialect's event schema names; any other is skipped (E009)
+EVENT_TYPES = frozenset(type_branches(load_schema("agentscope-java/event")) or ())
 
 
 def java_timestamp(instant: Any) -> Any:
