@@ -4,6 +4,7 @@ The public API (imported on first use, so ``import msgcli`` stays light):
 
 - :func:`validate` / :func:`iter_findings`: run the checks of ``msgcli validate``;
 - :func:`replay`: rebuild the messages of event logs, as ``msgcli replay`` does;
+- :func:`convert`: convert logs to another dialect, as ``msgcli convert`` does;
 - :func:`read_records`: the JSON records of a log with their line numbers;
 - :func:`read_messages`: the messages of a log in the dialect-neutral model;
 - :func:`detect_dialect`: which dialect a log is written in;
@@ -26,6 +27,7 @@ __all__ = [
     "RunReport",
     "Severity",
     "__version__",
+    "convert",
     "detect_dialect",
     "iter_findings",
     "read_messages",
@@ -43,6 +45,7 @@ _LAZY = {
     "Options": "msgcli.pipeline",
     "RunReport": "msgcli.pipeline",
     "read_records": "msgcli.reader",
+    "convert": "msgcli.api",
     "detect_dialect": "msgcli.api",
     "iter_findings": "msgcli.api",
     "read_messages": "msgcli.api",
@@ -51,7 +54,7 @@ _LAZY = {
 }
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .api import detect_dialect, iter_findings, read_messages, replay, validate
+    from .api import convert, detect_dialect, iter_findings, read_messages, replay, validate
     from .dialects import DIALECTS
     from .findings import Finding, Severity
     from .model import Message

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from datetime import tzinfo
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from .dialects import EVENT, classify, get_dialect
 from .findings import Finding
@@ -134,4 +135,54 @@ def replay(
         if isinstance(paths, (str, Path)):
             paths = [paths]
         result.report = validate_paths(paths, options, sink=sink)  # type: ignore[arg-type]
+    return result
+
+
+@dataclass(slots=True)
+class ConvertResult:
+    """What :func:`convert` wrote: the records (as the target dialect's JSON, in order) and
+    the report of the run (findings: lines that could not be read, X001/X002)."""
+
+    report: RunReport
+    records: list[dict] = field(default_factory=list)
+
+
+def convert(
+    paths: Source | Iterable[str | Path],
+    to: str,
+    *,
+    dialect: str | None = None,
+    carry: bool = True,
+    zone: tzinfo | None = None,
+    select: list[str] | None = None,
+    ignore: list[str] | None = None,
+    sink: Callable[[dict], None] | None = None,
+) -> ConvertResult:
+    """Convert message logs (or event logs, replayed first) to the dialect ``to``, as
+    ``msgcli convert`` does.
+
+    ``carry`` keeps what ``to`` has no place for in ``metadata._msgcli``, so converting
+    back gives the original records. ``zone`` is the zone of AgentScope's local times
+    (``None``: this machine's). Pass ``sink(record)`` to receive each record as it is
+    made instead of collecting them.
+    """
+    from .converters.run import convert_paths
+
+    result = ConvertResult(RunReport())
+    write = sink if sink is not None else result.records.append
+    if hasattr(paths, "read"):
+        sources: Iterable[Any] = [paths]
+    elif isinstance(paths, (str, Path)):
+        sources = [paths]
+    else:
+        sources = paths
+    result.report = convert_paths(
+        sources,
+        to,
+        write,
+        dialect=dialect,
+        carry=carry,
+        local=zone,
+        select=select_codes(select, ignore),
+    )
     return result

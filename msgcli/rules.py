@@ -13,6 +13,7 @@ reused. Families, by letter:
 - ``M`` media and data payloads
 - ``B`` block and message semantics the framework does not enforce
 - ``E`` event streams: the protocol a replay depends on
+- ``X`` conversion between dialects: what the target cannot hold
 """
 
 from __future__ import annotations
@@ -302,6 +303,21 @@ _RULES = [
         "open-at-reply-end",
         WARNING,
         "A block, tool call or model call is still open when its reply or model call ends.",
+    ),
+    # -- conversion (msgcli convert) ------------------------------------------
+    Rule(
+        "X001",
+        "no-counterpart",
+        WARNING,
+        "A block, role or value has no counterpart in the target dialect: it is written as "
+        "the nearest one, and the original is kept in metadata._msgcli for the way back.",
+    ),
+    Rule(
+        "X002",
+        "dropped",
+        WARNING,
+        "What the target dialect has no place for is dropped (the finding names it): with "
+        "--no-carry, or when an AgentScope 1.x log is brought to the 2.x shape.",
     ),
 ]
 

@@ -46,6 +46,9 @@ class LogReader:
         self.replayer: Any = None
         self.schema: Any = None
         self.records = 0
+        #: called with ``(line, record)`` for a record this reader leaves out because it is
+        #: of another dialect or kind than the file's (``convert`` reports it)
+        self.on_skip: Callable[[int, dict], None] | None = None
         self._pending: deque[Item] = deque()
 
     # the replayer's emit and sink
@@ -78,6 +81,8 @@ class LogReader:
             obj = record.obj
             kind = self._kind_of(obj)
             if kind is None:
+                if self.on_skip is not None:
+                    self.on_skip(record.line, obj)
                 continue
             if kind == EVENT:
                 if self.replayer is None:

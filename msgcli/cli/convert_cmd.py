@@ -1,0 +1,158 @@
+"""``msgcli convert``: a log in another dialect.
+
+The mapping is :mod:`msgcli.converters`; this module parses the options,
+writes the records (standard output, a file, gzip) and reports what could not
+be carried over, as ``validate`` reports its findings.
+"""
+
+from __future__ import annotations
+
+import sys
+from datetime import timedelta, timezone, tzinfo
+from typing import Annotated
+
+import typer
+
+from . import (
+    DialectName,
+    DialectOption,
+    Format,
+    IgnoreOption,
+    QuietOption,
+    SelectOption,
+    StrictOption,
+    TracebackOption,
+    _fail,
+    app,
+)
+
+
+def parse_zone(text: str) -> tzinfo | None:
+    """``local`` (``None``: this machine's zone), ``UTC``, ``+02:00`` or an IANA name."""
+    if text.lower() == "local":
+        return None
+    if text.upper() in ("UTC", "Z"):
+        return timezone.utc
+    if text[:1] in "+-" and len(text) in (3, 5, 6):
+        digits = text[1:].replace(":", "")
+        if digits.isdecimal() and len(digits) in (2, 4):
+            hours, minutes = int(digits[:2]), int(digits[2:] or 0)
+            if hours < 24 and minutes < 60:
+                offset = timedelta(hours=hours, minutes=minutes)
+                return timezone(-offset if text[0] == "-" else offset)
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    try:
+        return ZoneInfo(text)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ValueError(
+            f"unknown zone {text!r}: use 'local', 'UTC', an offset like +02:00, "
+            "or a zone name like Europe/Zurich"
+        ) from None
+
+
+@app.command("convert")
+def convert(
+    paths: Annotated[
+        list[str],
+        typer.Argument(
+            help="Message logs, or event logs (replayed first); directories are searched; "
+            "'-' reads standard input.",
+            show_default=False,
+            metavar="PATH...",
+        ),
+    ],
+    to: Annotated[
+        DialectName,
+        typer.Option("--to", "-t", help="The dialect to write.", show_default=False),
+    ],
+    output: Annotated[
+        str | None,
+        typer.Option(
+            "--output",
+            "-o",
+            metavar="FILE",
+            help="Write the records to FILE (gzip if it ends in .gz) instead of standard output.",
+        ),
+    ] = None,
+    zone: Annotated[
+        str,
+        typer.Option(
+            "--zone",
+            metavar="ZONE",
+            help="The zone of AgentScope's local times (Java timestamp, Python created_at) "
+            "when LoongFlow's UTC times are on the other side: 'local' (this machine's), "
+            "'UTC', +02:00, or a name like Europe/Zurich.",
+        ),
+    ] = "local",
+    carry: Annotated[
+        bool,
+        typer.Option(
+            "--carry/--no-carry",
+            help="Keep what the target has no place for in metadata._msgcli, so converting "
+            "back gives the original records; --no-carry drops it and reports each loss (X002).",
+        ),
+    ] = True,
+    dialect: DialectOption = None,
+    output_format: Annotated[
+        Format,
+        typer.Option("--format", "-f", help="How to write the findings (on standard error)."),
+    ] = Format.text,
+    select: SelectOption = None,
+    ignore: IgnoreOption = None,
+    strict: StrictOption = False,
+    quiet: QuietOption = False,
+    traceback: TracebackOption = False,
+) -> None:
+    """Convert message logs to another dialect: AgentScope Java, AgentScope Python,
+    LoongFlow (AgentScope 1.x logs become 2.x).
+
+    The records are written as JSONL, in order. Tool results move between the
+    assistant message (Python) and tool messages of their own (Java,
+    LoongFlow); blocks the target has no type for are written as the nearest
+    one (X001). What the target cannot hold is kept in metadata._msgcli, so
+    converting back gives the original records; findings go to standard error.
+
+    Exit status as for validate: 0 no errors, 1 errors (unreadable lines; or
+    warnings with --strict), 2 usage error or unreadable path.
+    """
+    from ..rules import select_codes
+
+    try:
+        selected = select_codes(select, ignore)
+        local = parse_zone(zone)
+    except ValueError as exc:
+        raise _fail(str(exc)) from None
+    from ..converters.run import convert_paths
+    from ..report import get_reporter
+    from ..writer import open_output
+
+    try:
+        out = open_output(output)
+    except OSError as exc:
+        raise _fail(f"cannot write {output}: {exc.strerror or exc}") from None
+    with out:
+        run = convert_paths(
+            paths,
+            to.value,
+            out.write,
+            dialect=dialect.value if dialect else None,
+            carry=carry,
+            local=local,
+            select=selected,
+            strict=strict,
+        )
+    if output_format is Format.text:
+        get_reporter("text")(run, sys.stderr, quiet=True)
+        if not quiet:
+            s = run.summary
+            typer.echo(
+                f"Converted {s.records} record{'s' if s.records != 1 else ''} into "
+                f"{out.count} {to.value} record{'s' if out.count != 1 else ''}"
+                f" ({s.errors} error{'s' if s.errors != 1 else ''}, "
+                f"{s.warnings} warning{'s' if s.warnings != 1 else ''}).",
+                err=True,
+            )
+    else:
+        get_reporter(output_format.value)(run, sys.stderr, quiet=quiet)
+    raise typer.Exit(run.exit_code)

@@ -1,0 +1,215 @@
+"""Converting message logs between dialects (``msgcli convert``).
+
+:class:`Converter` takes the messages of one log in order and gives the target
+dialect's records, a group at a time (a message and the tool messages that
+answer it: see :mod:`msgcli.converters.mapping`). With ``carry`` (the default)
+the first record of each group holds, under ``metadata._msgcli.<source
+dialect>``, what the target has no place for, as a patch
+(:mod:`msgcli.converters.carry`); converting back applies it, so a round trip
+gives the original records. Without ``carry`` each record that loses
+something gets an X002 finding naming what.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import tzinfo
+from typing import Any
+
+from ..dialects import get_dialect
+from ..model import Message
+from . import carry
+from .mapping import DIALECT_NAMES, is_tool_message, read_turn, write_turn
+
+__all__ = ["CARRY_KEY", "DIALECT_NAMES", "Converter"]
+
+#: the metadata key under which a conversion keeps what the target has no place for
+CARRY_KEY = "_msgcli"
+
+Report = Callable[[int, str, str, str], None]  # report(line, code, message, pointer)
+
+
+def _quiet(*_: Any) -> None:
+    pass
+
+
+class Converter:
+    """Converts one log's messages, in order, into ``target``'s records.
+
+    ``feed(line, message, record)`` returns the records that are complete;
+    ``finish()`` the rest. ``local`` is the zone of AgentScope's local times
+    (``None``: this machine's). ``report(line, code, message, pointer)`` hears
+    of every loss.
+    """
+
+    def __init__(
+        self,
+        target: str,
+        *,
+        carry: bool = True,
+        local: tzinfo | None = None,
+        report: Report = _quiet,
+    ):
+        if target not in DIALECT_NAMES:
+            raise ValueError(f"unknown dialect {target!r}: pick one of {', '.join(DIALECT_NAMES)}")
+        self.target = target
+        self.carry = carry
+        self.local = local
+        self.report = report
+        self._group: list[tuple[int, Message, dict]] = []
+        self._wanted = 0  # the size of a group a conversion made (0: group by the rule)
+        self._patch: Any = None
+
+    # -- grouping ------------------------------------------------------------------
+
+    def feed(self, line: int, message: Message, record: dict) -> list[dict]:
+        group = self._group
+        if group and self._wanted:
+            group.append((line, message, record))
+            if len(group) >= self._wanted:
+                return self._flush()
+            return []
+        if group and is_tool_message(message) and message.dialect == group[0][1].dialect:
+            group.append((line, message, record))
+            return []
+        done = self._flush() if group else []
+        entry = self._entry(message)
+        self._patch = entry.get("patch") if entry else None
+        wanted = entry.get("n") if entry else None
+        self._wanted = wanted if isinstance(wanted, int) and wanted > 1 else 0
+        self._group.append((line, message, record))
+        if entry and not self._wanted:
+            done.extend(self._flush())
+        return done
+
+    def finish(self) -> list[dict]:
+        return self._flush() if self._group else []
+
+    def _entry(self, message: Message) -> dict | None:
+        """What an earlier conversion from the target dialect kept in this message."""
+        metadata = message.metadata
+        if not isinstance(metadata, dict):
+            return None
+        kept = metadata.get(CARRY_KEY)
+        entry = kept.get(self.target) if isinstance(kept, dict) else None
+        return entry if isinstance(entry, dict) else None
+
+    # -- converting a group -----------------------------------------------------------
+
+    def _flush(self) -> list[dict]:
+        group, patch = self._group, self._patch
+        self._group, self._patch, self._wanted = [], None, 0
+        source = group[0][1].dialect
+        target = self.target
+        if source == target and all(m.variant != "1.x" for _, m, _ in group):
+            return [record for _, _, record in group]  # already in the target dialect
+
+        def note(line: int, ptr: str, text: str) -> None:
+            self.report(line, "X001", text, ptr)
+
+        turn = read_turn([(line, m) for line, m, _ in group], self.local, self._strip)
+        # on the way back, what the target has no counterpart for was kept: no loss to report
+        records = write_turn(turn, target, self.local, note if patch is None else _quiet)
+        if patch is not None:
+            # the way back: what the earlier conversion kept makes the records whole again
+            return list(carry.apply(records, patch))
+        if source == target:
+            # an older shape of the same dialect: 2.x keeps tool results in the message of
+            # their calls, so the messages that held them are folded in, ids and times gone
+            for line, message, _ in group[1:]:
+                self.report(
+                    line,
+                    "X002",
+                    f"this {message.variant} tool-result message is folded into the message on "
+                    f"line {group[0][0]}, as 2.x records results: its id {message.id!r} and "
+                    "time are dropped",
+                    "",
+                )
+            return records
+        back = self._back(records, source)
+        originals = [_without(record, target) for _, _, record in group]
+        lost = carry.diff(originals, back)
+        if lost is None:
+            return records
+        if self.carry:
+            metadata = records[0].get("metadata")
+            if not isinstance(metadata, dict):
+                metadata = records[0]["metadata"] = {}
+            kept = metadata.get(CARRY_KEY)
+            kept = dict(kept) if isinstance(kept, dict) else {}
+            kept[source] = {"n": len(records), "patch": lost}
+            metadata[CARRY_KEY] = kept
+        else:
+            self._report_lost(group, lost)
+        return records
+
+    def _back(self, records: list[dict], source: str) -> list[dict]:
+        """What converting ``records`` straight back to ``source`` gives."""
+        dialect = get_dialect(self.target)
+        messages = [(0, dialect.read(record)) for record in records]
+        turn = read_turn(messages, self.local, _keep)
+        return write_turn(turn, source, self.local, _quiet)
+
+    def _strip(self, metadata: Any) -> Any:
+        """Metadata without what an earlier conversion from the target kept in it."""
+        if not isinstance(metadata, dict):
+            return metadata
+        kept = metadata.get(CARRY_KEY)
+        if not isinstance(kept, dict) or self.target not in kept:
+            return metadata
+        out = dict(metadata)
+        rest = {k: v for k, v in kept.items() if k != self.target}
+        if rest:
+            out[CARRY_KEY] = rest
+        else:
+            del out[CARRY_KEY]
+        return out
+
+    def _report_lost(self, group: list[tuple[int, Message, dict]], lost: dict) -> None:
+        items = lost.get("[]") if isinstance(lost, dict) else None
+        if not isinstance(items, dict):  # the messages were regrouped: say so once
+            where = ", ".join(carry.paths(lost)[:1]) or "/"
+            self.report(
+                group[0][0],
+                "X002",
+                f"converting back cannot rebuild these {len(group)} message(s) as they were "
+                f"(at {where}); run without --no-carry to keep them",
+                "",
+            )
+            return
+        for index, sub in items.items():
+            line = group[int(index)][0]
+            found = carry.paths(sub)
+            keys = list(dict.fromkeys(p.rsplit("/", 1)[-1] for p in found))
+            shown = ", ".join(keys[:8]) + (f" and {len(keys) - 8} more" if len(keys) > 8 else "")
+            self.report(
+                line,
+                "X002",
+                f"{get_dialect(self.target).title} has no place for {len(found)} value(s) of this "
+                f"record ({shown}): dropped (run without --no-carry to keep them in "
+                "metadata._msgcli)",
+                carry.common_pointer(found),
+            )
+
+
+def _keep(metadata: Any) -> Any:
+    return metadata
+
+
+def _without(record: dict, target: str) -> dict:
+    """A record as the way back rebuilds it: without what a conversion from ``target``
+    kept in its metadata (the way back uses that, it does not write it again)."""
+    metadata = record.get("metadata")
+    if not isinstance(metadata, dict):
+        return record
+    kept = metadata.get(CARRY_KEY)
+    if not isinstance(kept, dict) or target not in kept:
+        return record
+    out = dict(record)
+    out["metadata"] = dict(metadata)
+    rest = {k: v for k, v in kept.items() if k != target}
+    if rest:
+        out["metadata"][CARRY_KEY] = rest
+    else:
+        del out["metadata"][CARRY_KEY]
+    return out
