@@ -388,4 +388,4 @@ def main(argv: list[str] | None = None) -> None:
 
 
 # commands kept in modules of their own; importing them registers them on ``app``
-from . import convert_cmd, show_cmd, stats_cmd  # noqa: E402,F401
+from . import convert_cmd, format_cmd, show_cmd, stats_cmd  # noqa: E402,F401

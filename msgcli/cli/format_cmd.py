@@ -1,0 +1,109 @@
+"""``msgcli format``: the request a model provider is sent for the conversation in a log.
+
+The formatting is :mod:`msgcli.formatters`; this module reads the log, picks the
+mode, writes the request as JSON and reports on standard error what the request
+could not carry, each at its log line.
+"""
+
+from __future__ import annotations
+
+import sys
+from enum import Enum
+from typing import Annotated
+
+import typer
+
+from . import DialectOption, TracebackOption, _fail, app
+
+
+class Provider(str, Enum):
+    openai = "openai"
+    dashscope = "dashscope"
+    anthropic = "anthropic"
+
+
+@app.command("format")
+def format_request(
+    path: Annotated[
+        str,
+        typer.Argument(
+            help="A message or event log (JSONL, JSON array, SSE, gzip); '-' reads standard input.",
+            show_default=False,
+            metavar="PATH",
+        ),
+    ],
+    provider: Annotated[
+        Provider,
+        typer.Option("--provider", "-p", help="The model provider whose request to build."),
+    ] = Provider.openai,
+    multi_agent: Annotated[
+        bool | None,
+        typer.Option(
+            "--multi-agent/--single-agent",
+            help="Use the framework's multi-agent formatter (history merged into <history>) or "
+            "its chat formatter. Default: multi-agent when more than one sender speaks as "
+            "assistant (or as user).",
+            show_default=False,
+        ),
+    ] = None,
+    dialect: DialectOption = None,
+    output: Annotated[
+        str | None,
+        typer.Option("--output", "-o", metavar="FILE", help="Write the JSON to FILE."),
+    ] = None,
+    traceback: TracebackOption = False,
+) -> None:
+    """Print the request messages AgentScope's formatter would send to a provider for the
+    conversation in a log, as JSON: {"messages": [...]} for openai and dashscope,
+    {"system": ..., "messages": [...]} for anthropic.
+
+    AgentScope Java logs follow the Java formatters; AgentScope Python and LoongFlow logs
+    follow AgentScope Python's. What the request cannot carry as the log has it is
+    reported on standard error as PATH:LINE: message.
+
+    Exit status: 0, 1 when lines of the log could not be read (the rest is formatted),
+    2 on a usage error, a path that cannot be read, or a log with no messages of a known
+    dialect.
+    """
+    import orjson
+
+    from ..formatters import format_request as build
+    from ..reader import ReadError
+    from ..stream import LogReader
+    from ..textsafe import visible
+
+    name = "<stdin>" if path == "-" else path
+    reader = LogReader(name, dialect.value if dialect else None)
+    messages = []
+    lines = []
+    notices = []
+    try:
+        for item in reader.items(path):
+            if item.message is not None:
+                messages.append(item.message)
+                lines.append(item.line)
+            else:
+                notices.append(item)
+    except ReadError as exc:
+        raise _fail(f"{visible(name)}: cannot read: {visible(str(exc))}") from None
+    except OSError as exc:
+        raise _fail(f"{visible(name)}: cannot read: {visible(exc.strerror or str(exc))}") from None
+    for item in notices:
+        typer.echo(f"{visible(name)}:{item.line}: {visible(item.notice)}", err=True)
+    if reader.dialect is None:
+        raise _fail(f"{visible(name)}: no messages of a known dialect")
+
+    result = build(messages, reader.dialect.name, provider.value, multi_agent, lines)
+    text = orjson.dumps(result.request, option=orjson.OPT_INDENT_2).decode() + "\n"
+    if output is None:
+        sys.stdout.write(text)
+    else:
+        try:
+            with open(output, "w", encoding="utf-8") as out:
+                out.write(text)
+        except OSError as exc:
+            raise _fail(f"cannot write {visible(output)}: {exc.strerror or exc}") from None
+    for note in result.notes:
+        where = visible(name) if note.line is None else f"{visible(name)}:{note.line}"
+        typer.echo(f"{where}: {visible(note.message)}", err=True)
+    raise typer.Exit(1 if notices else 0)

@@ -1,0 +1,103 @@
+"""What a model provider is sent for a logged conversation, as AgentScope formats it.
+
+:func:`format_request` takes the messages of a log in the dialect-neutral model and
+returns the request body the framework's formatter would build for a provider:
+
+- AgentScope Java logs follow the Java formatters (:mod:`.java`);
+- AgentScope Python logs follow AgentScope Python's formatters (:mod:`.python`);
+- LoongFlow logs follow the AgentScope Python rules too: LoongFlow's elements map onto
+  the same blocks, and the neutral model holds them that way.
+
+The result is pure data: ``{"messages": [...]}`` for OpenAI and DashScope, and
+``{"system": ..., "messages": [...]}`` for Anthropic (``system`` only when there is
+one). What the request could not carry as the log has it (a media type the
+provider does not take, an unknown block, bytes the framework would fetch) is
+handled as the framework handles it and reported as a :class:`Note` at its log line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..model import Message
+from ._common import Context, Note
+
+__all__ = [
+    "DIALECTS",
+    "PROVIDERS",
+    "Formatted",
+    "Note",
+    "format_request",
+    "formatter_name",
+    "is_multi_agent",
+]
+
+PROVIDERS = ("openai", "dashscope", "anthropic")
+DIALECTS = ("agentscope-java", "agentscope-py", "loongflow")
+_CLASS = {"openai": "OpenAI", "dashscope": "DashScope", "anthropic": "Anthropic"}
+
+
+@dataclass(slots=True)
+class Formatted:
+    """A request body, the notes about it, and which formatter built it."""
+
+    request: dict
+    notes: list[Note]
+    multi_agent: bool
+    formatter: str
+
+
+def is_multi_agent(messages: Sequence[Message]) -> bool:
+    """Whether the log is a multi-agent conversation: more than one sender among the
+    assistant messages, or more than one among the user messages."""
+    speakers: dict[str, set[str]] = {"user": set(), "assistant": set()}
+    for msg in messages:
+        if msg.role in speakers and isinstance(msg.name, str) and msg.name:
+            speakers[msg.role].add(msg.name)
+    return any(len(names) > 1 for names in speakers.values())
+
+
+def formatter_name(dialect: str, provider: str, multi_agent: bool) -> str:
+    """The framework class whose rules apply, e.g. ``AgentScope Java OpenAIChatFormatter``."""
+    framework = "AgentScope Java" if dialect == "agentscope-java" else "AgentScope Python"
+    kind = "MultiAgentFormatter" if multi_agent else "ChatFormatter"
+    return f"{framework} {_CLASS[provider]}{kind}"
+
+
+def format_request(
+    messages: Sequence[Message],
+    dialect: str,
+    provider: str,
+    multi_agent: bool | None = None,
+    lines: Sequence[int] | None = None,
+) -> Formatted:
+    """The request body ``provider`` is sent for ``messages`` (a log of ``dialect``).
+
+    ``multi_agent=None`` decides by :func:`is_multi_agent`. ``lines`` gives each
+    message's log line, for the notes.
+    """
+    if provider not in PROVIDERS:
+        raise ValueError(f"unknown provider {provider!r} (one of {', '.join(PROVIDERS)})")
+    if dialect not in DIALECTS:
+        raise ValueError(f"unknown dialect {dialect!r} (one of {', '.join(DIALECTS)})")
+    msgs = list(messages)
+    multi = is_multi_agent(msgs) if multi_agent is None else multi_agent
+    ctx = Context()
+    if lines is not None:
+        ctx.lines = {id(m): line for m, line in zip(msgs, lines, strict=False)}
+    from . import java, python
+
+    rules: Any = java
+    if dialect != "agentscope-java":
+        rules = python
+        prepared = python.prepare(msgs, dialect, ctx)
+        for old, new in zip(msgs, prepared, strict=True):
+            if id(old) in ctx.lines:
+                ctx.lines[id(new)] = ctx.lines[id(old)]
+        msgs = prepared
+    build = {"openai": rules.openai, "dashscope": rules.dashscope, "anthropic": rules.anthropic}
+    request = build[provider](msgs, multi, ctx)
+    notes = sorted(ctx.notes, key=lambda n: -1 if n.line is None else n.line)
+    return Formatted(request, notes, multi, formatter_name(dialect, provider, multi))

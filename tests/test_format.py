@@ -1,0 +1,674 @@
+"""``msgcli format``: the provider requests, checked against the providers' own SDK types
+(``openai``, ``anthropic``), against what the real AgentScope Python formatters produced
+(``fixtures/format/agentscope-py``), and against the Java formatters' own test facts."""
+
+from __future__ import annotations
+
+import base64
+import copy
+import json
+import re
+import subprocess
+import sys
+import types
+import typing
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from msgcli.formatters import format_request, is_multi_agent
+from msgcli.model import (
+    DataBlock,
+    Message,
+    Source,
+    TextBlock,
+    ThinkingBlock,
+    ToolCallBlock,
+    ToolResultBlock,
+)
+from msgcli.stream import LogReader
+
+openai_types = pytest.importorskip("openai.types.chat")
+anthropic_types = pytest.importorskip("anthropic.types")
+pydantic = pytest.importorskip("pydantic")
+typing_extensions = pytest.importorskip("typing_extensions")
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "fixtures"
+TRUTH = FIXTURES / "format" / "agentscope-py"
+PROVIDERS = ("openai", "dashscope", "anthropic")
+
+LOGS = [
+    *sorted((FIXTURES / "valid" / "agentscope-java").glob("*.jsonl")),
+    *sorted((FIXTURES / "valid" / "agentscope-py").glob("*.jsonl")),
+    *sorted((FIXTURES / "valid" / "loongflow").glob("*.jsonl")),
+    FIXTURES / "real" / "agentscope-py" / "transcript.jsonl",
+    FIXTURES / "real" / "agentscope-py" / "v1" / "transcript-v1.jsonl",
+    FIXTURES / "real" / "agentscope-py" / "events.jsonl",
+    FIXTURES / "real" / "agentscope-py" / "events-data.jsonl",
+    FIXTURES / "real" / "loongflow" / "transcript.jsonl",
+]
+
+
+def read(path: Path) -> tuple[str, list[Message], list[int]]:
+    reader = LogReader(str(path))
+    items = [i for i in reader.items(str(path)) if i.message is not None]
+    assert reader.dialect is not None
+    return reader.dialect.name, [i.message for i in items], [i.line for i in items]
+
+
+def formatted(path: Path, provider: str, multi: bool | None = None):
+    dialect, msgs, lines = read(path)
+    return dialect, format_request(msgs, dialect, provider, multi, lines)
+
+
+# -- a strict checker over the SDKs' TypedDicts ---------------------------------------------
+
+
+def _unwrap(tp: Any) -> Any:
+    origin = typing.get_origin(tp)
+    while origin in (typing_extensions.Required, typing_extensions.NotRequired, typing.Annotated):
+        tp = typing.get_args(tp)[0]
+        origin = typing.get_origin(tp)
+    return tp
+
+
+_REQUIRED = {typing_extensions.Required, getattr(typing, "Required", None)} - {None}
+_NOT_REQUIRED = {typing_extensions.NotRequired, getattr(typing, "NotRequired", None)} - {None}
+
+
+def _required(tp: Any, hints: dict) -> set[str]:
+    """The required keys, read from the annotations (``Required[...]`` in a ``total=False``
+    TypedDict is not always reflected in ``__required_keys__``)."""
+    keys = set(tp.__required_keys__)
+    for key, hint in hints.items():
+        origin = typing.get_origin(hint)
+        if origin in _REQUIRED or (tp.__total__ and origin not in _NOT_REQUIRED):
+            keys.add(key)
+    return keys
+
+
+def strict_errors(value: Any, tp: Any, where: str = "$") -> list[str]:
+    """Why ``value`` is not of type ``tp``, keys a TypedDict does not declare included
+    (pydantic lets those through on a TypedDict)."""
+    tp = _unwrap(tp)
+    origin = typing.get_origin(tp)
+    if tp is Any or tp is object:
+        return []
+    if origin in (typing.Union, types.UnionType):
+        found: list[str] = []
+        for option in typing.get_args(tp):
+            errors = strict_errors(value, option, where)
+            if not errors:
+                return []
+            found.extend(errors)
+        return [f"{where}: matches no type of the union ({'; '.join(found[:4])})"]
+    if origin is typing.Literal:
+        ok = value in typing.get_args(tp)
+        return [] if ok else [f"{where}: {value!r} not in {typing.get_args(tp)}"]
+    if tp is type(None):
+        return [] if value is None else [f"{where}: not null"]
+    if typing_extensions.is_typeddict(tp):
+        if not isinstance(value, dict):
+            return [f"{where}: not an object"]
+        hints = typing.get_type_hints(tp, include_extras=True)
+        errors = [f"{where}: unknown key {k!r}" for k in value if k not in hints]
+        errors += [f"{where}: missing {k!r}" for k in _required(tp, hints) if k not in value]
+        for key, item in value.items():
+            if key in hints:
+                errors += strict_errors(item, hints[key], f"{where}.{key}")
+        return errors
+    if origin in (list, typing.Iterable, typing.Sequence) or (
+        origin is not None and getattr(origin, "__name__", "") in ("Iterable", "Sequence")
+    ):
+        if not isinstance(value, list):
+            return [f"{where}: not a list"]
+        (inner,) = typing.get_args(tp) or (Any,)
+        return [e for i, v in enumerate(value) for e in strict_errors(v, inner, f"{where}[{i}]")]
+    if origin is dict or tp is dict:
+        return [] if isinstance(value, dict) else [f"{where}: not an object"]
+    if tp is float:
+        return [] if isinstance(value, int | float) and not isinstance(value, bool) else [where]
+    if isinstance(tp, type):
+        return [] if isinstance(value, tp) else [f"{where}: not {tp.__name__}: {value!r:.60}"]
+    raise AssertionError(f"the checker does not know {tp!r}")
+
+
+OPENAI_MESSAGE = openai_types.ChatCompletionMessageParam
+ANTHROPIC_MESSAGE = anthropic_types.MessageParam
+ANTHROPIC_SYSTEM = typing.get_type_hints(
+    __import__("anthropic.types.message_create_params", fromlist=["x"]).MessageCreateParamsBase,
+)["system"]
+TOOL_CALL = openai_types.ChatCompletionMessageToolCallParam
+
+
+def sdk_check(value: Any, tp: Any) -> list[str]:
+    """pydantic's validation of the SDK type, then the strict key check."""
+    try:
+        pydantic.TypeAdapter(tp).validate_python(value)
+    except pydantic.ValidationError as exc:
+        return [f"pydantic: {exc.errors()[0]}"]
+    return strict_errors(value, tp)
+
+
+# What the frameworks send to OpenAI-compatible endpoints beyond OpenAI's own request
+# types. Each is taken out (and counted) before the strict check; nothing else may differ.
+def strip_extensions(message: dict) -> tuple[dict, set[str]]:
+    message = copy.deepcopy(message)
+    used: set[str] = set()
+    if message.get("role") == "assistant" and "reasoning_content" in message:
+        del message["reasoning_content"]
+        used.add("assistant.reasoning_content")
+    if message.get("role") == "tool" and "name" in message:
+        del message["name"]
+        used.add("tool.name")
+    for call in message.get("tool_calls") or []:
+        if "thought_signature" in call.get("function", {}):
+            del call["function"]["thought_signature"]
+            used.add("function.thought_signature")
+    if message.get("role") == "tool" and isinstance(message.get("content"), list):
+        kept = [p for p in message["content"] if p.get("type") == "text"]
+        if len(kept) != len(message["content"]):
+            used.add("tool.media parts")
+            message["content"] = kept
+    if isinstance(message.get("content"), list):
+        kept = [p for p in message["content"] if p.get("type") != "video_url"]
+        if len(kept) != len(message["content"]):
+            used.add("video_url part")
+            message["content"] = kept
+    return message, used
+
+
+ALLOWED = {
+    ("agentscope-java", "openai"): {
+        "assistant.reasoning_content",
+        "function.thought_signature",
+        "video_url part",
+        "tool.media parts",
+    },
+    ("agentscope-py", "openai"): {"tool.name"},
+    ("loongflow", "openai"): {"tool.name"},
+    ("agentscope-py", "dashscope"): {"tool.name", "video_url part", "assistant.reasoning_content"},
+    ("loongflow", "dashscope"): {"tool.name", "video_url part", "assistant.reasoning_content"},
+}
+
+
+def check_openai_shape(messages: list[dict], dialect: str, provider: str) -> list[str]:
+    errors: list[str] = []
+    for i, message in enumerate(messages):
+        stripped, used = strip_extensions(message)
+        extra = used - ALLOWED.get((dialect, provider), set())
+        errors += [f"[{i}] extension {e} not expected here" for e in sorted(extra)]
+        errors += [f"[{i}] {e}" for e in sdk_check(stripped, OPENAI_MESSAGE)]
+    return errors
+
+
+_DS_PART_KEYS = {"text", "image", "audio", "video"}
+_DS_LIMITS = {"fps", "max_frames", "min_pixels", "max_pixels", "total_pixels"}
+
+
+def check_dashscope_native(messages: list[dict]) -> list[str]:
+    """The DashScope native message (Java's ``DashScopeMessage``): no SDK in the test
+    dependencies, so its fields are checked here; tool calls share OpenAI's shape."""
+    errors: list[str] = []
+    for i, m in enumerate(messages):
+        unknown = set(m) - {"role", "content", "name", "tool_call_id", "tool_calls"}
+        errors += [f"[{i}] unknown key {k}" for k in sorted(unknown)]
+        if m.get("role") not in ("system", "user", "assistant", "tool"):
+            errors.append(f"[{i}] role {m.get('role')!r}")
+        content = m.get("content")
+        if isinstance(content, list):
+            for part in content:
+                keys = set(part)
+                if len(keys & _DS_PART_KEYS) != 1 or keys - _DS_PART_KEYS - _DS_LIMITS:
+                    errors.append(f"[{i}] content part {sorted(keys)}")
+                elif not all(isinstance(part[k], str) for k in keys & _DS_PART_KEYS):
+                    errors.append(f"[{i}] content part value not a string")
+        elif not isinstance(content, str):
+            errors.append(f"[{i}] content is {type(content).__name__}")
+        if m.get("role") == "tool" and "tool_call_id" not in m:
+            errors.append(f"[{i}] tool message without tool_call_id")
+        for call in m.get("tool_calls") or []:
+            errors += [f"[{i}] {e}" for e in sdk_check(call, TOOL_CALL)]
+    return errors
+
+
+def check_request(request: dict, dialect: str, provider: str) -> list[str]:
+    if provider == "anthropic":
+        assert set(request) <= {"system", "messages"}
+        errors = []
+        if "system" in request:
+            errors += [f"system: {e}" for e in sdk_check(request["system"], ANTHROPIC_SYSTEM)]
+        for i, message in enumerate(request["messages"]):
+            errors += [f"[{i}] {e}" for e in sdk_check(message, ANTHROPIC_MESSAGE)]
+        return errors
+    assert set(request) == {"messages"}
+    if provider == "dashscope" and dialect == "agentscope-java":
+        return check_dashscope_native(request["messages"])
+    return check_openai_shape(request["messages"], dialect, provider)
+
+
+# -- the checker itself ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"role": "user", "content": "hi", "bogus": 1},  # unknown key at the top
+        {"role": "user", "content": [{"type": "text", "text": "x", "extra": True}]},  # nested
+        {"role": "user", "content": [{"type": "image_url", "image_url": {"url": "u", "x": 1}}]},
+        {"role": "robot", "content": "hi"},  # no such role
+        {"role": "tool", "content": "x"},  # tool_call_id missing
+        {"role": "assistant", "tool_calls": [{"id": "1", "type": "function"}]},  # no function
+    ],
+)
+def test_checker_rejects_what_the_openai_types_do_not_allow(bad):
+    assert sdk_check(bad, OPENAI_MESSAGE)
+
+
+def test_pydantic_alone_lets_unknown_keys_through_which_is_why_the_checker_exists():
+    bad = {"role": "user", "content": "hi", "bogus": 1}
+    pydantic.TypeAdapter(OPENAI_MESSAGE).validate_python(bad)  # no error from pydantic
+    assert strict_errors(bad, OPENAI_MESSAGE)
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"role": "tool", "content": "x"},  # Anthropic has no tool turn
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "1", "x": 1}]},
+        {"role": "user", "content": [{"type": "image", "source": {"type": "url"}}]},
+    ],
+)
+def test_checker_rejects_what_the_anthropic_types_do_not_allow(bad):
+    assert sdk_check(bad, ANTHROPIC_MESSAGE)
+
+
+def test_checker_accepts_good_messages():
+    assert not sdk_check({"role": "user", "content": "hi", "name": "a"}, OPENAI_MESSAGE)
+    assert not sdk_check(
+        {"role": "assistant", "content": [{"type": "text", "text": "x"}]}, ANTHROPIC_MESSAGE
+    )
+    assert check_dashscope_native([{"role": "user", "content": [{"image": "u", "x": 1}]}])
+
+
+# -- every provider, dialect and mode against the SDK types ---------------------------------
+
+
+@pytest.mark.parametrize("mode", [None, False, True], ids=["auto", "single", "multi"])
+@pytest.mark.parametrize("provider", PROVIDERS)
+@pytest.mark.parametrize("log", LOGS, ids=lambda p: str(p.relative_to(FIXTURES)))
+def test_every_request_is_of_the_sdk_types(log, provider, mode):
+    dialect, result = formatted(log, provider, mode)
+    assert result.request["messages"], "nothing formatted"
+    errors = check_request(result.request, dialect, provider)
+    assert not errors, "\n".join(errors[:20])
+
+
+def test_every_dialect_and_provider_is_covered():
+    seen = {read(log)[0] for log in LOGS}
+    assert seen == {"agentscope-java", "agentscope-py", "loongflow"}
+
+
+# -- the real AgentScope Python formatters (stored output, see the fixtures' README) ---------
+
+TRUTH_LOGS = [
+    FIXTURES / "real" / "agentscope-py" / "transcript.jsonl",
+    FIXTURES / "real" / "agentscope-py" / "events-final.jsonl",
+    FIXTURES / "real" / "agentscope-py" / "events-data-final.jsonl",
+    *sorted(
+        p for p in (FIXTURES / "valid" / "agentscope-py").glob("*.jsonl") if "v1" not in p.name
+    ),
+]
+
+
+def _b64(text: str) -> str:
+    return base64.b64encode(text.encode()).decode()
+
+
+def undo_stub_downloads(value: Any) -> Any:
+    """The generator's ``requests.get`` stub answers a URL with the URL's bytes; msgcli keeps
+    the URL where the framework downloads. Map the former onto the latter."""
+    if isinstance(value, list):
+        return [undo_stub_downloads(v) for v in value]
+    if not isinstance(value, dict):
+        return value
+    out = {k: undo_stub_downloads(v) for k, v in value.items()}
+    source = out.get("source")
+    image = out.get("type") in ("image", "document") and isinstance(source, dict)
+    if image and source.get("type") == "base64":
+        try:
+            url = base64.b64decode(source["data"]).decode()
+        except (ValueError, UnicodeDecodeError):
+            url = ""
+        if re.match(r"^[a-z][a-z0-9+.-]*://", url):
+            out["source"] = {"type": "url", "url": url}
+    file = out.get("file")
+    if out.get("type") == "file" and isinstance(file, dict):
+        m = re.fullmatch(r"data:[^;]*;base64,(.*)", file.get("file_data", ""))
+        if m:
+            url = base64.b64decode(m[1]).decode(errors="replace")
+            if re.match(r"^[a-z][a-z0-9+.-]*://", url):
+                out["file"] = {**file, "file_data": url}
+    return out
+
+
+def truth_cases():
+    for log in TRUTH_LOGS:
+        stem = log.name.removesuffix(".jsonl")
+        for provider in PROVIDERS:
+            for mode in ("chat", "multi"):
+                yield pytest.param(log, provider, mode, id=f"{stem}-{provider}-{mode}")
+
+
+@pytest.mark.parametrize(("log", "provider", "mode"), list(truth_cases()))
+def test_matches_the_real_agentscope_python_formatter(log, provider, mode):
+    stem = log.name.removesuffix(".jsonl")
+    truth = json.loads((TRUTH / f"{stem}.{provider}.{mode}.json").read_text(encoding="utf-8"))
+    dialect, result = formatted(log, provider, mode == "multi")
+    assert dialect == "agentscope-py"
+    if isinstance(truth, dict) and "error" in truth:
+        # the framework itself failed (it reads a file:// URL that is not there): we keep
+        # the URL and say the framework would read it
+        assert "FileNotFoundError" in truth["error"]
+        assert any("file://" in n.message for n in result.notes)
+        return
+    truth = undo_stub_downloads(truth)
+    if provider == "anthropic":  # the model moves a leading system turn to `system`
+        expected: dict = {}
+        if truth and truth[0]["role"] == "system":
+            expected["system"] = truth[0]["content"]
+            truth = truth[1:]
+        expected["messages"] = truth
+        assert result.request == expected
+    else:
+        assert result.request == {"messages": truth}
+
+
+def test_the_ground_truth_covers_every_formatter():
+    files = list(TRUTH.glob("*.json"))
+    assert len(files) == len(TRUTH_LOGS) * 6
+    assert "agentscope 2.0.10" in (TRUTH / "VERSION").read_text()
+
+
+def test_fetches_are_reported_not_made():
+    _, result = formatted(FIXTURES / "real" / "agentscope-py" / "transcript.jsonl", "anthropic")
+    fetched = [n for n in result.notes if "downloads" in n.message]
+    assert [n.line for n in fetched] == [4]
+    (image,) = [
+        part
+        for m in result.request["messages"]
+        for part in m["content"]
+        if isinstance(part, dict)
+        and part.get("type") == "image"
+        and part["source"]["type"] == "url"
+    ]
+    assert image["source"] == {
+        "type": "url",
+        "url": "https://upload.wikimedia.org/wikipedia/commons/4/47/PNG_transparency_demonstration_1.png",
+    }
+
+
+# -- facts from the AgentScope Java formatters' own tests -----------------------------------
+
+
+def java(role: str, name: str | None, *blocks, metadata=None) -> Message:
+    return Message(
+        dialect="agentscope-java", role=role, name=name, content=list(blocks), metadata=metadata
+    )
+
+
+def text(value: str) -> TextBlock:
+    return TextBlock(type="text", text=value)
+
+
+def call(call_id: str, name: str, args: dict) -> ToolCallBlock:
+    return ToolCallBlock(type="tool_call", id=call_id, name=name, arguments=args)
+
+
+def result(call_id: str, name: str, output: str) -> ToolResultBlock:
+    return ToolResultBlock(type="tool_result", id=call_id, name=name, output=[text(output)])
+
+
+PROMPT = (
+    "# Conversation History\n"
+    "The content between <history></history> tags contains your conversation history\n"
+)
+
+
+def test_java_dashscope_multi_agent_history_alice_bob():
+    msgs = [
+        java("user", "Alice", text("Hello Bob!")),
+        java("assistant", "Bob", text("Hi Alice, how are you?")),
+        java("user", "Alice", text("I'm fine, thanks!")),
+    ]
+    out = format_request(msgs, "agentscope-java", "dashscope", True).request["messages"]
+    assert out == [
+        {
+            "role": "user",
+            "content": PROMPT + "<history>\nAlice: Hello Bob!\nBob: Hi Alice, how are you?\n"
+            "Alice: I'm fine, thanks!\n</history>",
+        }
+    ]
+
+
+def test_java_dashscope_multi_agent_second_run_has_no_prompt():
+    msgs = [
+        java("system", "system", text("You are a helpful assistant.")),
+        java("user", "User", text("What's the weather?")),
+        java("assistant", "Assistant", call("call_1", "get_weather", {"city": "Beijing"})),
+        java("tool", "system", result("call_1", "get_weather", "Sunny, 25°C")),
+        java("assistant", "Assistant", text("The weather is sunny, 25°C.")),
+    ]
+    out = format_request(msgs, "agentscope-java", "dashscope", True).request["messages"]
+    assert out[0] == {"role": "system", "content": "You are a helpful assistant."}
+    assert out[1]["content"] == PROMPT + "<history>\nUser: What's the weather?\n</history>"
+    assert out[2]["tool_calls"] == [
+        {
+            "id": "call_1",
+            "type": "function",
+            "function": {"name": "get_weather", "arguments": '{"city":"Beijing"}'},
+        }
+    ]
+    assert out[3] == {
+        "role": "tool",
+        "content": "Sunny, 25°C",
+        "name": "get_weather",
+        "tool_call_id": "call_1",
+    }
+    assert out[4] == {
+        "role": "user",
+        "content": "<history>\nAssistant: The weather is sunny, 25°C.\n</history>",
+    }
+
+
+def test_java_dashscope_chat_roles_and_tools():
+    msgs = [
+        java("system", "system", text("You are a helpful assistant with tools.")),
+        java("user", "user", text("What's the weather in Beijing?")),
+        java("assistant", "assistant", call("call_1", "get_weather", {"city": "Beijing"})),
+        java("tool", "system", result("call_1", "get_weather", "The weather in Beijing is sunny")),
+    ]
+    out = format_request(msgs, "agentscope-java", "dashscope", False).request["messages"]
+    assert [m["role"] for m in out] == ["system", "user", "assistant", "tool"]
+    assert out[1] == {"role": "user", "content": "What's the weather in Beijing?"}
+    assert out[2]["content"] == ""  # present even when empty
+    assert out[3]["tool_call_id"] == "call_1" and out[3]["name"] == "get_weather"
+
+
+def test_java_openai_names_are_cleaned_and_thinking_is_reasoning_content():
+    msgs = [
+        java("user", "Alice Smith!", text("hi")),
+        java("assistant", "", ThinkingBlock(type="thinking", thinking="hmm"), text("ok")),
+    ]
+    out = format_request(msgs, "agentscope-java", "openai", False).request["messages"]
+    assert out[0] == {"role": "user", "content": "hi", "name": "Alice_Smith_"}
+    assert out[1] == {
+        "role": "assistant",
+        "content": "ok",
+        "name": "agent",
+        "reasoning_content": "hmm",
+    }
+
+
+def test_java_openai_multi_agent_groups():
+    msgs = [
+        java("system", "system", text("sys")),
+        java("user", "Host", text("Go")),
+        java("assistant", "Alice", ThinkingBlock(type="thinking", thinking="t"), text("A")),
+        java("assistant", "Alice", call("c1", "f", {})),
+        java("tool", "Alice", result("c1", "f", "r")),
+        java("user", "Host", text("Thanks")),
+        java("user", "Host", text("raw"), metadata={"_bypass_multiagent_history_merge": True}),
+    ]
+    out = format_request(msgs, "agentscope-java", "openai", True).request["messages"]
+    assert [m["role"] for m in out] == ["system", "user", "assistant", "tool", "user", "user"]
+    assert out[1]["content"] == [
+        {
+            "type": "text",
+            "text": PROMPT + "<history>\nHost: Go\nAlice: [Thinking]: t\nAlice: A\n</history>\n",
+        }
+    ]
+    # a one-message group has no name prefix; every group repeats the prompt
+    assert out[4]["content"][0]["text"] == PROMPT + "<history>\nThanks\n</history>\n"
+    assert out[5] == {"role": "user", "content": "raw", "name": "Host"}
+
+
+def test_java_anthropic_system_twice_and_parallel_calls_split():
+    msgs = [
+        java("system", "system", text("sys")),
+        java("user", "user", text("two cities")),
+        java(
+            "assistant", "A", text("checking"), call("c1", "w", {"c": 1}), call("c2", "w", {"c": 2})
+        ),
+        java("tool", "A", result("c1", "w", "one")),
+        java("tool", "A", result("c2", "w", "two")),
+    ]
+    req = format_request(msgs, "agentscope-java", "anthropic", False).request
+    assert req["system"] == "sys"
+    roles = [m["role"] for m in req["messages"]]
+    assert roles == ["user", "user", "assistant", "user", "assistant", "user"]
+    assert req["messages"][2]["content"][1]["id"] == "c1"
+    assert req["messages"][3]["content"][0]["tool_use_id"] == "c1"
+    assert req["messages"][4]["content"] == [
+        {"type": "tool_use", "id": "c2", "name": "w", "input": {"c": 2}}
+    ]
+
+
+def test_java_tool_result_media_becomes_a_reference():
+    image = DataBlock(type="data", kind="image", source=Source(kind="url", url="https://x/y.png"))
+    out_block = ToolResultBlock(
+        type="tool_result", id="c1", name="snap", output=[text("ok"), image]
+    )
+    msgs = [java("assistant", "A", call("c1", "snap", {})), java("tool", "A", out_block)]
+    reference = "- ok\n- The returned image can be found at: https://x/y.png"
+    for multi in (False, True):  # the tool message itself holds no media: the text path
+        out = format_request(msgs, "agentscope-java", "dashscope", multi).request["messages"]
+        assert out[1]["content"] == reference
+    # OpenAI sends the media of a tool result as parts of the tool message
+    out = format_request(msgs, "agentscope-java", "openai", False).request["messages"]
+    assert out[1]["content"] == [
+        {"type": "text", "text": "ok"},
+        {"type": "image_url", "image_url": {"url": "https://x/y.png"}},
+    ]
+
+
+# -- the mode ----------------------------------------------------------------------------
+
+
+def test_multi_agent_default():
+    assert not is_multi_agent(read(FIXTURES / "valid/agentscope-java/react-weather.jsonl")[1])
+    assert is_multi_agent(read(FIXTURES / "valid/agentscope-java/multi-agent.jsonl")[1])
+    assert is_multi_agent(read(FIXTURES / "real/agentscope-py/transcript.jsonl")[1])
+
+
+def test_event_logs_format_like_the_messages_they_replay_to():
+    _, from_events = formatted(FIXTURES / "real/agentscope-py/events.jsonl", "openai", False)
+    _, from_final = formatted(FIXTURES / "real/agentscope-py/events-final.jsonl", "openai", False)
+    assert from_events.request == from_final.request
+
+
+def test_loongflow_notes():
+    _, result = formatted(FIXTURES / "real/loongflow/transcript.jsonl", "openai")
+    notes = {(n.line, n.message) for n in result.notes}
+    assert (
+        12,
+        "an evolve_result is not sent: the formatter skips block types it does not know",
+    ) in notes
+    assert any(line == 10 and "role 'tool'" in m for line, m in notes)
+    assert [n.line for n in result.notes] == sorted(n.line or 0 for n in result.notes)
+
+
+def test_unknown_provider_or_dialect():
+    with pytest.raises(ValueError):
+        format_request([], "agentscope-java", "gemini")
+    with pytest.raises(ValueError):
+        format_request([], "other", "openai")
+
+
+# -- the command -------------------------------------------------------------------------
+
+
+def test_cli_writes_the_request(run_cli):
+    log = str(FIXTURES / "valid/agentscope-java/react-weather.jsonl")
+    code, out = run_cli("format", log, "--provider", "anthropic")
+    assert code == 0
+    doc = json.loads(out)
+    assert doc["system"].startswith("You are WeatherAgent")
+    assert out.startswith('{\n  "system"')  # indented
+
+
+def test_cli_modes_and_output_file(run_cli, tmp_path):
+    log = str(FIXTURES / "valid/agentscope-java/multi-agent.jsonl")
+    code, out = run_cli("format", log, "-p", "dashscope", "--single-agent")
+    assert code == 0 and len(json.loads(out)["messages"]) == 6
+    target = tmp_path / "req.json"
+    code, out = run_cli("format", log, "-p", "dashscope", "--multi-agent", "-o", str(target))
+    assert code == 0 and out == ""
+    assert len(json.loads(target.read_text())["messages"]) == 1
+
+
+def test_cli_stdin_and_notes_on_stderr(run_cli):
+    data = (FIXTURES / "real/loongflow/transcript.jsonl").read_bytes()
+    code, out, err = run_cli("format", "-", "-p", "anthropic", input=data, stderr=True)
+    assert code == 0
+    assert json.loads(out)["messages"]
+    assert "<stdin>:12: an evolve_result is not sent" in err
+
+
+def test_cli_bad_lines_exit_1(run_cli, tmp_path):
+    good = (FIXTURES / "valid/agentscope-java/react-weather.jsonl").read_text().splitlines()
+    log = tmp_path / "broken.jsonl"
+    log.write_text("\n".join([good[0], "{not json", *good[1:]]) + "\n")
+    code, out, err = run_cli("format", str(log), stderr=True)
+    assert code == 1
+    assert len(json.loads(out)["messages"]) == len(good)
+    assert f"{log}:2:" in err
+
+
+def test_cli_unreadable_path_exit_2(run_cli, tmp_path):
+    code, _, err = run_cli("format", str(tmp_path / "missing.jsonl"), stderr=True)
+    assert code == 2 and "cannot read" in err
+    code, _, err = run_cli(
+        "format", str(FIXTURES / "valid/loongflow/evolve-current.jsonl"), "-p", "nope", stderr=True
+    )
+    assert code == 2
+
+
+def test_cli_log_text_on_stderr_is_made_safe(run_cli, tmp_path):
+    line = json.loads(
+        (FIXTURES / "real/agentscope-py/transcript.jsonl").read_text().splitlines()[3]
+    )
+    line["content"][1]["source"]["url"] = "https://x.test/\x1b]0;owned\x07a.png"
+    log = tmp_path / "evil.jsonl"
+    log.write_text(json.dumps(line) + "\n")
+    code, _, err = run_cli("format", str(log), "-p", "anthropic", stderr=True)
+    assert code == 0
+    assert "\x1b" not in err and "\x07" not in err
+    assert "\\e]0;owned\\x07a.png" in err
+
+
+def test_cli_imports_stay_lazy():
+    code = "import sys, msgcli.cli; assert 'msgcli.formatters' not in sys.modules"
+    subprocess.run([sys.executable, "-c", code], check=True)
