@@ -93,6 +93,7 @@ class Part:
     line: int
     pointer: str
     home: Home | None = None
+    when: datetime | None = None  # the block's own time, where the dialect stamps blocks
 
 
 @dataclass(slots=True)
@@ -198,7 +199,9 @@ def read_turn(
                 line=at,
             )
         for block in msg.content:
-            turn.parts.append(Part(block, at, pointer(block.path), home))
+            stamp = block.fields.get("created_at")
+            when = aware(dialect.parse_time(stamp), local, utc) if stamp is not None else None
+            turn.parts.append(Part(block, at, pointer(block.path), home, when))
     return turn
 
 
@@ -381,7 +384,7 @@ def _py_message(turn: Turn, out: _Out) -> Message:
     name = turn.name if isinstance(turn.name, str) else role
     fields = dict(turn.fields) if turn.source == PY else {}
     fields.setdefault("finished_at", stamp if turn.source != PY and role == "assistant" else None)
-    metadata = dict(turn.metadata) if isinstance(turn.metadata, dict) else {}
+    metadata = _metadata(turn.metadata, turn.source, turn.usage, PY)
     return Message(
         dialect=PY,
         role=role,
@@ -616,7 +619,7 @@ def _split(turn: Turn, target: str, out: _Out) -> list[Message]:
             current.content.append(_block_for(target, part, "tool", calls, result_ids, out))
             continue
         if current is None or in_tool:
-            current = _segment(turn, target, role, out, segment)
+            current = _segment(turn, target, role, out, segment, part.when if segment else None)
             current_home = None
             in_tool = False
             segment += 1
@@ -645,11 +648,13 @@ def _uuid_text(value: Any, target: str, *seed: Any) -> str:
     return str(made_id(value, *seed) if isinstance(value, str) and value else made_id(*seed))
 
 
-def _segment(turn: Turn, target: str, role: Any, out: _Out, index: int) -> Message:
+def _segment(
+    turn: Turn, target: str, role: Any, out: _Out, index: int, when: datetime | None = None
+) -> Message:
     base = _uuid_text(turn.id, target, turn.source, turn.line, "message")
     msg_id = base if index == 0 else str(made_id(base, "part", index))
-    metadata = dict(turn.metadata) if isinstance(turn.metadata, dict) else {}
     usage = turn.usage if index == 0 else None
+    metadata = _metadata(turn.metadata, turn.source, usage, target)
     fields: dict[str, Any] = {}
     if target == LOONGFLOW:
         fields = {k: turn.fields.get(k, "") for k in ("trace_id", "conversation_id")}
@@ -665,7 +670,7 @@ def _segment(turn: Turn, target: str, role: Any, out: _Out, index: int) -> Messa
         id=msg_id,
         content=[],
         metadata=metadata,
-        timestamp=_time_text(target, turn.when, out),
+        timestamp=_time_text(target, when or turn.when, out),
         usage=_java_usage(usage) if target == JAVA else None,
         variant="2.x" if target == JAVA else None,
         fields=fields,
@@ -682,8 +687,8 @@ def _tool_message(turn: Turn, part: Part, target: str, out: _Out, index: int) ->
         base = _uuid_text(turn.id, target, turn.source, turn.line, "message")
         msg_id = str(made_id(base, "result", block.id, index))
         name = turn.name  # the agent that ran the tool, as AgentScope and LoongFlow write it
-        when, metadata, usage = turn.when, None, None
-    metadata = dict(metadata) if isinstance(metadata, dict) else {}
+        when, metadata, usage = part.when or turn.when, None, None
+    metadata = _metadata(metadata, turn.source, usage, target)
     fields: dict[str, Any] = {}
     if target == LOONGFLOW:
         fields = {k: turn.fields.get(k, "") for k in ("trace_id", "conversation_id")}
@@ -703,6 +708,15 @@ def _tool_message(turn: Turn, part: Part, target: str, out: _Out, index: int) ->
         variant="2.x" if target == JAVA else None,
         fields=fields,
     )
+
+
+def _metadata(metadata: Any, source: str, usage: Usage | None, target: str) -> dict:
+    """A copy of the metadata; LoongFlow's usage, which AgentScope keeps in ``usage``,
+    leaves it for AgentScope."""
+    out = dict(metadata) if isinstance(metadata, dict) else {}
+    if source == LOONGFLOW and target != LOONGFLOW and usage is not None:
+        out.pop("usage", None)
+    return out
 
 
 def _java_usage(usage: Usage | None) -> Usage | None:
