@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 from conftest import ROOT
@@ -27,7 +28,7 @@ def test_every_rule_code_in_the_readme_exists():
     from msgcli.rules import RULES
 
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    mentioned = set(re.findall(r"`([PDSTICMBE]\d{3})`", readme))
+    mentioned = set(re.findall(r"`([PDSTICMBEX]\d{3})`", readme))
     assert mentioned <= set(RULES)
 
 
@@ -67,3 +68,49 @@ def test_stats_example_is_what_msgcli_prints(run_cli, monkeypatch):
     code, out = run_cli(*command.split()[1:])
     assert code == 0
     assert shown == out.rstrip("\n").splitlines()
+
+
+def _example(readme: str, tag: str) -> list:
+    """The JSON documents of the README block marked ``<!-- example: tag -->``."""
+    block = readme.split(f"<!-- example: {tag} -->\n```json\n", 1)[1].split("\n```", 1)[0]
+    decoder, documents, at = json.JSONDecoder(), [], 0
+    while at < len(block):
+        document, at = decoder.raw_decode(block, at)
+        documents.append(document)
+        while at < len(block) and block[at].isspace():
+            at += 1
+    return documents
+
+
+def test_one_conversation_in_three_dialects_and_a_request(run_cli, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    log = "fixtures/readme/weather.jsonl"
+    original = [json.loads(line) for line in (ROOT / log).read_text(encoding="utf-8").splitlines()]
+    assert _example(readme, "agentscope-py") == original
+    for dialect in ("agentscope-java", "loongflow"):
+        command = f"msgcli convert {log} --to {dialect} --zone UTC --no-carry"
+        assert f"`{command}`" in readme.replace("\n", " ")
+        code, out = run_cli(*command.split()[1:])
+        assert code == 0
+        shown = _example(readme, dialect)
+        assert shown == [json.loads(line) for line in out.splitlines()]
+        assert [list(d) for d in shown] == [list(json.loads(line)) for line in out.splitlines()]
+    command = f"msgcli format {log} --provider openai"
+    assert f"`{command}`" in readme.replace("\n", " ")
+    code, out = run_cli(*command.split()[1:])
+    assert code == 0
+    assert _example(readme, "openai") == [json.loads(out)]
+    # the LoongFlow log is formatted by the same rules, and gives the same request but for
+    # the tool call's id, which is LoongFlow's UUID
+    _, converted = run_cli("convert", log, "--to", "loongflow", "--zone", "UTC")
+    code, out = run_cli("format", "-", "--provider", "openai", input=converted)
+    uuid = json.loads(converted.splitlines()[1])["content"][0]["call_id"]
+    same = out.replace(uuid, "call_7268933a41f141eeb6bf7a90")
+    assert uuid not in json.dumps(_example(readme, "openai"))
+    assert [json.loads(same)] == _example(readme, "openai")
+    # the Java log by AgentScope Java's rules, which send plain strings
+    _, converted = run_cli("convert", log, "--to", "agentscope-java", "--zone", "UTC")
+    code, out = run_cli("format", "-", "--provider", "openai", input=converted)
+    assert json.loads(out)["messages"][0]["content"] == "Weather in Zürich?"
+    assert '"content": "Weather in Zürich?"' in readme
