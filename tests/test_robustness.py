@@ -82,3 +82,21 @@ def test_any_input_gives_located_findings_and_no_crash(lines, final_newline):
     # exit 2 only when the bytes could not be read at all (a broken gzip stream)
     unreadable = any(f.code == "P009" for f in run.findings())
     assert run.exit_code == (2 if unreadable else 1 if run.errors() else 0)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(mutated_record(), min_size=1, max_size=6),
+    st.sampled_from(["agentscope-java", "agentscope-py", "loongflow"]),
+    st.booleans(),
+)
+def test_convert_never_crashes_on_mutated_records(records, target, carry):
+    """Records the framework would reject are still converted as far as they go (validate
+    says what is wrong with them); nothing raises, and every finding is a known rule."""
+    data = b"\n".join(records) + b"\n"
+    result = msgcli.convert(io.BytesIO(data), target, carry=carry)
+    assert {f.code for f in result.report.findings()} <= set(RULES)
+    assert all(f.line >= 1 for f in result.report.findings())
+    out = b"".join(orjson.dumps(r) + b"\n" for r in result.records)
+    for other in ("agentscope-java", "agentscope-py", "loongflow"):
+        msgcli.convert(io.BytesIO(out), other)  # and on again

@@ -307,6 +307,16 @@ def media_type_of(block: DataBlock) -> str:
 # -- writing a turn ---------------------------------------------------------------
 
 
+def _id_key(value: Any) -> Any:
+    """An id as a set member (a malformed record may hold any JSON value there)."""
+    return value if isinstance(value, (str, int, float, bool, type(None))) else _json(value)
+
+
+def _answered(turn: Turn) -> set:
+    """The ids of the tool calls the turn holds results for."""
+    return {_id_key(p.block.id) for p in turn.parts if isinstance(p.block, ToolResultBlock)}
+
+
 @dataclass(slots=True)
 class _Out:
     """What the writers share: the zone and where notes go."""
@@ -367,7 +377,7 @@ def _py_message(turn: Turn, out: _Out) -> Message:
     stamp = _py_time(turn.when, out)
     msg_id = _py_id(turn.id, turn.source, turn.line, "message")
     allowed = _PY_ROLE_BLOCKS.get(role)
-    result_ids = {p.block.id for p in turn.parts if isinstance(p.block, ToolResultBlock)}
+    result_ids = _answered(turn)
     content: list[Block] = []
     for index, part in enumerate(turn.parts):
         block = part.block
@@ -481,8 +491,8 @@ def _py_block(
     if isinstance(block, ToolCallBlock):
         state = block.state
         if state not in _TOOL_CALL_STATES:
-            state = "finished" if block.id in result_ids else "pending"
-        fields = _py_stamps(block, stamp, block.id in result_ids)
+            state = "finished" if _id_key(block.id) in result_ids else "pending"
+        fields = _py_stamps(block, stamp, _id_key(block.id) in result_ids)
         rules = block.fields.get("suggested_rules")
         fields["suggested_rules"] = rules if isinstance(rules, list) else []
         return ToolCallBlock(
@@ -605,8 +615,7 @@ def _split(turn: Turn, target: str, out: _Out) -> list[Message]:
     current_home: Home | None = None
     in_tool = False
     segment = 0
-    calls = {p.block.id for p in turn.parts if isinstance(p.block, ToolCallBlock)}
-    result_ids = {p.block.id for p in turn.parts if isinstance(p.block, ToolResultBlock)}
+    result_ids = _answered(turn)
     for part in turn.parts:
         block = part.block
         if isinstance(block, ToolResultBlock) and (role != "tool" or part.home is not None):
@@ -616,7 +625,7 @@ def _split(turn: Turn, target: str, out: _Out) -> list[Message]:
                 current_home = home
                 in_tool = True
                 messages.append(current)
-            current.content.append(_block_for(target, part, "tool", calls, result_ids, out))
+            current.content.append(_block_for(target, part, "tool", result_ids, out))
             continue
         if current is None or in_tool:
             current = _segment(turn, target, role, out, segment, part.when if segment else None)
@@ -624,7 +633,7 @@ def _split(turn: Turn, target: str, out: _Out) -> list[Message]:
             in_tool = False
             segment += 1
             messages.append(current)
-        current.content.append(_block_for(target, part, role, calls, result_ids, out))
+        current.content.append(_block_for(target, part, role, result_ids, out))
     if not messages:
         messages.append(_segment(turn, target, role, out, 0))
     return messages
@@ -744,7 +753,7 @@ def _loongflow_usage(usage: Usage) -> dict[str, Any]:
     return {"completion_tokens": outp, "prompt_tokens": inp, "total_tokens": total}
 
 
-def _block_for(target: str, part: Part, role: Any, calls: set, result_ids: set, out: _Out) -> Block:
+def _block_for(target: str, part: Part, role: Any, result_ids: set, out: _Out) -> Block:
     if target == JAVA:
         return _java_block(part, role, result_ids, out)
     return _loongflow_block(part, result_ids, out)
@@ -786,7 +795,7 @@ def _java_block(part: Part, role: Any, result_ids: set, out: _Out) -> Block:
         state = (
             block.state
             if block.state in _TOOL_CALL_STATES
-            else ("finished" if block.id in result_ids else "pending")
+            else ("finished" if _id_key(block.id) in result_ids else "pending")
         )
         return ToolCallBlock(
             type="tool_call",
