@@ -39,6 +39,17 @@ demo: $(VENV)/.test
 	@echo
 	@echo "== msgcli stats: the real AgentScope Python transcript"
 	$(BIN)/msgcli stats fixtures/real/agentscope-py/transcript.jsonl
+	@echo
+	@echo "== msgcli convert: the real LoongFlow transcript as AgentScope Java, checked, and back"
+	$(BIN)/msgcli convert fixtures/real/loongflow/transcript.jsonl --to agentscope-java --zone UTC | $(BIN)/msgcli validate -
+	$(BIN)/msgcli convert fixtures/real/loongflow/transcript.jsonl --to agentscope-java --zone UTC -q \
+	  | $(BIN)/msgcli convert - --to loongflow --zone UTC -q \
+	  | $(BIN)/python -c 'import json, sys; back = [json.loads(l) for l in sys.stdin]; \
+	    orig = [json.loads(l) for l in open("fixtures/real/loongflow/transcript.jsonl")]; \
+	    print("converted back:", "the original records" if back == orig else "DIFFERENT"); sys.exit(back != orig)'
+	@echo
+	@echo "== msgcli format: what AgentScope sends OpenAI for the README's example conversation"
+	$(BIN)/msgcli format fixtures/readme/weather.jsonl --provider openai
 
 ## test: install with the test extras and run the whole suite
 test: $(VENV)/.test

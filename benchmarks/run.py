@@ -246,6 +246,18 @@ def corpus_rows(built: corpora.Built, jobs: bool) -> list[Row]:
         replayed = str(out.with_suffix(".replay.jsonl"))
         add("msgcli replay -o OUT", [msgcli, "replay", "-o", replayed, path])
     add("msgcli stats", [msgcli, "stats", path])
+    if spec.kind == "messages" and spec.cut == "100k":
+        # convert to the next dialect (the way back is the same work); format to OpenAI
+        other = {"agentscope-py": "agentscope-java", "agentscope-java": "loongflow"}.get(
+            spec.dialect, "agentscope-py"
+        )
+        converted = str(out.with_suffix(f".{other}.jsonl"))
+        add(
+            f"msgcli convert --to {other}",
+            [msgcli, "convert", "-q", "--zone", "UTC", "--to", other, "-o", converted, path],
+        )
+        request = str(out.with_suffix(".openai.json"))
+        add("msgcli format -p openai", [msgcli, "format", "-p", "openai", "-o", request, path])
     if spec.cut == "100k":
         schemas = ROOT / "schemas" / spec.dialect
         argv = [*loops, "jsonschema", path, "--limit", str(JSONSCHEMA_SAMPLE)]

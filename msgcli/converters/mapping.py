@@ -20,9 +20,9 @@ back, is :mod:`msgcli.converters.carry`'s part.
 
 from __future__ import annotations
 
+import hashlib
 import mimetypes
 import re
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone, tzinfo
@@ -55,8 +55,6 @@ PY = "agentscope-py"
 LOONGFLOW = "loongflow"
 DIALECT_NAMES = (JAVA, PY, LOONGFLOW)
 
-#: the namespace of the ids a conversion makes up (name-based, so a conversion is repeatable)
-_NAMESPACE = uuid.UUID("6c0ad6a8-46a4-5d7e-9f1e-8f3f2a6f3c11")
 _UUID_TEXT = re.compile(
     r"[0-9a-fA-F]{32}|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
 )
@@ -91,9 +89,13 @@ class Part:
 
     block: Block
     line: int
-    pointer: str
     home: Home | None = None
     when: datetime | None = None  # the block's own time, where the dialect stamps blocks
+
+    @property
+    def pointer(self) -> str:
+        """Where the block is in its record (for findings: made only when one is reported)."""
+        return pointer(self.block.path)
 
 
 @dataclass(slots=True)
@@ -140,15 +142,28 @@ def naive(when: datetime, local: tzinfo | None, utc: bool) -> datetime:
         return when.replace(tzinfo=None)
 
 
-def as_uuid(value: Any) -> uuid.UUID | None:
+def as_uuid(value: Any) -> str | None:
+    """A UUID id (32 hex digits or the dashed form, any case) as 32 lower-case hex digits."""
     if isinstance(value, str) and _UUID_TEXT.fullmatch(value):
-        return uuid.UUID(value)
+        return value.replace("-", "").lower()
     return None
 
 
-def made_id(*seed: Any) -> uuid.UUID:
-    """An id made from what it stands for, so converting the same log twice gives the same ids."""
-    return uuid.uuid5(_NAMESPACE, "\x1f".join(str(s) for s in seed))
+def dashed(hex32: str) -> str:
+    """32 hex digits in the dashed UUID form."""
+    h = hex32
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+
+
+def made_id(*seed: Any) -> str:
+    """An id made from what it stands for (32 hex digits, a version-8 UUID), so converting
+    the same log twice gives the same ids."""
+    digest = bytearray(
+        hashlib.blake2b("\x1f".join(str(s) for s in seed).encode(), digest_size=16).digest()
+    )
+    digest[6] = (digest[6] & 0x0F) | 0x80  # version 8: made by the application
+    digest[8] = (digest[8] & 0x3F) | 0x80  # the RFC 4122 variant
+    return digest.hex()
 
 
 # -- reading a group ---------------------------------------------------------------
@@ -201,7 +216,7 @@ def read_turn(
         for block in msg.content:
             stamp = block.fields.get("created_at")
             when = aware(dialect.parse_time(stamp), local, utc) if stamp is not None else None
-            turn.parts.append(Part(block, at, pointer(block.path), home, when))
+            turn.parts.append(Part(block, at, home, when))
     return turn
 
 
@@ -362,10 +377,10 @@ def _py_time(when: datetime | None, out: _Out) -> str | None:
 def _py_id(value: Any, *seed: Any) -> str:
     u = as_uuid(value)
     if u is not None:
-        return u.hex
+        return u
     if isinstance(value, str) and value:
         return value
-    return made_id(*seed).hex
+    return made_id(*seed)
 
 
 def _py_message(turn: Turn, out: _Out) -> Message:
@@ -651,17 +666,17 @@ def _time_text(target: str, when: datetime | None, out: _Out) -> str | None:
 def _uuid_text(value: Any, target: str, *seed: Any) -> str:
     u = as_uuid(value)
     if u is not None:
-        return str(u)
+        return dashed(u)
     if target == JAVA and isinstance(value, str) and value:
         return value
-    return str(made_id(value, *seed) if isinstance(value, str) and value else made_id(*seed))
+    return dashed(made_id(value, *seed) if isinstance(value, str) and value else made_id(*seed))
 
 
 def _segment(
     turn: Turn, target: str, role: Any, out: _Out, index: int, when: datetime | None = None
 ) -> Message:
     base = _uuid_text(turn.id, target, turn.source, turn.line, "message")
-    msg_id = base if index == 0 else str(made_id(base, "part", index))
+    msg_id = base if index == 0 else dashed(made_id(base, "part", index))
     usage = turn.usage if index == 0 else None
     metadata = _metadata(turn.metadata, turn.source, usage, target)
     fields: dict[str, Any] = {}
@@ -694,7 +709,7 @@ def _tool_message(turn: Turn, part: Part, target: str, out: _Out, index: int) ->
         name, when, metadata, usage = home.name, home.when, home.metadata, home.usage
     else:
         base = _uuid_text(turn.id, target, turn.source, turn.line, "message")
-        msg_id = str(made_id(base, "result", block.id, index))
+        msg_id = dashed(made_id(base, "result", block.id, index))
         name = turn.name  # the agent that ran the tool, as AgentScope and LoongFlow write it
         when, metadata, usage = part.when or turn.when, None, None
     metadata = _metadata(metadata, turn.source, usage, target)
@@ -858,7 +873,7 @@ def _java_data(block: DataBlock, *seed: Any) -> DataBlock:
             new_source = Source(kind="base64", data=source.data, media_type=media_type_of(block))
     block_id = None
     if kind == "data":  # Java writes a data block's id always
-        block_id = block.id if isinstance(block.id, str) else str(made_id(*seed))
+        block_id = block.id if isinstance(block.id, str) else dashed(made_id(*seed))
     return DataBlock(
         type="data",
         kind=kind,
@@ -980,8 +995,8 @@ def _call_id(value: Any) -> str:
     (``call_…``) becomes a UUID made from it, the same for the call and its result."""
     u = as_uuid(value)
     if u is not None:
-        return str(u)
-    return str(made_id("call", value))
+        return dashed(u)
+    return dashed(made_id("call", value))
 
 
 def _loongflow_data(block: DataBlock, meta: dict) -> DataBlock:
