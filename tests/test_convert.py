@@ -390,3 +390,15 @@ def test_patch_rebuilds_the_original(original, rebuilt):
     restored = carry.apply(rebuilt, patch)
     assert orjson.dumps(restored) == orjson.dumps(original)
     assert carry.diff(original, original) is None
+
+
+def test_cli_prints_log_text_literally(run_cli, tmp_path):
+    record = records_of((FIXTURES / "real/loongflow/transcript.jsonl").read_bytes())[0]
+    record["role"] = "crit\x1b[2Jic [bold]x[/bold]"
+    log = tmp_path / "evil.jsonl"
+    log.write_bytes(orjson.dumps(record) + b"\n")
+    code, stdout, stderr = run_cli("convert", str(log), "--to", "agentscope-py", stderr=True)
+    assert code == 0
+    assert "\x1b" not in stderr
+    assert "crit\\x1b[2Jic [bold]x[/bold]" in stderr  # escaped, the markup as written
+    assert records_of(stdout.encode())[0]["role"] == "assistant"

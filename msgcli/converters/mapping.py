@@ -188,7 +188,7 @@ def read_turn(
     line, first = group[0]
     dialect = get_dialect(first.dialect)
     utc = first.dialect == LOONGFLOW
-    role = first.role.lower() if isinstance(first.role, str) else first.role
+    role = first.role  # the model holds roles in lower case already (Java's included)
     if len(group) == 1 and is_tool_message(first):
         role = "tool"
     turn = Turn(
