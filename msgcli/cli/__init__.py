@@ -83,6 +83,15 @@ StrictOption = Annotated[bool, typer.Option("--strict", help="Warnings fail the 
 QuietOption = Annotated[
     bool, typer.Option("--quiet", "-q", help="Print the findings only, no summary.")
 ]
+OutputOption = Annotated[
+    str | None,
+    typer.Option(
+        "--output",
+        "-o",
+        metavar="FILE",
+        help="Write to FILE (gzip if it ends in .gz) instead of standard output.",
+    ),
+]
 JobsOption = Annotated[
     int | None,
     typer.Option(
@@ -220,15 +229,7 @@ def replay(
             metavar="EVENTS...",
         ),
     ],
-    output: Annotated[
-        str | None,
-        typer.Option(
-            "--output",
-            "-o",
-            metavar="FILE",
-            help="Write the messages to FILE (gzip if it ends in .gz) instead of standard output.",
-        ),
-    ] = None,
+    output: OutputOption = None,
     until: Annotated[
         str | None,
         typer.Option(

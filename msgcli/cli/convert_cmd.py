@@ -18,6 +18,7 @@ from . import (
     DialectOption,
     Format,
     IgnoreOption,
+    OutputOption,
     QuietOption,
     SelectOption,
     StrictOption,
@@ -66,15 +67,7 @@ def convert(
         DialectName,
         typer.Option("--to", "-t", help="The dialect to write.", show_default=False),
     ],
-    output: Annotated[
-        str | None,
-        typer.Option(
-            "--output",
-            "-o",
-            metavar="FILE",
-            help="Write the records to FILE (gzip if it ends in .gz) instead of standard output.",
-        ),
-    ] = None,
+    output: OutputOption = None,
     zone: Annotated[
         str,
         typer.Option(

@@ -439,24 +439,20 @@ def _usage(usage: Usage | None) -> Usage | None:
     )
 
 
+_KINDS: dict[type, str] = {
+    TextBlock: "text",
+    DataBlock: "data",
+    ThinkingBlock: "thinking",
+    HintBlock: "hint",
+    ToolCallBlock: "tool_call",
+    ToolResultBlock: "tool_result",
+    EvolveResultBlock: "evolve_result",
+    ValueBlock: "value",
+}
+
+
 def _kind(block: Block) -> str:
-    if isinstance(block, TextBlock):
-        return "text"
-    if isinstance(block, DataBlock):
-        return "data"
-    if isinstance(block, ThinkingBlock):
-        return "thinking"
-    if isinstance(block, HintBlock):
-        return "hint"
-    if isinstance(block, ToolCallBlock):
-        return "tool_call"
-    if isinstance(block, ToolResultBlock):
-        return "tool_result"
-    if isinstance(block, EvolveResultBlock):
-        return "evolve_result"
-    if isinstance(block, ValueBlock):
-        return "value"
-    return "unknown"
+    return _KINDS.get(type(block), "unknown")
 
 
 def _py_stamps(block: Block, stamp: str | None, done: bool) -> dict[str, Any]:
