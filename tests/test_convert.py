@@ -402,3 +402,47 @@ def test_cli_prints_log_text_literally(run_cli, tmp_path):
     assert "\x1b" not in stderr
     assert "crit\\x1b[2Jic [bold]x[/bold]" in stderr  # escaped, the markup as written
     assert records_of(stdout.encode())[0]["role"] == "assistant"
+
+
+def test_loongflow_hears_of_a_call_state_only_when_the_call_waits():
+    call = {
+        "type": "tool_use",
+        "id": "call_1",
+        "name": "Bash",
+        "input": {"cmd": "ls"},
+        "content": '{"cmd": "ls"}',
+        "metadata": {},
+        "state": "allowed",
+    }
+    asked = {
+        "id": "0f8fad5b-d9cb-469f-a165-70867728950e",
+        "name": "Agent",
+        "role": "ASSISTANT",
+        "content": [call],
+        "metadata": {},
+        "timestamp": "2026-11-22 11:54:32.303",
+        "usage": None,
+    }
+    result = {
+        "id": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+        "name": "Agent",
+        "role": "TOOL",
+        "content": [
+            {
+                "type": "tool_result",
+                "id": "call_1",
+                "name": "Bash",
+                "output": [{"type": "text", "text": "a.txt"}],
+                "metadata": {},
+                "state": "success",
+            }
+        ],
+        "metadata": {},
+        "timestamp": "2026-11-22 11:54:32.404",
+        "usage": None,
+    }
+    _, answered = convert([asked, result], "loongflow")
+    assert answered.findings() == []
+    _, waiting = convert([asked], "loongflow")
+    assert [(f.code, f.line, f.pointer) for f in waiting.findings()] == [("X001", 1, "/content/0")]
+    assert "'allowed'" in waiting.findings()[0].message

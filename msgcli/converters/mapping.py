@@ -898,7 +898,10 @@ def _loongflow_block(part: Part, result_ids: set, out: _Out) -> Block:
                 "the tool call's arguments are not a JSON object, "
                 "which LoongFlow needs: written as {}",
             )
-        if block.state in ("pending", "asking", "allowed", "submitted"):
+        if (
+            block.state in ("pending", "asking", "allowed", "submitted")
+            and _id_key(block.id) not in result_ids
+        ):
             out.note(
                 part.line,
                 part.pointer,
