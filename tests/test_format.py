@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import copy
+import io
 import json
 import re
 import subprocess
@@ -15,17 +16,24 @@ import typing
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_robustness import json_values, mutated_record
 
+import msgcli
 from msgcli.formatters import format_request, is_multi_agent
 from msgcli.model import (
     DataBlock,
+    HintBlock,
     Message,
     Source,
     TextBlock,
     ThinkingBlock,
     ToolCallBlock,
     ToolResultBlock,
+    ValueBlock,
 )
 from msgcli.stream import LogReader
 
@@ -607,6 +615,289 @@ def test_unknown_provider_or_dialect():
         format_request([], "other", "openai")
 
 
+# -- records the framework would reject ---------------------------------------------------
+
+# Request keys whose value is a string (or null) in every provider's request types: a
+# value of another type from the log must not leak into them. (``input`` holds the
+# tool's own arguments, which may be anything.)
+STRING_KEYS = {
+    "role",
+    "name",
+    "id",
+    "tool_call_id",
+    "tool_use_id",
+    "url",
+    "arguments",
+    "filename",
+    "file_data",
+    "format",
+    "media_type",
+    "reasoning_content",
+    "signature",
+    "image",
+    "audio",
+    "video",
+    "type",
+}
+
+
+def wrongly_typed(value: Any, where: str = "$") -> list[str]:
+    if isinstance(value, list):
+        return [e for i, v in enumerate(value) for e in wrongly_typed(v, f"{where}[{i}]")]
+    if not isinstance(value, dict):
+        return []
+    errors = []
+    for key, item in value.items():
+        if key in STRING_KEYS and not (item is None or isinstance(item, str)):
+            errors.append(f"{where}.{key} is {type(item).__name__}")
+        if key != "input":
+            errors += wrongly_typed(item, f"{where}.{key}")
+    return errors
+
+
+def check_robust(msgs: list[Message], dialect: str, lines: list[int]) -> None:
+    """Every provider and mode formats ``msgs``: a request JSON can write, string fields
+    that are strings, and notes that are one line each, at a line of the log."""
+    for provider in PROVIDERS:
+        for multi in (None, True, False):
+            result = format_request(msgs, dialect, provider, multi, lines=lines)
+            orjson.dumps(result.request)
+            json.dumps(result.request)
+            assert not wrongly_typed(result.request)
+            for note in result.notes:
+                assert note.message and "\n" not in note.message and len(note.message) < 300
+                assert note.line is None or note.line in lines
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(mutated_record(), min_size=1, max_size=6))
+def test_mutated_records_are_formatted_without_a_crash(records):
+    data = b"\n".join(records) + b"\n"
+    found = msgcli.detect_dialect(io.BytesIO(data))
+    if found is None:
+        return
+    read_back = list(msgcli.read_messages(io.BytesIO(data)))
+    check_robust([m for _, m in read_back], found[0], [n for n, _ in read_back])
+
+
+# Values a record may hold that JSON encoders do not take back: nested past orjson's 255
+# levels, past json's and repr's 1000, and an integer beyond 64 bits (read by the NaN path).
+_DEEP = {
+    '"<deep 300>"': b"[" * 300 + b"]" * 300,
+    '"<deep 1000>"': b'{"a":' * 1000 + b"1" + b"}" * 1000,
+    '"<bigint>"': b"123456789012345678901234567890",
+}
+WINDOW_LOGS = [p for p in LOGS if "events" not in p.name]
+
+
+def _paths(value: Any, path: tuple = ()) -> list[tuple]:
+    """The path of every value inside ``value``."""
+    out = [path] if path else []
+    if isinstance(value, dict | list):
+        for key, item in value.items() if isinstance(value, dict) else enumerate(value):
+            out += _paths(item, (*path, key))
+    return out
+
+
+@st.composite
+def mutated_window(draw) -> bytes:
+    """Consecutive records of a real log (so calls meet their results), one to three
+    values anywhere inside them dropped or replaced by any JSON value."""
+    lines = WINDOW_LOGS[draw(st.integers(0, len(WINDOW_LOGS) - 1))].read_bytes().splitlines()
+    start = draw(st.integers(0, len(lines) - 1))
+    records = [orjson.loads(x) for x in lines[start : start + draw(st.integers(1, 6))]]
+    for _ in range(draw(st.integers(1, 3))):
+        record = records[draw(st.integers(0, len(records) - 1))]
+        *parent_path, key = draw(st.sampled_from(_paths(record)))
+        parent = record
+        for step in parent_path:
+            parent = parent[step]
+        if draw(st.booleans()):
+            parent.pop(key)
+        else:
+            parent[key] = draw(json_values | st.sampled_from([k.strip('"') for k in _DEEP]))
+    data = b"\n".join(orjson.dumps(r) for r in records) + b"\n"
+    for token, value in _DEEP.items():
+        data = data.replace(token.encode(), value)
+    return data
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@given(mutated_window())
+def test_mutated_conversations_are_formatted_without_a_crash(data):
+    found = msgcli.detect_dialect(io.BytesIO(data))
+    if found is None:
+        return
+    read_back = list(msgcli.read_messages(io.BytesIO(data)))
+    check_robust([m for _, m in read_back], found[0], [n for n, _ in read_back])
+
+
+def notes_of(msgs: list[Message], dialect: str, provider: str, multi: bool | None = None):
+    result = format_request(
+        msgs, dialect, provider, multi, lines=[10 + i for i in range(len(msgs))]
+    )
+    return result.request, {(n.line, n.message) for n in result.notes}
+
+
+def deep(levels: int) -> Any:
+    return orjson.loads("[" * levels + "]" * levels)  # json.loads stops before 1000
+
+
+@pytest.mark.parametrize("dialect", ["agentscope-java", "agentscope-py", "loongflow"])
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_a_role_that_is_not_a_string_is_sent_as_user(dialect, provider):
+    for role in (["user", "admin"], {"x": 1}, deep(900)):  # list: was unhashable in the mode
+        msgs = [
+            Message(dialect=dialect, role=role, name="a", content=[text("hi")]),
+            Message(dialect=dialect, role="assistant", name="b", content=[text("yes")]),
+        ]
+        request, notes = notes_of(msgs, dialect, provider)
+        assert request["messages"][0]["role"] == "user"
+        kind = "an object" if isinstance(role, dict) else "a list"
+        assert (10, f"role is {kind}, not a string: sent as a user message") in notes
+    assert not is_multi_agent([Message(dialect="loongflow", role=["user"], name="a")])
+
+
+def test_a_java_role_the_framework_does_not_have_is_sent_as_user_by_every_provider():
+    msgs = [java("robot", "r", text("beep"))]
+    for provider in PROVIDERS:
+        request, notes = notes_of(msgs, "agentscope-java", provider)
+        assert request["messages"][0]["role"] == "user"
+        note = "role 'robot' is not an AgentScope Java role: sent as a user message"
+        assert (10, note) in notes
+
+
+def test_java_parallel_calls_with_a_result_id_that_is_a_list():
+    """A list id made the Anthropic pairing of parallel calls and results fail."""
+    msgs = [
+        java("assistant", "A", call("c1", "w", {"c": 1}), call("c2", "w", {"c": 2})),
+        java("tool", "A", result("c1", "w", "one")),
+        java("tool", "A", result("c2", "w", "two")),
+    ]
+    msgs[1].content[0].id = ["c1"]
+    for provider in PROVIDERS:
+        request, notes = notes_of(msgs, "agentscope-java", provider)
+        assert (11, "a tool result's id is a list, not a string: used as its JSON text") in notes
+    ids = [
+        part.get("tool_use_id")
+        for m in request["messages"]
+        for part in m["content"]
+        if part["type"] == "tool_result"
+    ]
+    assert ids == ['["c1"]', "c2"]
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_values_nested_deeper_than_the_encoders_go(provider):
+    """orjson writes 255 levels and json/repr about 1000; the log may hold 1024."""
+    java_msgs = [
+        java("user", deep(300), text("hi")),  # a name that went into the request as it was
+        java("user", "u", TextBlock(type="text", text=deep(1000))),  # repr() gave up
+        java("assistant", "A", call("c1", "w", {"x": deep(300)})),  # Anthropic's input
+    ]
+    request, notes = notes_of(java_msgs, "agentscope-java", provider, False)
+    orjson.dumps(request)
+    assert (10, "the name is a list, not a string: used as its JSON text") in notes
+    assert (11, "a text block's text is a list, not a string: used as its JSON text") in notes
+    if provider == "anthropic":
+        note = "a tool call's input is nested more than 200 levels deep: msgcli sends {}"
+        assert (12, note) in notes
+        assert request["messages"][2]["content"][0]["input"] == {}
+    else:
+        note = "a tool call's input is nested more than 200 levels deep: its JSON text is cut there"
+        assert (12, note) in notes
+    lf = [
+        Message(
+            dialect="loongflow",
+            role="assistant",
+            name="r",
+            content=[
+                ToolCallBlock(type="tool_call", id="c", name="f", arguments={"x": deep(1000)})
+            ],
+        ),
+        Message(
+            dialect="loongflow",
+            role="user",
+            name="u",
+            content=[ValueBlock(type="value", value=deep(1000))],
+        ),
+    ]
+    request, notes = notes_of(lf, "loongflow", provider, False)  # json.dumps gave up
+    orjson.dumps(request)
+    assert (
+        10,
+        "a tool call's arguments object is nested more than 200 levels deep: its JSON text "
+        "is cut there",
+    ) in notes
+    assert (11, "the content is nested more than 200 levels deep: its JSON text is cut there") in (
+        notes
+    )
+
+
+# the tool call's fields as each dialect has them: (input, arguments, the notes' key names)
+CALL_FIELDS = {
+    "agentscope-java": ({"q": 1}, [1], "content", "input"),  # raw JSON text, and the object
+    "agentscope-py": ({"q": 1}, None, "input", None),  # 2.x: a JSON text only
+    "loongflow": (None, [1], None, "arguments"),  # an object only
+}
+
+
+@pytest.mark.parametrize("dialect", list(CALL_FIELDS))
+def test_fields_of_the_wrong_type_are_stringified_or_taken_as_missing(dialect):
+    java_log = dialect == "agentscope-java"
+    raw_input, arguments, input_key, args_key = CALL_FIELDS[dialect]
+    image = DataBlock(
+        type="data",
+        kind="image",
+        source=Source(kind="url", url=["https://x/a.png"], media_type="image/png"),
+    )
+    tool_call = ToolCallBlock(
+        type="tool_call", id=7, name="f", input=raw_input, arguments=arguments
+    )
+    output = ToolResultBlock(type="tool_result", id=7, name="f", output={"r": 2})
+    msgs = [
+        Message(dialect=dialect, role="user", name={"n": 1}, content=[text("hi"), image]),
+        Message(dialect=dialect, role="assistant", name="A", content=[tool_call]),
+        Message(dialect=dialect, role="tool" if java_log else "user", name="A", content=[output]),
+        Message(dialect=dialect, role="user", name="u", content=[HintBlock(type="hint", hint=3)]),
+    ]
+    expected = {
+        (
+            10,
+            f"the {'sender' if dialect == 'loongflow' else 'name'} is an object, not a string: "
+            "used as its JSON text",
+        ),
+        (10, "a data block's url is a list, not a string: taken as missing"),
+        (11, "a tool call's id is a number, not a string: used as its JSON text"),
+        (12, "a tool result's id is a number, not a string: used as its JSON text"),
+        (
+            12,
+            "a tool result's output is an object, not a text or a list of blocks: "
+            "sent as its JSON text",
+        ),
+        (13, "a hint block's hint is a number, not a string: used as its JSON text"),
+    }
+    if input_key:
+        note = f"a tool call's {input_key} field is an object, not a string: used as its JSON text"
+        expected.add((11, note))
+    if args_key:
+        note = f"a tool call's {args_key} field is a list, not an object: taken as missing"
+        expected.add((11, note))
+    for provider in PROVIDERS:
+        for multi in (False, True):
+            request, notes = notes_of(msgs, dialect, provider, multi)
+            assert not wrongly_typed(request)
+            assert notes >= expected
+    # the output travels as its JSON text, the id as a string, the arguments as a JSON text
+    request, notes = notes_of(msgs, dialect, "openai")
+    tool = next(m for m in request["messages"] if m["role"] == "tool")
+    assert tool["content"] == '{"r":2}' and tool["tool_call_id"] == "7"
+    (function,) = [c["function"] for m in request["messages"] for c in m.get("tool_calls") or []]
+    assert json.loads(function["arguments"]) == ({"q": 1} if raw_input else {})
+    if not java_log:  # AgentScope Python's rules: without a URL the image is not sent
+        assert (10, "a data block whose source has no URL is not sent") in notes
+
+
 # -- the command -------------------------------------------------------------------------
 
 
@@ -645,6 +936,23 @@ def test_cli_bad_lines_exit_1(run_cli, tmp_path):
     assert code == 1
     assert len(json.loads(out)["messages"]) == len(good)
     assert f"{log}:2:" in err
+
+
+def test_cli_broken_log_is_formatted_with_every_problem_at_its_line(run_cli, tmp_path):
+    good = (FIXTURES / "real/loongflow/transcript.jsonl").read_bytes().splitlines()
+    listed = json.loads(good[1])
+    listed["role"] = ["user", "admin"]
+    lines = [good[0], json.dumps(listed).encode(), b"\x00\xffgarbage{{", good[2][:40], *good[3:6]]
+    log = tmp_path / "broken.jsonl"
+    log.write_bytes(b"\n".join(lines) + b"\n")
+    for provider in PROVIDERS:
+        code, out, err = run_cli("format", str(log), "-p", provider, stderr=True)
+        assert code == 1  # lines 3 and 4 could not be read
+        assert json.loads(out)["messages"]
+        where = [int(m[1]) for m in re.finditer(rf"^{re.escape(str(log))}:(\d+): ", err, re.M)]
+        assert where == sorted(where) and {2, 3, 4} <= set(where)
+        assert f"{log}:2: role is a list, not a string: sent as a user message" in err
+        assert "Traceback" not in err
 
 
 def test_cli_unreadable_path_exit_2(run_cli, tmp_path):

@@ -59,7 +59,9 @@ def format_request(
 
     AgentScope Java logs follow the Java formatters; AgentScope Python and LoongFlow logs
     follow AgentScope Python's. What the request cannot carry as the log has it is
-    reported on standard error as PATH:LINE: message.
+    reported on standard error as PATH:LINE: message, in line order with the lines that
+    could not be read; a record the framework would reject (a field of the wrong type)
+    is formatted as far as it goes, and what was made of it is reported the same way.
 
     Exit status: 0, 1 when lines of the log could not be read (the rest is formatted),
     2 on a usage error, a path that cannot be read, or a log with no messages of a known
@@ -88,12 +90,16 @@ def format_request(
         raise _fail(f"{visible(name)}: cannot read: {visible(str(exc))}") from None
     except OSError as exc:
         raise _fail(f"{visible(name)}: cannot read: {visible(exc.strerror or str(exc))}") from None
-    for item in notices:
-        typer.echo(f"{visible(name)}:{item.line}: {visible(item.notice)}", err=True)
+    # what could not be read, then what the request could not carry, in line order
+    report: list[tuple[int | None, str]] = [(item.line, item.notice) for item in notices]
     if reader.dialect is None:
+        for line, message in report:
+            typer.echo(f"{visible(name)}:{line}: {visible(message)}", err=True)
         raise _fail(f"{visible(name)}: no messages of a known dialect")
 
     result = build(messages, reader.dialect.name, provider.value, multi_agent, lines)
+    report += [(note.line, note.message) for note in result.notes]
+    report.sort(key=lambda item: -1 if item[0] is None else item[0])
     text = orjson.dumps(result.request, option=orjson.OPT_INDENT_2).decode() + "\n"
     if output is None:
         sys.stdout.write(text)
@@ -103,7 +109,7 @@ def format_request(
                 out.write(text)
         except OSError as exc:
             raise _fail(f"cannot write {visible(output)}: {exc.strerror or exc}") from None
-    for note in result.notes:
-        where = visible(name) if note.line is None else f"{visible(name)}:{note.line}"
-        typer.echo(f"{where}: {visible(note.message)}", err=True)
+    for line, message in report:
+        where = visible(name) if line is None else f"{visible(name)}:{line}"
+        typer.echo(f"{where}: {visible(message)}", err=True)
     raise typer.Exit(1 if notices else 0)

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..model import Message
-from ._common import Context, Note
+from ._common import Context, Note, normalize
 
 __all__ = [
     "DIALECTS",
@@ -54,8 +54,9 @@ def is_multi_agent(messages: Sequence[Message]) -> bool:
     assistant messages, or more than one among the user messages."""
     speakers: dict[str, set[str]] = {"user": set(), "assistant": set()}
     for msg in messages:
-        if msg.role in speakers and isinstance(msg.name, str) and msg.name:
-            speakers[msg.role].add(msg.name)
+        role, name = msg.role, msg.name
+        if isinstance(role, str) and role in speakers and isinstance(name, str) and name:
+            speakers[role].add(name)
     return any(len(names) > 1 for names in speakers.values())
 
 
@@ -77,6 +78,10 @@ def format_request(
 
     ``multi_agent=None`` decides by :func:`is_multi_agent`. ``lines`` gives each
     message's log line, for the notes.
+
+    The messages need not be valid: a field of the wrong JSON type is read as the
+    framework would best have it (see :func:`._common.normalize`) and noted at its line;
+    the request is always JSON that :mod:`orjson` and :mod:`json` can write.
     """
     if provider not in PROVIDERS:
         raise ValueError(f"unknown provider {provider!r} (one of {', '.join(PROVIDERS)})")
@@ -89,14 +94,22 @@ def format_request(
         ctx.lines = {id(m): line for m, line in zip(msgs, lines, strict=False)}
     from . import java, python
 
+    kept = [msgs]  # every generation stays alive: the lines are keyed by identity
+
+    def step(new: list[Message]) -> list[Message]:
+        for old, msg in zip(kept[-1], new, strict=True):
+            if msg is not old and id(old) in ctx.lines:
+                ctx.lines[id(msg)] = ctx.lines[id(old)]
+        kept.append(new)
+        return new
+
+    msgs = step(normalize(msgs, dialect, ctx))
     rules: Any = java
-    if dialect != "agentscope-java":
+    if dialect == "agentscope-java":
+        msgs = step(java.prepare(msgs, ctx))
+    else:
         rules = python
-        prepared = python.prepare(msgs, dialect, ctx)
-        for old, new in zip(msgs, prepared, strict=True):
-            if id(old) in ctx.lines:
-                ctx.lines[id(new)] = ctx.lines[id(old)]
-        msgs = prepared
+        msgs = step(python.prepare(msgs, dialect, ctx))
     build = {"openai": rules.openai, "dashscope": rules.dashscope, "anthropic": rules.anthropic}
     request = build[provider](msgs, multi, ctx)
     notes = sorted(ctx.notes, key=lambda n: -1 if n.line is None else n.line)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -33,9 +34,9 @@ from ..model import (
     ToolCallBlock,
     ToolResultBlock,
 )
-from ._common import Context, as_text, compact_json, media_type_of
+from ._common import Context, as_text, compact_json, kind_of, media_type_of, shown, unsendable
 
-__all__ = ["HISTORY_PROMPT", "anthropic", "dashscope", "openai"]
+__all__ = ["HISTORY_PROMPT", "anthropic", "dashscope", "openai", "prepare"]
 
 HISTORY_PROMPT = (
     "# Conversation History\n"
@@ -72,6 +73,7 @@ _EXTENSION_TYPES = {
     "3gp": "video/3gpp",
 }
 _NAME_ILLEGAL = re.compile(r"[^a-zA-Z0-9_-]")
+_ROLES = ("system", "user", "assistant", "tool")
 
 
 class _Failed(Exception):
@@ -79,6 +81,20 @@ class _Failed(Exception):
 
 
 # -- shared helpers (AbstractBaseFormatter, MediaUtils) ---------------------------------
+
+
+def prepare(msgs: list[Message], ctx: Context) -> list[Message]:
+    """The messages as AgentScope Java would hold them: a role the Java ``MsgRole`` does
+    not have is sent as ``user`` (noted)."""
+    out: list[Message] = []
+    for msg in msgs:
+        if _role(msg) in _ROLES:
+            out.append(msg)
+            continue
+        role = shown(_role(msg))
+        ctx.note(msg, f"role {role} is not an AgentScope Java role: sent as a user message")
+        out.append(replace(msg, role="user"))
+    return out
 
 
 def _role(msg: Message) -> str:
@@ -220,6 +236,15 @@ def _arguments(block: ToolCallBlock) -> str:
     return compact_json(block.arguments if block.arguments is not None else {})
 
 
+def _checked_arguments(block: ToolCallBlock, ctx: Context, msg: Message) -> str:
+    text = _arguments(block)
+    if text is not block.input:  # from the arguments object
+        why = unsendable(block.arguments)
+        if why and why.startswith("is nested"):
+            ctx.note(msg, f"a tool call's input {why}: its JSON text is cut there")
+    return text
+
+
 def _bypass(msg: Message) -> bool:
     return isinstance(msg.metadata, dict) and msg.metadata.get(BYPASS_KEY) is True
 
@@ -346,8 +371,6 @@ def _openai_message(msg: Message, ctx: Context) -> dict:
         return out
     if role == "assistant":
         return _openai_assistant(msg, ctx)
-    if role != "user":
-        ctx.note(msg, f"role {role!r} is not an AgentScope Java role: sent as a user message")
     out = {"role": "user"}
     blocks = msg.content
     if not _has_media(blocks) and len(blocks) == 1 and isinstance(blocks[0], TextBlock):
@@ -376,7 +399,10 @@ def _openai_assistant(msg: Message, ctx: Context) -> dict:
             if call.id is None or call.name is None:
                 ctx.note(msg, "a tool call without an id or a name is skipped (as the framework)")
                 continue
-            function: dict[str, Any] = {"name": as_text(call.name), "arguments": _arguments(call)}
+            function: dict[str, Any] = {
+                "name": as_text(call.name),
+                "arguments": _checked_arguments(call, ctx, msg),
+            }
             sig = _signature(call)
             if sig is None:
                 sig = fallback
@@ -594,11 +620,11 @@ def _ds_media_part(block: DataBlock, ctx: Context, msg: Message) -> dict:
     if kind == "image":
         if source.kind == "url":
             _check_extension(as_text(source.url), _IMAGE_EXTENSIONS, "image")
-        return _with_limits({"image": _ds_source_url(source, ctx, msg)}, block)
+        return _with_limits({"image": _ds_source_url(source, ctx, msg)}, block, ctx, msg)
     if kind == "video":
         if source.kind == "url":
             _check_extension(as_text(source.url), _VIDEO_EXTENSIONS, "video")
-        return _with_limits({"video": _ds_source_url(source, ctx, msg)}, block)
+        return _with_limits({"video": _ds_source_url(source, ctx, msg)}, block, ctx, msg)
     if kind == "audio":
         return {"audio": _ds_source_url(source, ctx, msg)}
     mime = _mime(source)
@@ -617,11 +643,17 @@ _LIMITS = {
 }
 
 
-def _with_limits(part: dict, block: DataBlock) -> dict:
+def _with_limits(part: dict, block: DataBlock, ctx: Context, msg: Message) -> dict:
     for key, wire in _LIMITS.items():
         value = block.fields.get(key)
-        if value is not None:
-            part[wire] = value
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int | float) or unsendable(value):
+            ctx.note(
+                msg, f"a {block.kind} block's {key} is {kind_of(value)}, not a number: not sent"
+            )
+            continue
+        part[wire] = value
     return part
 
 
@@ -663,12 +695,12 @@ def _ds_text(msg: Message) -> str:
     return "\n".join(parts)
 
 
-def _ds_tool_calls(msg: Message) -> list[dict]:
+def _ds_tool_calls(msg: Message, ctx: Context) -> list[dict]:
     return [
         {
             "id": call.id,
             "type": "function",
-            "function": {"name": call.name, "arguments": _arguments(call)},
+            "function": {"name": call.name, "arguments": _checked_arguments(call, ctx, msg)},
         }
         for call in msg.content
         if isinstance(call, ToolCallBlock)
@@ -686,7 +718,7 @@ def _ds_message(msg: Message, ctx: Context) -> dict:
             "content": _ds_parts(msg.content, ctx, msg, True) or [{"text": ""}],
         }
         if role == "assistant" and _has(msg, ToolCallBlock):
-            out["tool_calls"] = _ds_tool_calls(msg)
+            out["tool_calls"] = _ds_tool_calls(msg, ctx)
         return out
     result = _first(msg, ToolResultBlock)
     if result is not None and role in ("tool", "system"):
@@ -700,7 +732,7 @@ def _ds_message(msg: Message, ctx: Context) -> dict:
     out = {"role": role}
     if role == "assistant" and _has(msg, ToolCallBlock):
         out["content"] = _ds_text(msg)
-        out["tool_calls"] = _ds_tool_calls(msg)
+        out["tool_calls"] = _ds_tool_calls(msg, ctx)
     else:
         out["content"] = _ds_text(msg)
     for block in msg.content:
@@ -794,7 +826,7 @@ def dashscope(msgs: list[Message], multi_agent: bool, ctx: Context) -> dict:
             if role == "assistant":
                 entry: dict[str, Any] = {"role": "assistant", "content": extract_text(m)}
                 if _has(m, ToolCallBlock):
-                    entry["tool_calls"] = _ds_tool_calls(m)
+                    entry["tool_calls"] = _ds_tool_calls(m, ctx)
                 out.append(entry)
             elif role == "tool" or (role == "system" and _has(m, ToolResultBlock)):
                 result = _first(m, ToolResultBlock)
@@ -877,18 +909,12 @@ def _anthropic_content(msg: Message, blocks: list[Block], ctx: Context) -> dict 
                 ctx.note(msg, f"a {block.kind} block cannot be sent ({exc}): a text instead")
                 content.append(_text_part(f"[{label} - processing failed: {exc}]"))
         elif isinstance(block, ToolCallBlock):
-            args = block.arguments
-            if args is None and isinstance(block.input, str):
-                try:
-                    args = orjson.loads(block.input)
-                except orjson.JSONDecodeError:
-                    args = None
             content.append(
                 {
                     "type": "tool_use",
                     "id": block.id,
                     "name": block.name,
-                    "input": args if args is not None else {},
+                    "input": _anthropic_input(block, ctx, msg),
                 }
             )
         else:
@@ -896,6 +922,29 @@ def _anthropic_content(msg: Message, blocks: list[Block], ctx: Context) -> dict 
     if not content:
         return None
     return {"role": role, "content": content}
+
+
+def _anthropic_input(block: ToolCallBlock, ctx: Context, msg: Message) -> Any:
+    """A tool call's input as the object Anthropic takes (``{}`` when there is none)."""
+    args = block.arguments
+    if args is None and isinstance(block.input, str):
+        try:
+            args = orjson.loads(block.input)
+        except orjson.JSONDecodeError:
+            args = None
+        if args is not None and not isinstance(args, dict):
+            ctx.note(
+                msg,
+                f"a tool call's JSON text holds {kind_of(args)}, not an object: msgcli sends {{}}",
+            )
+            return {}
+    if args is None:
+        return {}
+    why = unsendable(args)
+    if why:
+        ctx.note(msg, f"a tool call's input {why}: msgcli sends {{}}")
+        return {}
+    return args
 
 
 def _anthropic_result(result: ToolResultBlock, ctx: Context, msg: Message) -> dict:

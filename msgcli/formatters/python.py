@@ -16,7 +16,6 @@ the reference and says so in a note.
 
 from __future__ import annotations
 
-import json
 import mimetypes
 from dataclasses import replace
 from fnmatch import fnmatch
@@ -38,7 +37,16 @@ from ..model import (
     ValueBlock,
     pointer,
 )
-from ._common import Context, as_text
+from ._common import (
+    Context,
+    as_text,
+    compact_json,
+    json_text,
+    kind_of,
+    normalize_block,
+    shown,
+    unsendable,
+)
 
 __all__ = ["HISTORY_PROMPT", "anthropic", "dashscope", "openai", "prepare"]
 
@@ -74,7 +82,7 @@ def prepare(msgs: list[Message], dialect: str, ctx: Context) -> list[Message]:
         role = msg.role
         if role not in _ROLES:
             if not all(isinstance(b, ToolResultBlock) for b in msg.content):
-                ctx.note(msg, f"role {role!r} has no AgentScope equivalent: sent as user")
+                ctx.note(msg, f"role {shown(role)} has no AgentScope equivalent: sent as user")
             role = "user"
         out.append(
             replace(msg, role=role, content=[_prepare_block(b, msg, ctx) for b in msg.content])
@@ -85,10 +93,17 @@ def prepare(msgs: list[Message], dialect: str, ctx: Context) -> list[Message]:
 def _prepare_block(block: Block, msg: Message, ctx: Context) -> Block:
     if isinstance(block, ToolCallBlock) and not isinstance(block.input, str):
         args = block.arguments if block.arguments is not None else {}
-        return replace(block, input=json.dumps(args, ensure_ascii=False))
+        why = unsendable(args)
+        if why and why.startswith("is nested"):
+            ctx.note(msg, f"a tool call's arguments object {why}: its JSON text is cut there")
+        return replace(block, input=json_text(args))
     if isinstance(block, ValueBlock):
-        ctx.note(msg, f"{block.mime_type or 'structured'} content is sent as its JSON text")
-        text = json.dumps(block.value, ensure_ascii=False)
+        mime = block.mime_type if isinstance(block.mime_type, str) and block.mime_type else None
+        ctx.note(msg, f"{mime[:60] if mime else 'structured'} content is sent as its JSON text")
+        why = unsendable(block.value)
+        if why and why.startswith("is nested"):
+            ctx.note(msg, f"the content {why}: its JSON text is cut there")
+        text = json_text(block.value)
         return TextBlock(type="text", id=block.id, path=block.path, text=text)
     if isinstance(block, ToolResultBlock) and isinstance(block.output, list):
         return replace(block, output=[_prepare_block(b, msg, ctx) for b in block.output])
@@ -107,6 +122,10 @@ def _media_type(block: DataBlock, ctx: Context, msg: Message) -> tuple[Source, s
     source = block.source
     if not isinstance(source, Source):
         ctx.note(msg, "a data block without a usable source is not sent")
+        return None
+    if (source.url if source.kind == "url" else source.data) is None:
+        what = "URL" if source.kind == "url" else "data"
+        ctx.note(msg, f"a data block whose source has no {what} is not sent")
         return None
     mt = source.media_type if isinstance(source.media_type, str) and source.media_type else None
     if mt is None and source.kind == "url":
@@ -130,11 +149,12 @@ def _fetched(ctx: Context, msg: Message, url: str) -> None:
         ctx.note(msg, f"the framework downloads {url} and sends its bytes; msgcli keeps the URL")
 
 
-def _hint_blocks(hint: Any) -> list[Block]:
+def _hint_blocks(hint: Any, ctx: Context, msg: Message) -> list[Block]:
     """A hint given as a list of blocks (raw JSON in the model) as text and data blocks."""
     blocks: list[Block] = []
     for item in hint if isinstance(hint, list) else []:
         if not isinstance(item, dict):
+            ctx.note(msg, f"a hint item is {kind_of(item)}, not a block: not sent")
             continue
         if item.get("type") == "text":
             blocks.append(TextBlock(type="text", text=item.get("text")))
@@ -148,7 +168,9 @@ def _hint_blocks(hint: Any) -> list[Block]:
                 media_type=raw.get("media_type"),
             )
             blocks.append(DataBlock(type="data", id=item.get("id"), source=source))
-    return blocks
+        else:
+            ctx.note(msg, "a hint item that is neither a text nor a data block is not sent")
+    return [normalize_block(b, "agentscope-py", ctx, msg) for b in blocks]
 
 
 def _tool_result_text(
@@ -295,7 +317,7 @@ class _Chat:
         if isinstance(block.hint, str):
             return {"role": "user", "content": [{"type": "text", "text": block.hint}]}
         parts: list[dict] = []
-        for sub in _hint_blocks(block.hint):
+        for sub in _hint_blocks(block.hint, self.ctx, msg):
             if isinstance(sub, TextBlock):
                 parts.append({"type": "text", "text": as_text(sub.text)})
             elif isinstance(sub, DataBlock):
@@ -497,6 +519,10 @@ class _Anthropic:
                 "msgcli sends {}",
             )
             return {}
+        why = unsendable(value)
+        if why:
+            self.ctx.note(msg, f"a tool call's input {why}: msgcli sends {{}}")
+            return {}
         return value
 
     def result(self, block: ToolResultBlock, msg: Message) -> dict:
@@ -535,7 +561,7 @@ class _Anthropic:
         if isinstance(block.hint, str):
             return [{"type": "text", "text": block.hint}] if block.hint else []
         parts: list[dict] = []
-        for sub in _hint_blocks(block.hint):
+        for sub in _hint_blocks(block.hint, self.ctx, msg):
             if isinstance(sub, TextBlock):
                 if sub.text:
                     parts.append({"type": "text", "text": as_text(sub.text)})
@@ -560,8 +586,8 @@ class _Anthropic:
                     if block.text:
                         content.append({"type": "text", "text": as_text(block.text)})
                 elif isinstance(block, ThinkingBlock):
-                    redacted = block.extra.get("redacted_thinking_data")
-                    signature = block.extra.get("signature")
+                    redacted = _opaque(block, "redacted_thinking_data", self.ctx, msg)
+                    signature = _opaque(block, "signature", self.ctx, msg)
                     if redacted is not None:
                         content.append({"type": "redacted_thinking", "data": redacted})
                     elif signature:
@@ -645,6 +671,17 @@ class _Anthropic:
             else:
                 blocks.append({"type": "text", "text": "</history>"})
         return [{"role": "user", "content": blocks}] if blocks else []
+
+
+def _opaque(block: ThinkingBlock, key: str, ctx: Context, msg: Message) -> str | None:
+    """A signature or redacted thought, which Anthropic takes as a string."""
+    value = block.extra.get(key)
+    if value is None or isinstance(value, str):
+        return value
+    ctx.note(
+        msg, f"a thinking block's {key} is {kind_of(value)}, not a string: its JSON text is sent"
+    )
+    return compact_json(value)
 
 
 def anthropic(msgs: list[Message], multi_agent: bool, ctx: Context) -> dict:
