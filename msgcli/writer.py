@@ -3,12 +3,40 @@
 from __future__ import annotations
 
 import gzip
+import json
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import IO, Any, cast
 
 import orjson
 
-__all__ = ["JsonlOutput", "open_output"]
+__all__ = ["JsonlOutput", "deep_recursion", "dumps", "open_output"]
+
+#: how deep the Python-level fallbacks may recurse (the reader accepts 1,024 levels of JSON)
+_DEEP = 20_000
+
+
+@contextmanager
+def deep_recursion() -> Iterator[None]:
+    """Room for recursing through the deepest JSON a log may hold."""
+    limit = sys.getrecursionlimit()
+    if limit < _DEEP:
+        sys.setrecursionlimit(_DEEP)
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+def dumps(obj: Any) -> bytes:
+    """Compact JSON of a record. orjson writes up to 255 levels of nesting; a record the
+    reader accepted may hold more (up to 1,024), which the standard library then writes."""
+    try:
+        return orjson.dumps(obj)
+    except TypeError:
+        with deep_recursion():
+            return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode()
 
 
 class JsonlOutput:
@@ -20,7 +48,7 @@ class JsonlOutput:
         self.count = 0
 
     def write(self, obj: Any) -> None:
-        self._stream.write(orjson.dumps(obj) + b"\n")
+        self._stream.write(dumps(obj) + b"\n")
         self.count += 1
 
     def message(self, path: str, line: int, obj: dict) -> None:

@@ -18,6 +18,7 @@ import orjson
 import pytest
 
 import msgcli
+import msgcli.writer
 from msgcli.converters import carry
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -446,3 +447,18 @@ def test_loongflow_hears_of_a_call_state_only_when_the_call_waits():
     _, waiting = convert([asked], "loongflow")
     assert [(f.code, f.line, f.pointer) for f in waiting.findings()] == [("X001", 1, "/content/0")]
     assert "'allowed'" in waiting.findings()[0].message
+
+
+@pytest.mark.parametrize("depth", [300, 1000])
+def test_values_nested_deeper_than_orjson_writes_convert_and_come_back(depth):
+    """The reader takes up to 1,024 levels of JSON; orjson writes 255."""
+    line = (FIXTURES / "readme/weather.jsonl").read_bytes().splitlines()[0]
+    deep = b'"metadata": {"x": ' + b"[" * depth + b"]" * depth + b"}"
+    data = line.replace(b'"metadata": {}', deep) + b"\n"
+    assert deep in data
+    for to in ("agentscope-java", "loongflow"):
+        out, report = convert(data, to)
+        assert not report.findings()
+        lines = b"".join(msgcli.writer.dumps(r) + b"\n" for r in out)
+        back, _ = convert(lines, "agentscope-py")
+        assert msgcli.writer.dumps(back[0]) == msgcli.writer.dumps(orjson.loads(data))

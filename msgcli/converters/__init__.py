@@ -18,6 +18,7 @@ from typing import Any
 
 from ..dialects import get_dialect
 from ..model import Message
+from ..writer import deep_recursion
 from . import carry
 from .mapping import DIALECT_NAMES, is_tool_message, read_turn, write_turn
 
@@ -103,6 +104,12 @@ class Converter:
         target = self.target
         if source == target and all(m.variant != "1.x" for _, m, _ in group):
             return [record for _, _, record in group]  # already in the target dialect
+        with deep_recursion():  # the patch is made and applied by walking the records
+            return self._convert(group, patch)
+
+    def _convert(self, group: list[tuple[int, Message, dict]], patch: Any) -> list[dict]:
+        source = group[0][1].dialect
+        target = self.target
 
         def note(line: int, ptr: str, text: str) -> None:
             self.report(line, "X001", text, ptr)

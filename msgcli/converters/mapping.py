@@ -47,6 +47,7 @@ from ..model import (
     ValueBlock,
     pointer,
 )
+from ..writer import dumps
 
 __all__ = ["DIALECT_NAMES", "Part", "Turn", "read_turn", "write_turn"]
 
@@ -257,7 +258,7 @@ def as_text(block: Block) -> str:
 
 
 def _json(value: Any) -> str:
-    return orjson.dumps(value, default=str).decode()
+    return dumps(value).decode()
 
 
 def hint_text(hint: Any) -> str:
