@@ -482,7 +482,8 @@ def _openai_merge(msgs: list[Message], ctx: Context) -> dict:
                     buffer.append(f"{head}{text}\n")
             elif isinstance(block, ToolResultBlock):
                 result = tool_result_text(block.output, ctx, msg) or "[Empty tool result]"
-                buffer.append(f"{'null' if name is None else name} ({block.name}): {result}\n")
+                tool = "null" if block.name is None else block.name  # Java prints a null as "null"
+                buffer.append(f"{'null' if name is None else name} ({tool}): {result}\n")
             else:
                 _note_dropped(ctx, msg, block, "the conversation history")
     buffer.append("</history>\n")
