@@ -72,7 +72,7 @@ def iter_file_reports_parallel(
     streams: Iterable[IO[bytes]] = (),
 ) -> Iterator:
     """Like :func:`msgcli.pipeline.iter_file_reports`, with ``options.jobs`` workers."""
-    from .pipeline import _unusable, expand_paths, validate_file
+    from .pipeline import expand_paths, unusable, validate_file
 
     forced = get_dialect(options.dialect) if options.dialect else None
     for stream in streams:
@@ -83,7 +83,7 @@ def iter_file_reports_parallel(
     tasks: list[tuple] = []
     for name, source, problem in expand_paths(paths):
         if source is None:
-            slots.append(("done", _unusable(name, problem, options)))
+            slots.append(("done", unusable(name, problem, options.select)))
             continue
         if source == "-":
             slots.append(("stdin", name))  # read here: a worker has no standard input of its own

@@ -143,7 +143,7 @@ def validate_paths(
     report = RunReport(strict=options.strict)
     for file_report in iter_file_reports(paths, options, streams, sink):
         report.files.append(file_report)
-        _add(report.summary, file_report)
+        tally(report.summary, file_report)
         if file_report.summary.stopped_early:
             report.summary.stopped_early = True
     return report
@@ -171,14 +171,15 @@ def iter_file_reports(
         if budget.spent:
             return
         if source is None:
-            yield _unusable(name, problem, options)
+            yield unusable(name, problem, options.select)
             continue
         yield validate_file(
             source, name=name, options=options, forced=forced, budget=budget, sink=sink
         )
 
 
-def _add(summary: Summary, report: FileReport) -> None:
+def tally(summary: Summary, report: FileReport) -> None:
+    """Count a file's report into the run's totals."""
     fs = report.summary
     summary.files += 1
     summary.records += fs.records
@@ -188,7 +189,8 @@ def _add(summary: Summary, report: FileReport) -> None:
         summary.unreadable += 1
 
 
-def _unusable(name: str, problem: str, options: Options) -> FileReport:
+def unusable(name: str, problem: str, select: frozenset[str]) -> FileReport:
+    """The report of a path that names no log (missing, or a directory without logs)."""
     fs = FileSummary(path=name, kind="unknown", readable=False)
     if problem == "no-logs":
         code = "P010"
@@ -197,7 +199,7 @@ def _unusable(name: str, problem: str, options: Options) -> FileReport:
         code = "P009"
         message = "cannot read: no such file or directory"
     report = FileReport(fs)
-    if code in options.select:
+    if code in select:
         report.findings.append(Finding(name, 0, code, RULES[code].severity, message))
         fs.errors += 1
     return report

@@ -14,11 +14,14 @@ from __future__ import annotations
 import os
 import sys
 from enum import Enum
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from .. import __version__
+
+if TYPE_CHECKING:
+    from ..writer import JsonlOutput
 
 app = typer.Typer(
     name="msgcli",
@@ -92,6 +95,10 @@ OutputOption = Annotated[
         help="Write to FILE (gzip if it ends in .gz) instead of standard output.",
     ),
 ]
+FindingsFormatOption = Annotated[
+    Format,
+    typer.Option("--format", "-f", help="How to write the findings (on standard error)."),
+]
 JobsOption = Annotated[
     int | None,
     typer.Option(
@@ -144,6 +151,17 @@ def _jobs(jobs: int | None) -> int:
     from ..parallel import default_jobs
 
     return default_jobs()
+
+
+def _open_output(path: str | None) -> JsonlOutput:
+    """Where ``-o`` points (standard output without it); a path that cannot be written is a
+    usage error."""
+    from ..writer import open_output
+
+    try:
+        return open_output(path)
+    except OSError as exc:
+        raise _fail(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
 def _fail(message: str, code: int = 2) -> typer.Exit:
@@ -240,10 +258,7 @@ def replay(
         ),
     ] = None,
     dialect: DialectOption = None,
-    output_format: Annotated[
-        Format,
-        typer.Option("--format", "-f", help="How to write the findings (on standard error)."),
-    ] = Format.text,
+    output_format: FindingsFormatOption = Format.text,
     select: SelectOption = None,
     ignore: IgnoreOption = None,
     strict: StrictOption = False,
@@ -273,15 +288,11 @@ def replay(
             raise _fail("--until needs a positive event count or an event id")
     from ..pipeline import Options, validate_paths
     from ..report import get_reporter
-    from ..writer import open_output
 
     options = Options(
         dialect=dialect.value if dialect else None, select=selected, strict=strict, until=stop
     )
-    try:
-        out = open_output(output)
-    except OSError as exc:
-        raise _fail(f"cannot write {output}: {exc.strerror or exc}") from None
+    out = _open_output(output)
     from ..progress import progress
 
     with out, progress(paths, enabled=output_format is Format.text):

@@ -16,6 +16,7 @@ import typer
 from . import (
     DialectName,
     DialectOption,
+    FindingsFormatOption,
     Format,
     IgnoreOption,
     OutputOption,
@@ -24,6 +25,7 @@ from . import (
     StrictOption,
     TracebackOption,
     _fail,
+    _open_output,
     app,
 )
 
@@ -87,10 +89,7 @@ def convert(
         ),
     ] = True,
     dialect: DialectOption = None,
-    output_format: Annotated[
-        Format,
-        typer.Option("--format", "-f", help="How to write the findings (on standard error)."),
-    ] = Format.text,
+    output_format: FindingsFormatOption = Format.text,
     select: SelectOption = None,
     ignore: IgnoreOption = None,
     strict: StrictOption = False,
@@ -118,12 +117,8 @@ def convert(
         raise _fail(str(exc)) from None
     from ..converters.run import convert_paths
     from ..report import get_reporter
-    from ..writer import open_output
 
-    try:
-        out = open_output(output)
-    except OSError as exc:
-        raise _fail(f"cannot write {output}: {exc.strerror or exc}") from None
+    out = _open_output(output)
     with out:
         run = convert_paths(
             paths,

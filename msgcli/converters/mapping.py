@@ -239,7 +239,7 @@ def as_text(block: Block) -> str:
     if isinstance(block, ThinkingBlock):
         return block.thinking if isinstance(block.thinking, str) else _json(block.thinking)
     if isinstance(block, HintBlock):
-        return hint_text(block.hint)
+        return parts_text(block.hint)
     if isinstance(block, ValueBlock):
         return block.value if isinstance(block.value, str) else _json(block.value)
     if isinstance(block, EvolveResultBlock):
@@ -247,7 +247,7 @@ def as_text(block: Block) -> str:
     if isinstance(block, ToolCallBlock):
         return f"{block.name}({arguments_text(block)})"
     if isinstance(block, ToolResultBlock):
-        return output_text(block.output)
+        return parts_text(block.output)
     if isinstance(block, DataBlock):
         source = block.source
         where = (source.url if source.kind == "url" else "inline data") if source else "no source"
@@ -261,26 +261,19 @@ def _json(value: Any) -> str:
     return dumps(value).decode()
 
 
-def hint_text(hint: Any) -> str:
-    if isinstance(hint, str):
-        return hint
-    if isinstance(hint, list):
-        return "\n".join(as_text(b) if isinstance(b, Block) else _item_text(b) for b in hint)
-    return "" if hint is None else _json(hint)
+def parts_text(value: Any) -> str:
+    """A hint or a tool output (a text, or a list of blocks) as one text."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return "\n".join(as_text(b) if isinstance(b, Block) else _item_text(b) for b in value)
+    return "" if value is None else _json(value)
 
 
 def _item_text(item: Any) -> str:
     if isinstance(item, dict) and isinstance(item.get("text"), str):
         return item["text"]
     return _json(item)
-
-
-def output_text(output: Any) -> str:
-    if isinstance(output, str):
-        return output
-    if isinstance(output, list):
-        return "\n".join(as_text(b) if isinstance(b, Block) else _json(b) for b in output)
-    return "" if output is None else _json(output)
 
 
 def arguments_text(block: ToolCallBlock) -> str:
@@ -497,7 +490,7 @@ def _py_block(
             type="hint",
             id=bid(block.id),
             fields=_py_stamps(block, stamp, True),
-            hint=block.hint if isinstance(block.hint, (str, list)) else hint_text(block.hint),
+            hint=block.hint if isinstance(block.hint, (str, list)) else parts_text(block.hint),
             source=source,
         )
     if isinstance(block, ToolCallBlock):
@@ -522,8 +515,8 @@ def _py_block(
                 _py_nested(b, part, i, msg_id, index, stamp, out) for i, b in enumerate(output)
             ]
         elif output is not None and not isinstance(output, str):
-            output = output_text(output)
-        state = _result_state(block.state, out, part, "AgentScope Python")
+            output = parts_text(output)
+        state = _result_state(block.state)
         fields = _py_stamps(block, stamp, True)
         metadata = block.fields.get("metadata")
         fields["metadata"] = dict(metadata) if isinstance(metadata, dict) else {}
@@ -604,7 +597,8 @@ def _no_kind(block: Block, target: str) -> str:
     return f"{words.get(kind, 'a ' + kind + ' block')} has no {target} counterpart: written as text"
 
 
-def _result_state(state: Any, out: _Out, part: Part, target: str) -> Any:
+def _result_state(state: Any) -> Any:
+    """A result state for AgentScope (LoongFlow's ``in_progress`` is ``running``)."""
     if state == "in_progress":
         return "running"
     if state in _TOOL_RESULT_STATES:
@@ -799,7 +793,7 @@ def _java_block(part: Part, role: Any, result_ids: set, out: _Out) -> Block:
         return HintBlock(
             type="hint",
             id=block.id if isinstance(block.id, str) else None,
-            hint=hint_text(block.hint) if block.hint is not None else None,
+            hint=parts_text(block.hint) if block.hint is not None else None,
             source=source,
         )
     if isinstance(block, ToolCallBlock):
@@ -823,7 +817,7 @@ def _java_block(part: Part, role: Any, result_ids: set, out: _Out) -> Block:
         items = (
             output
             if isinstance(output, list)
-            else ([] if output is None else [TextBlock(type="text", text=output_text(output))])
+            else ([] if output is None else [TextBlock(type="text", text=parts_text(output))])
         )
         nested = [_java_nested(b, part, i, out) for i, b in enumerate(items)]
         return ToolResultBlock(
@@ -831,7 +825,7 @@ def _java_block(part: Part, role: Any, result_ids: set, out: _Out) -> Block:
             id=block.id,
             name=block.name,
             output=nested,
-            state=_result_state(block.state, out, part, "AgentScope Java"),
+            state=_result_state(block.state),
             fields={"metadata": _meta(block) or {}},
         )
     if isinstance(block, DataBlock):
@@ -922,7 +916,7 @@ def _loongflow_block(part: Part, result_ids: set, out: _Out) -> Block:
         items = (
             output
             if isinstance(output, list)
-            else ([] if output is None else [TextBlock(type="text", text=output_text(output))])
+            else ([] if output is None else [TextBlock(type="text", text=parts_text(output))])
         )
         result = [_loongflow_item(b, part, i, out) for i, b in enumerate(items)]
         state = block.state

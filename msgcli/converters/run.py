@@ -15,7 +15,7 @@ from typing import Any
 
 from ..dialects import classify
 from ..findings import Finding
-from ..pipeline import FileReport, FileSummary, RunReport, expand_paths
+from ..pipeline import FileReport, FileSummary, RunReport, expand_paths, tally, unusable
 from ..reader import ReadError, source_name
 from ..rules import RULES
 from ..stream import LogReader
@@ -39,25 +39,11 @@ def convert_paths(
     run = RunReport(strict=strict)
     for name, source, problem in _sources(paths):
         if source is None:
-            fs = FileSummary(path=name, kind="unknown", readable=False)
-            report = FileReport(fs)
-            code = "P010" if problem == "no-logs" else "P009"
-            text = (
-                "the directory holds no log files (*.jsonl, *.jsonl.gz, *.json, *.sse)"
-                if code == "P010"
-                else "cannot read: no such file or directory"
-            )
-            _add(report, Finding(name, 0, code, RULES[code].severity, text), select)
+            report = unusable(name, problem, select if select is not None else frozenset(RULES))
         else:
             report = _convert_file(name, source, target, write, dialect, carry, local, select)
         run.files.append(report)
-        fs = report.summary
-        run.summary.files += 1
-        run.summary.records += fs.records
-        run.summary.errors += fs.errors
-        run.summary.warnings += fs.warnings
-        if not fs.readable:
-            run.summary.unreadable += 1
+        tally(run.summary, report)
     return run
 
 
