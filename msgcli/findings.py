@@ -72,9 +72,24 @@ class FileSummary:
     replay: Any = None
     #: ``--until`` named an event the log does not hold
     until_missed: bool = False
+    #: warnings fail this file too (``--strict``, or ``strict`` in the configuration)
+    strict: bool = False
+    #: "invalid" when the file is a negative fixture (``--expect-invalid``); its own findings
+    #: are then the expected ones, and ``errors``/``warnings`` count what did not meet the
+    #: expectation (family F)
+    expect: str | None = None
+    #: the ``.expect`` sidecar the file was held to, if it has one
+    sidecar: str | None = None
+    #: how many of the file's own findings were expected
+    expected: int = 0
+
+    @property
+    def failed(self) -> bool:
+        """Whether this file fails the run: an error, or a warning when strict."""
+        return bool(self.errors or (self.strict and self.warnings))
 
     def to_dict(self) -> dict:
-        out = {
+        out: dict[str, Any] = {
             "path": self.path,
             "kind": self.kind,
             "dialect": self.dialect,
@@ -85,6 +100,13 @@ class FileSummary:
         }
         if self.replay is not None:
             out["replay"] = self.replay.to_dict()
+        if self.expect is not None:
+            out["expect"] = {
+                "outcome": self.expect,
+                "sidecar": self.sidecar,
+                "expected": self.expected,
+                "met": not self.errors,
+            }
         return out
 
 
@@ -98,6 +120,10 @@ class Summary:
     warnings: int = 0
     unreadable: int = 0
     stopped_early: bool = False
+    #: files with an error, or a warning where warnings fail (strict)
+    failed: int = 0
+    #: files the configuration's ``exclude`` left out
+    excluded: int = 0
 
     def to_dict(self) -> dict:
         return {
@@ -107,4 +133,6 @@ class Summary:
             "warnings": self.warnings,
             "unreadable": self.unreadable,
             "stopped_early": self.stopped_early,
+            "failed": self.failed,
+            "excluded": self.excluded,
         }

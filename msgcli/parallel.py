@@ -70,46 +70,56 @@ def iter_file_reports_parallel(
     paths: Iterable[str | Path],
     options,
     streams: Iterable[IO[bytes]] = (),
+    excluded: list[str] | None = None,
 ) -> Iterator:
     """Like :func:`msgcli.pipeline.iter_file_reports`, with ``options.jobs`` workers."""
-    from .pipeline import expand_paths, unusable, validate_file
+    from dataclasses import replace
 
-    forced = get_dialect(options.dialect) if options.dialect else None
+    from .pipeline import expand_paths, settled, unusable, validate_file
+
     for stream in streams:
-        yield validate_file(stream, options=options, forced=forced)
+        yield settled(validate_file(stream, options=options), options, None)
 
     # Plan every input first: a slot is a finished report, one task, or the tasks of parts.
+    # Each file's own options travel with its tasks (without the per-file lookup itself).
     slots: list[tuple[str, Any]] = []
     tasks: list[tuple] = []
     for name, source, problem in expand_paths(paths):
         if source is None:
             slots.append(("done", unusable(name, problem, options.select)))
             continue
-        if source == "-":
-            slots.append(("stdin", name))  # read here: a worker has no standard input of its own
+        chosen = options.for_file(name)
+        if chosen is None:
+            if excluded is not None:
+                excluded.append(name)
             continue
-        parts = _plan_parts(source, options.jobs, forced, SPLIT_BYTES, PART_BYTES)
+        chosen = replace(chosen, files=None)
+        if source == "-":
+            # read here: a worker has no standard input of its own
+            slots.append(("stdin", (name, chosen)))
+            continue
+        forced = get_dialect(chosen.dialect) if chosen.dialect else None
+        parts = _plan_parts(source, chosen.jobs, forced, SPLIT_BYTES, PART_BYTES)
         if parts is None:
-            slots.append(("file", name))
-            tasks.append(("file", name, str(source), options))
+            slots.append(("file", (name, chosen, str(source))))
+            tasks.append(("file", name, str(source), chosen))
         else:
             preset, ranges = parts
-            slots.append(("parts", (name, preset, ranges)))
+            slots.append(("parts", (name, chosen, str(source), preset, ranges)))
             preset_names = (preset[0].name, preset[1], preset[2])
             for start, end in ranges:
-                tasks.append(("part", name, str(source), options, preset_names, start, end))
+                tasks.append(("part", name, str(source), chosen, preset_names, start, end))
     if len(tasks) < 2 and all(kind != "parts" for kind, _ in slots):
         # at most one small file: a worker would only cost its start-up
         for kind, value in slots:
             if kind == "done":
                 yield value
+            elif kind == "stdin":
+                name, chosen = value
+                yield settled(validate_file("-", name=name, options=chosen), chosen, None)
             else:
-                yield validate_file(
-                    "-" if kind == "stdin" else tasks[0][2],
-                    name=value,
-                    options=options,
-                    forced=forced,
-                )
+                name, chosen, path = value
+                yield settled(validate_file(path, name=name, options=chosen), chosen, path)
         return
 
     from concurrent.futures import ProcessPoolExecutor
@@ -127,16 +137,18 @@ def iter_file_reports_parallel(
             if kind == "done":
                 yield value
             elif kind == "stdin":
-                yield validate_file("-", name=value, options=options, forced=forced)
+                name, chosen = value
+                yield settled(validate_file("-", name=name, options=chosen), chosen, None)
             elif kind == "file":
+                name, chosen, path = value
                 report = next(results)
                 if state is not None:
                     state.done(_size(report.summary.path), report.summary.records)
-                yield report
+                yield settled(report, chosen, path)
             else:
-                name, preset, ranges = value
+                name, chosen, path, preset, ranges = value
                 arriving = (next(results) for _ in ranges)  # each merged as it comes
-                yield _merge_parts(name, preset, arriving, options, ranges)
+                yield settled(_merge_parts(name, preset, arriving, chosen, ranges), chosen, path)
 
 
 def _in_order(pool, tasks: list[tuple], window: int) -> Iterator:

@@ -53,12 +53,23 @@ class Options:
     until: int | str | None = None
     #: worker processes (1: check everything in this process); see :mod:`msgcli.parallel`
     jobs: int = 1
+    #: "invalid": every file is a negative fixture, held to its expectation (:mod:`msgcli.expect`)
+    expect: str | None = None
+    #: per-file settings (a project configuration's overrides): ``files(name)`` gives the
+    #: options for that file, or None when the configuration excludes it
+    files: Callable[[str], Options | None] | None = None
+
+    def for_file(self, name: str) -> Options | None:
+        """The options that apply to the file ``name`` (None: excluded)."""
+        return self if self.files is None else self.files(name)
 
 
 @dataclass(slots=True)
 class FileReport:
     summary: FileSummary
     findings: list[Finding] = field(default_factory=list)
+    #: a negative fixture's own findings that were expected (see :mod:`msgcli.expect`)
+    expected: list[Finding] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -80,7 +91,8 @@ class RunReport:
     def exit_code(self) -> int:
         if self.summary.unreadable:
             return 2
-        if self.summary.errors or (self.strict and self.summary.warnings):
+        s = self.summary
+        if s.errors or s.failed or (self.strict and s.warnings):
             return 1
         return 0
 
@@ -140,12 +152,14 @@ def validate_paths(
     every message the replay rebuilds, as soon as it is complete.
     """
     options = options or Options()
-    report = RunReport(strict=options.strict)
-    for file_report in iter_file_reports(paths, options, streams, sink):
+    report = RunReport(strict=options.strict and options.files is None)
+    excluded: list[str] = []
+    for file_report in iter_file_reports(paths, options, streams, sink, excluded):
         report.files.append(file_report)
         tally(report.summary, file_report)
         if file_report.summary.stopped_early:
             report.summary.stopped_early = True
+    report.summary.excluded = len(excluded)
     return report
 
 
@@ -154,28 +168,45 @@ def iter_file_reports(
     options: Options,
     streams: Iterable[IO[bytes]] = (),
     sink: MessageSink | None = None,
+    excluded: list[str] | None = None,
 ) -> Iterator[FileReport]:
-    """One report per input, as soon as that input is done."""
+    """One report per input, as soon as that input is done. Files the configuration
+    excludes are appended to ``excluded`` instead."""
     if options.jobs > 1 and sink is None and options.max_errors is None:
         from .parallel import iter_file_reports_parallel
 
-        yield from iter_file_reports_parallel(paths, options, streams)
+        yield from iter_file_reports_parallel(paths, options, streams, excluded)
         return
-    forced = get_dialect(options.dialect) if options.dialect else None
     budget = _Budget(options.max_errors)
     for stream in streams:
         if budget.spent:
             return
-        yield validate_file(stream, options=options, forced=forced, budget=budget, sink=sink)
+        yield settled(
+            validate_file(stream, options=options, budget=budget, sink=sink), options, None
+        )
     for name, source, problem in expand_paths(paths):
         if budget.spent:
             return
         if source is None:
             yield unusable(name, problem, options.select)
             continue
-        yield validate_file(
-            source, name=name, options=options, forced=forced, budget=budget, sink=sink
-        )
+        chosen = options.for_file(name)
+        if chosen is None:
+            if excluded is not None:
+                excluded.append(name)
+            continue
+        report = validate_file(source, name=name, options=chosen, budget=budget, sink=sink)
+        yield settled(report, chosen, source)
+
+
+def settled(report: FileReport, options: Options, source: object) -> FileReport:
+    """A checked file's report, held to its expectation when it is a negative fixture."""
+    if options.expect is None:
+        return report
+    from .expect import find_sidecar, settle
+
+    sidecar = find_sidecar(source) if isinstance(source, (str, Path)) and source != "-" else None
+    return settle(report, options.select, sidecar)
 
 
 def tally(summary: Summary, report: FileReport) -> None:
@@ -185,7 +216,9 @@ def tally(summary: Summary, report: FileReport) -> None:
     summary.records += fs.records
     summary.errors += fs.errors
     summary.warnings += fs.warnings
-    if not fs.readable:
+    if fs.failed:
+        summary.failed += 1
+    if not fs.readable and fs.expect is None:
         summary.unreadable += 1
 
 
@@ -271,7 +304,7 @@ class _FileCheck:
         self.prepare: Callable[[bytes, dict, Callable[..., None]], None]
         self.forced = forced
         self.budget = budget
-        self.summary = FileSummary(path=name)
+        self.summary = FileSummary(path=name, strict=options.strict)
         self.findings: list[Finding] = []
         self.line = 0
         self.dialect: Dialect | None = forced

@@ -14,6 +14,7 @@ reused. Families, by letter:
 - ``B`` block and message semantics the framework does not enforce
 - ``E`` event streams: the protocol a replay depends on
 - ``X`` conversion between dialects: what the target cannot hold
+- ``F`` expectations of negative fixtures (``--expect-invalid`` and ``.expect`` sidecars)
 """
 
 from __future__ import annotations
@@ -318,6 +319,33 @@ _RULES = [
         WARNING,
         "What the target dialect has no place for is dropped (the finding names it): with "
         "--no-carry, or when an AgentScope 1.x log is brought to the 2.x shape.",
+    ),
+    # -- expectations of negative fixtures (--expect-invalid) -------------------
+    Rule(
+        "F001",
+        "not-invalid",
+        ERROR,
+        'A file expected to be invalid (--expect-invalid, or expect = "invalid" in the '
+        "configuration) has no error.",
+    ),
+    Rule(
+        "F002",
+        "expected-finding-missing",
+        ERROR,
+        "A finding the file's .expect sidecar lists did not occur.",
+    ),
+    Rule(
+        "F003",
+        "unexpected-finding",
+        ERROR,
+        "A file held to an .expect sidecar has a finding the sidecar does not list.",
+    ),
+    Rule(
+        "F004",
+        "bad-sidecar",
+        ERROR,
+        "An .expect sidecar cannot be read, or a line of it is neither 'LINE CODE' nor "
+        "'# expect: CODES'.",
     ),
 ]
 

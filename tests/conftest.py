@@ -11,6 +11,17 @@ FIXTURES = ROOT / "fixtures"
 LOG_SUFFIXES = (".jsonl", ".jsonl.gz", ".json", ".sse")
 
 
+@pytest.fixture(autouse=True)
+def _no_project_config(request, monkeypatch):
+    """The command line reads the repository's own [tool.msgcli] when run from its root, as
+    the tests are; tests see msgcli as a user without a configuration does, unless marked
+    ``project_config`` (the tests of the configuration itself)."""
+    if request.node.get_closest_marker("project_config") is None:
+        import msgcli.config
+
+        monkeypatch.setattr(msgcli.config, "discover", lambda start=None: None)
+
+
 def log_files(folder: Path) -> list[Path]:
     return sorted(p for p in folder.rglob("*") if p.is_file() and p.name.endswith(LOG_SUFFIXES))
 

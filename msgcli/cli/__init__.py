@@ -47,6 +47,8 @@ class Format(str, Enum):
     text = "text"
     json = "json"
     github = "github"
+    junit = "junit"
+    sarif = "sarif"
 
 
 class DialectName(str, Enum):
@@ -82,7 +84,24 @@ IgnoreOption = Annotated[
         help="Leave out these rule codes or prefixes (e.g. C002,M).",
     ),
 ]
-StrictOption = Annotated[bool, typer.Option("--strict", help="Warnings fail the run too (exit 1).")]
+StrictOption = Annotated[
+    bool | None,
+    typer.Option(
+        "--strict/--no-strict",
+        help="Warnings fail the run too (exit 1). [default: no-strict, or the configuration's]",
+        show_default=False,
+    ),
+]
+ConfigOption = Annotated[
+    str | None,
+    typer.Option(
+        "--config",
+        metavar="FILE",
+        help="Read settings from this msgcli.toml or pyproject.toml ([tool.msgcli]) instead "
+        "of the one found from the current directory up.",
+    ),
+]
+NoConfigOption = Annotated[bool, typer.Option("--no-config", help="Ignore any configuration file.")]
 QuietOption = Annotated[
     bool, typer.Option("--quiet", "-q", help="Print the findings only, no summary.")
 ]
@@ -164,6 +183,45 @@ def _open_output(path: str | None) -> JsonlOutput:
         raise _fail(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
+def _run_options(
+    *,
+    config: str | None,
+    no_config: bool,
+    dialect: DialectName | None,
+    select: list[str] | None,
+    ignore: list[str] | None,
+    strict: bool | None,
+    expect_invalid: bool = False,
+    expectations: bool = True,
+    **base,
+):
+    """The run's options: the project configuration under the command line's options.
+
+    A configuration that cannot be used, or an unknown rule code, is a usage error."""
+    if config is not None and no_config:
+        raise _fail("--config and --no-config contradict each other: give one")
+    from ..config import ConfigError, Layer, Resolver, load
+    from ..pipeline import Options
+
+    try:
+        project = load(config, use=not no_config)
+    except ConfigError as exc:
+        raise _fail(str(exc)) from None
+    command_line = Layer(
+        "command line",
+        dialect=dialect.value if dialect else None,
+        select=tuple(select) if select else None,
+        ignore=tuple(ignore) if ignore else None,
+        strict=strict,
+        expect="invalid" if expect_invalid else None,
+    )
+    try:
+        resolver = Resolver(project, command_line, Options(**base), expectations=expectations)
+    except ValueError as exc:
+        raise _fail(str(exc)) from None
+    return resolver.top()
+
+
 def _fail(message: str, code: int = 2) -> typer.Exit:
     typer.echo(f"msgcli: {message}", err=True)
     return typer.Exit(code)
@@ -182,11 +240,38 @@ def validate(
     ],
     dialect: DialectOption = None,
     output_format: Annotated[
-        Format, typer.Option("--format", "-f", help="How to write the findings.")
-    ] = Format.text,
+        Format | None,
+        typer.Option(
+            "--format",
+            "-f",
+            help="How to write the findings: text, json, github (workflow annotations), junit "
+            "(XML test report) or sarif (SARIF 2.1.0). [default: text]",
+            show_default=False,
+        ),
+    ] = None,
+    outputs: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--output",
+            "-o",
+            metavar="[FORMAT:]FILE",
+            help="Write the --format report to FILE, and the text report to the terminal. "
+            "With a FORMAT: prefix (e.g. sarif:msgcli.sarif), write that report to FILE while "
+            "--format still goes to the terminal. Repeat for several reports.",
+        ),
+    ] = None,
     select: SelectOption = None,
     ignore: IgnoreOption = None,
-    strict: StrictOption = False,
+    strict: StrictOption = None,
+    expect_invalid: Annotated[
+        bool,
+        typer.Option(
+            "--expect-invalid",
+            help="The files are negative fixtures: each passes when it has an error, or "
+            "exactly the findings its .expect sidecar lists (LINE CODE lines, '# expect: "
+            "CODES'). What does not meet the expectation is reported as F001-F004.",
+        ),
+    ] = False,
     max_errors: Annotated[
         int | None,
         typer.Option(
@@ -204,36 +289,72 @@ def validate(
             "--verbose", "-v", help="Also print a line per file: dialect, version, count."
         ),
     ] = False,
+    config: ConfigOption = None,
+    no_config: NoConfigOption = False,
     traceback: TracebackOption = False,
 ) -> None:
     """Check message and event logs against the dialect's JSON Schemas and across records
     (event logs are replayed on the way, so stream problems are found too).
 
+    Settings come from [tool.msgcli] in pyproject.toml or a msgcli.toml (see
+    'msgcli config'); options given here win.
+
     Exit status: 0 no errors (warnings allowed), 1 errors found (or warnings
-    with --strict), 2 usage error or a path that cannot be read.
+    with --strict), 2 usage error, bad configuration, or a path that cannot be read.
     """
-    from ..rules import select_codes
-
-    try:
-        selected = select_codes(select, ignore)
-    except ValueError as exc:
-        raise _fail(str(exc)) from None
-    from ..pipeline import Options, validate_paths
-    from ..report import get_reporter
-
-    options = Options(
-        dialect=dialect.value if dialect else None,
-        select=selected,
+    options = _run_options(
+        config=config,
+        no_config=no_config,
+        dialect=dialect,
+        select=select,
+        ignore=ignore,
         strict=strict,
+        expect_invalid=expect_invalid,
         max_errors=max_errors,
         jobs=_jobs(jobs),
     )
+    from ..pipeline import validate_paths
+    from ..report import get_reporter
+
+    terminal, files = _report_outputs(output_format, outputs or [])
     from ..progress import progress
 
-    with progress(paths, enabled=output_format is Format.text):
-        run = validate_paths(paths, options)
-    get_reporter(output_format.value)(run, sys.stdout, quiet=quiet, verbose=verbose)
+    try:
+        with progress(paths, enabled=terminal is Format.text):
+            run = validate_paths(paths, options)
+        for fmt, stream in files:
+            get_reporter(fmt.value)(run, stream, quiet=quiet, verbose=verbose, color=False)
+    finally:
+        for _, stream in files:
+            stream.close()
+    get_reporter(terminal.value)(run, sys.stdout, quiet=quiet, verbose=verbose)
     raise typer.Exit(run.exit_code)
+
+
+def _report_outputs(chosen: Format | None, outputs: list[str]) -> tuple[Format, list]:
+    """The terminal's format, and ``(format, open file)`` for every ``--output``.
+
+    Each file is opened before the run, so a path that cannot be written fails at once."""
+    files: list = []
+    terminal = chosen or Format.text
+    try:
+        for spec in outputs:
+            head, sep, tail = spec.partition(":")
+            if sep and head in Format.__members__ and tail:
+                fmt, path = Format(head), tail
+            else:
+                fmt, path = chosen or Format.text, spec
+                terminal = Format.text  # --format went to the file: the terminal reads text
+            try:
+                stream = open(path, "w", encoding="utf-8", newline="\n")  # noqa: SIM115
+            except OSError as exc:
+                raise _fail(f"cannot write {path}: {exc.strerror or exc}") from None
+            files.append((fmt, stream))
+    except BaseException:
+        for _, stream in files:
+            stream.close()
+        raise
+    return terminal, files
 
 
 @app.command()
@@ -261,8 +382,10 @@ def replay(
     output_format: FindingsFormatOption = Format.text,
     select: SelectOption = None,
     ignore: IgnoreOption = None,
-    strict: StrictOption = False,
+    strict: StrictOption = None,
     quiet: QuietOption = False,
+    config: ConfigOption = None,
+    no_config: NoConfigOption = False,
     traceback: TracebackOption = False,
 ) -> None:
     """Rebuild the messages of AgentScope event logs, as the framework does.
@@ -275,23 +398,24 @@ def replay(
     Exit status as for validate: 0 no errors, 1 errors (or warnings with
     --strict), 2 usage error, unreadable path, or a log that holds no events.
     """
-    from ..rules import select_codes
-
-    try:
-        selected = select_codes(select, ignore)
-    except ValueError as exc:
-        raise _fail(str(exc)) from None
     stop: int | str | None = None
     if until is not None:
         stop = int(until) if until.isdecimal() and len(until) < 12 else until
         if stop == 0 or stop == "":
             raise _fail("--until needs a positive event count or an event id")
-    from ..pipeline import Options, validate_paths
+    options = _run_options(
+        config=config,
+        no_config=no_config,
+        dialect=dialect,
+        select=select,
+        ignore=ignore,
+        strict=strict,
+        expectations=False,
+        until=stop,
+    )
+    from ..pipeline import validate_paths
     from ..report import get_reporter
 
-    options = Options(
-        dialect=dialect.value if dialect else None, select=selected, strict=strict, until=stop
-    )
     out = _open_output(output)
     from ..progress import progress
 
@@ -400,4 +524,4 @@ def main(argv: list[str] | None = None) -> None:
 
 
 # commands kept in modules of their own; importing them registers them on ``app``
-from . import convert_cmd, format_cmd, show_cmd, stats_cmd  # noqa: E402,F401
+from . import config_cmd, convert_cmd, format_cmd, show_cmd, stats_cmd  # noqa: E402,F401

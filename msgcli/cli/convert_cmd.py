@@ -14,11 +14,13 @@ from typing import Annotated
 import typer
 
 from . import (
+    ConfigOption,
     DialectName,
     DialectOption,
     FindingsFormatOption,
     Format,
     IgnoreOption,
+    NoConfigOption,
     OutputOption,
     QuietOption,
     SelectOption,
@@ -26,6 +28,7 @@ from . import (
     TracebackOption,
     _fail,
     _open_output,
+    _run_options,
     app,
 )
 
@@ -92,8 +95,10 @@ def convert(
     output_format: FindingsFormatOption = Format.text,
     select: SelectOption = None,
     ignore: IgnoreOption = None,
-    strict: StrictOption = False,
+    strict: StrictOption = None,
     quiet: QuietOption = False,
+    config: ConfigOption = None,
+    no_config: NoConfigOption = False,
     traceback: TracebackOption = False,
 ) -> None:
     """Convert message logs to another dialect: AgentScope Java, AgentScope Python,
@@ -108,13 +113,19 @@ def convert(
     Exit status as for validate: 0 no errors, 1 errors (unreadable lines; or
     warnings with --strict), 2 usage error or unreadable path.
     """
-    from ..rules import select_codes
-
     try:
-        selected = select_codes(select, ignore)
         local = parse_zone(zone)
     except ValueError as exc:
         raise _fail(str(exc)) from None
+    options = _run_options(
+        config=config,
+        no_config=no_config,
+        dialect=dialect,
+        select=select,
+        ignore=ignore,
+        strict=strict,
+        expectations=False,
+    )
     from ..converters.run import convert_paths
     from ..report import get_reporter
 
@@ -124,11 +135,12 @@ def convert(
             paths,
             to.value,
             out.write,
-            dialect=dialect.value if dialect else None,
+            dialect=options.dialect,
             carry=carry,
             local=local,
-            select=selected,
-            strict=strict,
+            select=options.select,
+            strict=options.strict,
+            files=options.files,
         )
     if output_format is Format.text:
         get_reporter("text")(run, sys.stderr, quiet=True)

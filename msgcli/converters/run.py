@@ -34,14 +34,33 @@ def convert_paths(
     local: tzinfo | None = None,
     select: frozenset[str] | None = None,
     strict: bool = False,
+    files: Callable[[str], Any] | None = None,
 ) -> RunReport:
-    """Convert every log named (files, directories, ``-``) into ``target``'s records."""
-    run = RunReport(strict=strict)
+    """Convert every log named (files, directories, ``-``) into ``target``'s records.
+
+    ``files(name)``, when given, settles each file's ``dialect``, ``select`` and ``strict``
+    (a :class:`msgcli.pipeline.Options`, as a project configuration's overrides give them;
+    None leaves the file out)."""
+    run = RunReport(strict=strict and files is None)
     for name, source, problem in _sources(paths):
         if source is None:
             report = unusable(name, problem, select if select is not None else frozenset(RULES))
         else:
-            report = _convert_file(name, source, target, write, dialect, carry, local, select)
+            file_dialect, file_select, file_strict = dialect, select, strict
+            if files is not None and not hasattr(source, "read") and source != "-":
+                chosen = files(name)
+                if chosen is None:
+                    run.summary.excluded += 1
+                    continue
+                file_dialect, file_select, file_strict = (
+                    chosen.dialect,
+                    chosen.select,
+                    chosen.strict,
+                )
+            report = _convert_file(
+                name, source, target, write, file_dialect, carry, local, file_select
+            )
+            report.summary.strict = file_strict
         run.files.append(report)
         tally(run.summary, report)
     return run

@@ -83,11 +83,20 @@ def report(
     verdict = f"{_plural(s.errors, 'error')}, {_plural(s.warnings, 'warning')}"
     style = "error" if s.errors else ("warning" if s.warnings else "ok")
     line = f"{checked}, {_plural(s.records, 'record')}: {paint(verdict, style)}"
+    negative = [fr.summary for fr in run.files if fr.summary.expect is not None]
+    if negative:
+        held = sum(1 for fs in negative if not fs.failed)
+        line += (
+            f"; {_plural(len(negative), 'negative fixture')}, {held} as expected"
+            f" ({_plural(sum(fs.expected for fs in negative), 'finding')} expected)"
+        )
     replayed = _replayed(run)
     if replayed:
         line += f"; {replayed}"
     if s.unreadable:
         line += paint(f"; {_plural(s.unreadable, 'path')} could not be read", "error")
+    if s.excluded:
+        line += f"; {_plural(s.excluded, 'file')} excluded by the configuration"
     if s.stopped_early:
         line += paint("; stopped early (--max-errors)", "bold")
     write(line + ".\n")
@@ -129,4 +138,11 @@ def _describe(fr) -> str:
         if not fr.findings
         else f"{_plural(fs.errors, 'error')}, {_plural(fs.warnings, 'warning')}"
     )
+    if fs.expect is not None:
+        against = f" ({os.path.basename(fs.sidecar)})" if fs.sidecar else ""
+        state = f"expected invalid{against}: " + (
+            f"not met, {_plural(fs.errors, 'error')}"
+            if fs.failed
+            else f"as expected, {_plural(fs.expected, 'finding')}"
+        )
     return f"{described} {fs.kind}, {_plural(fs.records, 'record')}, {state}"

@@ -1,0 +1,208 @@
+"""``msgcli config``: the settings in effect, and where each one came from."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from . import (
+    ConfigOption,
+    DialectName,
+    DialectOption,
+    IgnoreOption,
+    ListFormat,
+    NoConfigOption,
+    SelectOption,
+    StrictOption,
+    _fail,
+    app,
+)
+
+
+@app.command("config")
+def config_cmd(
+    paths: Annotated[
+        list[str] | None,
+        typer.Argument(
+            help="Show what applies to these files (their per-path overrides, or that they "
+            "are excluded).",
+            show_default=False,
+            metavar="[PATH...]",
+        ),
+    ] = None,
+    dialect: DialectOption = None,
+    select: SelectOption = None,
+    ignore: IgnoreOption = None,
+    strict: StrictOption = None,
+    expect_invalid: Annotated[
+        bool, typer.Option("--expect-invalid", help="As for validate.")
+    ] = False,
+    config: ConfigOption = None,
+    no_config: NoConfigOption = False,
+    output_format: Annotated[
+        ListFormat, typer.Option("--format", "-f", help="text or json.")
+    ] = ListFormat.text,
+) -> None:
+    """Print the effective configuration: the file found ([tool.msgcli] in pyproject.toml,
+    or msgcli.toml, from the current directory up), each setting with where it came from,
+    and, for each PATH, what applies to that file.
+
+    The options are validate's: give them to see how they combine with the file.
+    Exit status: 0, or 2 when the configuration cannot be used.
+    """
+    if config is not None and no_config:
+        raise _fail("--config and --no-config contradict each other: give one")
+    from ..config import ConfigError, Layer, Resolver, load
+    from ..pipeline import Options
+
+    try:
+        project = load(config, use=not no_config)
+    except ConfigError as exc:
+        raise _fail(str(exc)) from None
+    command_line = Layer(
+        "command line",
+        dialect=dialect.value if isinstance(dialect, DialectName) else None,
+        select=tuple(select) if select else None,
+        ignore=tuple(ignore) if ignore else None,
+        strict=strict,
+        expect="invalid" if expect_invalid else None,
+    )
+    try:
+        resolver = Resolver(project, command_line, Options())
+    except ValueError as exc:
+        raise _fail(str(exc)) from None
+    doc = _document(resolver, paths or [])
+    if output_format is ListFormat.json:
+        import orjson
+
+        typer.echo(orjson.dumps(doc, option=orjson.OPT_INDENT_2).decode())
+        return
+    typer.echo(_text(doc))
+
+
+def _settings(resolver, name: str | None) -> dict:
+    from ..rules import RULES
+
+    eff = resolver.effective(name)
+    off = sorted(set(RULES) - eff.select)
+    return {
+        "dialect": {"value": eff.dialect, "source": eff.sources["dialect"]},
+        "rules": {
+            "on": len(eff.select),
+            "off": off,
+            "source": eff.sources["rules"],
+            "steps": [
+                {"source": source, "step": step, "codes": list(codes)}
+                for source, step, codes in eff.rule_steps
+            ],
+        },
+        "strict": {"value": eff.strict, "source": eff.sources["strict"]},
+        "expect": {"value": eff.expect, "source": eff.sources["expect"]},
+    }
+
+
+def _document(resolver, paths: list[str]) -> dict:
+    project = resolver.config
+    doc: dict = {
+        "file": str(project.path) if project.path else None,
+        "table": project.table or None,
+        "root": str(project.root) if project.path else None,
+        "settings": _settings(resolver, None),
+        "exclude": list(project.exclude),
+        "overrides": [
+            {
+                "number": o.number,
+                "paths": list(o.paths),
+                **{
+                    key: value
+                    for key, value in (
+                        ("dialect", o.dialect),
+                        ("select", list(o.select) if o.select is not None else None),
+                        ("ignore", list(o.ignore) if o.ignore is not None else None),
+                        ("strict", o.strict),
+                        ("expect", o.expect),
+                    )
+                    if value is not None
+                },
+            }
+            for o in project.overrides
+        ],
+        "paths": [],
+    }
+    for name in paths:
+        entry: dict = {"path": name, "excluded": project.excluded(name)}
+        if not entry["excluded"]:
+            entry["overrides"] = [o.number for o in project.matching(name)]
+            entry["settings"] = _settings(resolver, name)
+        doc["paths"].append(entry)
+    return doc
+
+
+def _text(doc: dict) -> str:
+    from ..textsafe import visible
+
+    out = []
+    if doc["file"]:
+        where = f"{doc['file']}" + (f" {doc['table']}" if doc["table"] else "")
+        out.append(f"configuration: {visible(where)}")
+        out.append(f"paths are relative to: {visible(doc['root'])}")
+    else:
+        out.append(
+            "configuration: none found ([tool.msgcli] in pyproject.toml, or msgcli.toml, "
+            "from the current directory up)"
+        )
+    out.append("")
+    out += _settings_text(doc["settings"], "")
+    if doc["exclude"]:
+        out.append(f"exclude  {visible(', '.join(doc['exclude']))}")
+    for o in doc["overrides"]:
+        values = ", ".join(
+            f"{key} = {_value(o[key])}"
+            for key in ("dialect", "select", "ignore", "strict", "expect")
+            if key in o
+        )
+        out.append(f"override #{o['number']}  {visible(', '.join(o['paths']))}: {values}")
+    for entry in doc["paths"]:
+        out.append("")
+        if entry["excluded"]:
+            out.append(f"{visible(entry['path'])}: excluded")
+            continue
+        numbers = ", ".join(f"#{n}" for n in entry["overrides"]) or "none"
+        out.append(f"{visible(entry['path'])}: overrides {numbers}")
+        out += _settings_text(entry["settings"], "  ")
+    return "\n".join(out)
+
+
+def _settings_text(settings: dict, indent: str) -> list[str]:
+    from ..textsafe import visible
+
+    rules = settings["rules"]
+    off = rules["off"]
+    shown = ", ".join(off[:12]) + (f", ... ({len(off)} in all)" if len(off) > 12 else "")
+    rows = [
+        ("dialect", settings["dialect"]["value"] or "detect", settings["dialect"]["source"]),
+        ("rules", f"{rules['on']} on" + (f"; off: {shown}" if off else ""), rules["source"]),
+        ("strict", _value(settings["strict"]["value"]), settings["strict"]["source"]),
+        (
+            "expect",
+            settings["expect"]["value"] or "valid",
+            settings["expect"]["source"],
+        ),
+    ]
+    lines = [
+        f"{indent}{key:<8} {visible(value):<40} from {visible(source)}"
+        for key, value, source in rows
+    ]
+    for step in rules["steps"] if len(rules["steps"]) > 1 else ():
+        codes = visible(", ".join(step["codes"]))
+        lines.append(f"{indent}  {step['step']} {codes}  ({visible(step['source'])})")
+    return lines
+
+
+def _value(value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list):
+        return "[" + ", ".join(f'"{v}"' for v in value) + "]"
+    return f'"{value}"'
