@@ -68,23 +68,36 @@ def validate(
     dialect: str | None = None,
     select: list[str] | None = None,
     ignore: list[str] | None = None,
-    strict: bool = False,
+    strict: bool | None = None,
     max_errors: int | None = None,
     jobs: int = 1,
+    expect_invalid: bool = False,
+    config: str | Path | bool = False,
 ) -> RunReport:
     """Validate files, directories or a stream.
 
     ``select`` and ``ignore`` take rule codes or prefixes, as on the command line.
     ``jobs`` > 1 checks in that many worker processes, as ``-j`` does (the default
-    here is this process only).
+    here is this process only). ``expect_invalid`` holds every file to its expectation
+    as ``--expect-invalid`` does (negative fixtures, ``.expect`` sidecars).
+
+    ``config``: ``False`` (the default) reads no configuration file; ``True`` reads the
+    one the command line would find from the current directory up; a path reads that
+    file. The arguments given here win over it, as options do on the command line.
+    Raises :class:`msgcli.config.ConfigError` for a configuration that cannot be used.
     """
-    options = Options(
+    from .config import Layer, Resolver, load
+
+    project = load(None if config is True else (config or None), use=config is not False)
+    given = Layer(
+        "arguments",
         dialect=dialect,
-        select=select_codes(select, ignore),
+        select=tuple(select) if select else None,
+        ignore=tuple(ignore) if ignore else None,
         strict=strict,
-        max_errors=max_errors,
-        jobs=jobs,
+        expect="invalid" if expect_invalid else None,
     )
+    options = Resolver(project, given, Options(max_errors=max_errors, jobs=jobs)).top()
     if hasattr(paths, "read"):
         return validate_paths([], options, streams=[paths])  # type: ignore[list-item]
     if isinstance(paths, (str, Path)):

@@ -217,3 +217,25 @@ def test_colour_only_on_a_terminal_and_never_with_no_color(monkeypatch):
     assert use_colour(io.StringIO()) is False
     monkeypatch.setenv("NO_COLOR", "1")
     assert use_colour(Tty()) is False
+
+
+def test_a_file_name_that_is_not_utf8_is_reported_in_every_format(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    from conftest import FIXTURES
+
+    name = os.fsencode(tmp_path) + b"/bad-\xff.jsonl"
+    with open(name, "wb") as out:
+        out.write((FIXTURES / "invalid" / "agentscope-py" / "tool-pairing.jsonl").read_bytes())
+    msgcli = [sys.executable, "-m", "msgcli", "validate"]
+    for fmt in ("text", "json", "github", "junit", "sarif"):
+        done = subprocess.run([*msgcli, "-f", fmt, str(tmp_path)], capture_output=True)
+        assert done.returncode == 1, (fmt, done.stderr)
+        assert b"internal error" not in done.stderr
+    done = subprocess.run([*msgcli, "-f", "json", str(tmp_path)], capture_output=True)
+    import json
+
+    doc = json.loads(done.stdout)
+    assert doc["files"][0]["path"].endswith("bad-\udcff.jsonl")

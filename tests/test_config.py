@@ -382,3 +382,24 @@ def test_the_repository_validates_its_own_fixtures(run_cli, monkeypatch):
     assert doc["summary"]["excluded"] == len(log_files(FIXTURES / "cases")) + len(
         log_files(FIXTURES / "format")
     )
+
+
+def test_the_library_reads_a_configuration_only_when_asked(project):
+    import msgcli
+    from msgcli.config import ConfigError
+
+    write(
+        project / "msgcli.toml", 'ignore = ["T"]\n[[overrides]]\npaths = ["good"]\nstrict = true\n'
+    )
+    assert {f.code for f in msgcli.validate("bad").findings()} >= {"T001", "I002"}
+    assert {f.code for f in msgcli.validate("bad", config=True).findings()} == {
+        "I002",
+        "C001",
+        "C002",
+    }
+    # the arguments win over the file
+    found = msgcli.validate("bad", config="msgcli.toml", select=["T001"]).findings()
+    assert {f.code for f in found} == {"T001"}
+    write(project / "msgcli.toml", "ignore = 3\n")
+    with pytest.raises(ConfigError, match=r"msgcli\.toml: ignore must be a list"):
+        msgcli.validate("bad", config=True)

@@ -199,3 +199,11 @@ def test_every_file_named_is_held_to_the_expectation(run_cli):
     assert code == 1
     assert {f["code"] for f in doc["findings"]} == {"F001"}
     assert doc["files"][0]["expect"]["met"] is True
+
+
+def test_the_library_holds_negative_fixtures_too():
+    import msgcli
+
+    assert msgcli.validate(INVALID, expect_invalid=True).exit_code == 0
+    run = msgcli.validate(CLEAN[0], expect_invalid=True)
+    assert [f.code for f in run.findings()] == ["F001"]

@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 __all__ = ["FORMATS", "get_reporter"]
 
-FORMATS = ("text", "json", "github")
+FORMATS = ("text", "json", "github", "junit", "sarif")
 
 
 def get_reporter(name: str) -> Callable:
@@ -20,6 +20,10 @@ def get_reporter(name: str) -> Callable:
         from .json import report
     elif name == "github":
         from .github import report
+    elif name == "junit":
+        from .junit import report
+    elif name == "sarif":
+        from .sarif import report
     else:
         raise ValueError(f"unknown format {name!r} (known: {', '.join(FORMATS)})")
     return report

@@ -25,5 +25,14 @@ def to_document(run: RunReport) -> dict:
 
 
 def report(run: RunReport, out: TextIO, **_: object) -> None:
-    out.write(orjson.dumps(to_document(run), option=orjson.OPT_INDENT_2).decode())
+    doc = to_document(run)
+    try:
+        text = orjson.dumps(doc, option=orjson.OPT_INDENT_2).decode()
+    except orjson.JSONEncodeError:
+        # a file name that is not UTF-8 (its bytes kept as lone surrogates): the standard
+        # library writes them as \udcXX escapes, which JSON allows
+        import json
+
+        text = json.dumps(doc, indent=2, ensure_ascii=True)
+    out.write(text)
     out.write("\n")
