@@ -28,6 +28,10 @@ demo: $(VENV)/.test
 	@echo "== msgcli validate: every bundled real log and valid fixture"
 	$(BIN)/msgcli validate fixtures/real fixtures/valid
 	@echo
+	@echo "== msgcli validate: the repository's fixtures as CI checks them; the broken ones are negative"
+	@echo "   fixtures held to their .expect sidecars ([tool.msgcli] in pyproject.toml, see 'msgcli config')"
+	$(BIN)/msgcli validate fixtures
+	@echo
 	@echo "== msgcli replay: the real AgentScope Python SSE stream, rebuilt into its message"
 	$(BIN)/msgcli replay fixtures/real/agentscope-py/events.sse | $(BIN)/msgcli validate --verbose -
 	@echo

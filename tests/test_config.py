@@ -403,3 +403,11 @@ def test_the_library_reads_a_configuration_only_when_asked(project):
     write(project / "msgcli.toml", "ignore = 3\n")
     with pytest.raises(ConfigError, match=r"msgcli\.toml: ignore must be a list"):
         msgcli.validate("bad", config=True)
+
+
+def test_convert_says_what_the_configuration_left_out(run_cli, project):
+    write(project / "msgcli.toml", 'exclude = ["bad"]\n')
+    code, out, err = run_cli("convert", ".", "--to", "agentscope-java", stderr=True)
+    assert code == 0
+    assert len(out.splitlines()) >= 7  # the clean transcript, converted
+    assert err.rstrip().endswith("; 2 files excluded by the configuration.")

@@ -150,7 +150,13 @@ def convert(
                 f"Converted {s.records} record{'s' if s.records != 1 else ''} into "
                 f"{out.count} {to.value} record{'s' if out.count != 1 else ''}"
                 f" ({s.errors} error{'s' if s.errors != 1 else ''}, "
-                f"{s.warnings} warning{'s' if s.warnings != 1 else ''}).",
+                f"{s.warnings} warning{'s' if s.warnings != 1 else ''})"
+                + (
+                    f"; {s.excluded} file{'s' if s.excluded != 1 else ''} excluded by the "
+                    "configuration."
+                    if s.excluded
+                    else "."
+                ),
                 err=True,
             )
     else:
