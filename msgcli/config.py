@@ -119,24 +119,27 @@ class Config:
         None for standard input or a path outside that directory."""
         if name in ("-", "<stdin>"):
             return None
-        rel = os.path.relpath(os.path.abspath(name), self.root)
-        if rel == os.curdir:
+        full = os.path.abspath(name)
+        root = str(self.root)
+        if full == root:
             return ""
-        if rel.startswith(os.pardir + os.sep) or rel == os.pardir or os.path.isabs(rel):
+        below = root if root.endswith(os.sep) else root + os.sep
+        if not full.startswith(below):
             return None
-        return rel.replace(os.sep, "/")
+        rel = full[len(below) :]
+        return rel if os.sep == "/" else rel.replace(os.sep, "/")
 
-    def excluded(self, name: str) -> bool:
+    def excluded(self, name: str, rel: str | None = None) -> bool:
         if self.exclude_pattern is None:
             return False
-        rel = self.relative(name)
+        rel = self.relative(name) if rel is None else rel
         return rel is not None and _matches(self.exclude_pattern, rel)
 
-    def matching(self, name: str) -> tuple[Override, ...]:
+    def matching(self, name: str, rel: str | None = None) -> tuple[Override, ...]:
         """The overrides that apply to the file ``name``, in the order written."""
         if not self.overrides:
             return ()
-        rel = self.relative(name)
+        rel = self.relative(name) if rel is None else rel
         if rel is None:
             return ()
         return tuple(o for o in self.overrides if o.pattern and _matches(o.pattern, rel))
@@ -489,9 +492,13 @@ class Resolver:
         )
 
     def __call__(self, name: str) -> Any:
-        if self.config.excluded(name):
+        config = self.config
+        rel = config.relative(name)
+        if rel is None:
+            return self._top  # standard input, or outside the project: no path applies
+        if config.excluded(name, rel):
             return None
-        key = tuple(o.number for o in self.config.matching(name))
+        key = tuple(o.number for o in config.matching(name, rel))
         found = self._cache.get(key)
         if found is None:
             found = self._cache[key] = self._build(name, self)

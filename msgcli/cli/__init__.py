@@ -195,9 +195,34 @@ def _run_options(
     expectations: bool = True,
     **base,
 ):
-    """The run's options: the project configuration under the command line's options.
+    """The run's options: the project configuration under the command line's options."""
+    return _resolver(
+        config=config,
+        no_config=no_config,
+        dialect=dialect,
+        select=select,
+        ignore=ignore,
+        strict=strict,
+        expect_invalid=expect_invalid,
+        expectations=expectations,
+        **base,
+    ).top()
 
-    A configuration that cannot be used, or an unknown rule code, is a usage error."""
+
+def _resolver(
+    *,
+    config: str | None,
+    no_config: bool,
+    dialect: DialectName | None,
+    select: list[str] | None,
+    ignore: list[str] | None,
+    strict: bool | None,
+    expect_invalid: bool = False,
+    expectations: bool = True,
+    **base,
+):
+    """The per-file settings of a run (a :class:`msgcli.config.Resolver`). A configuration
+    that cannot be used, or an unknown rule code, is a usage error."""
     if config is not None and no_config:
         raise _fail("--config and --no-config contradict each other: give one")
     from ..config import ConfigError, Layer, Resolver, load
@@ -216,10 +241,9 @@ def _run_options(
         expect="invalid" if expect_invalid else None,
     )
     try:
-        resolver = Resolver(project, command_line, Options(**base), expectations=expectations)
+        return Resolver(project, command_line, Options(**base), expectations=expectations)
     except ValueError as exc:
         raise _fail(str(exc)) from None
-    return resolver.top()
 
 
 def _fail(message: str, code: int = 2) -> typer.Exit:

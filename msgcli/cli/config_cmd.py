@@ -8,14 +8,13 @@ import typer
 
 from . import (
     ConfigOption,
-    DialectName,
     DialectOption,
     IgnoreOption,
     ListFormat,
     NoConfigOption,
     SelectOption,
     StrictOption,
-    _fail,
+    _resolver,
     app,
 )
 
@@ -51,27 +50,15 @@ def config_cmd(
     The options are validate's: give them to see how they combine with the file.
     Exit status: 0, or 2 when the configuration cannot be used.
     """
-    if config is not None and no_config:
-        raise _fail("--config and --no-config contradict each other: give one")
-    from ..config import ConfigError, Layer, Resolver, load
-    from ..pipeline import Options
-
-    try:
-        project = load(config, use=not no_config)
-    except ConfigError as exc:
-        raise _fail(str(exc)) from None
-    command_line = Layer(
-        "command line",
-        dialect=dialect.value if isinstance(dialect, DialectName) else None,
-        select=tuple(select) if select else None,
-        ignore=tuple(ignore) if ignore else None,
+    resolver = _resolver(
+        config=config,
+        no_config=no_config,
+        dialect=dialect,
+        select=select,
+        ignore=ignore,
         strict=strict,
-        expect="invalid" if expect_invalid else None,
+        expect_invalid=expect_invalid,
     )
-    try:
-        resolver = Resolver(project, command_line, Options())
-    except ValueError as exc:
-        raise _fail(str(exc)) from None
     doc = _document(resolver, paths or [])
     if output_format is ListFormat.json:
         import orjson
