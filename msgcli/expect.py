@@ -126,9 +126,8 @@ def settle(report: FileReport, select: frozenset[str], sidecar: str | None) -> F
     problems: list[Finding] = []
     expected: list[Finding] = []
     if sidecar is None:
-        if any(f.severity is ERROR for f in own) or (fs.strict and own):
-            expected = own
-        else:
+        expected = own
+        if not any(f.severity is ERROR for f in own) and not (fs.strict and own):
             found = f" (only {_count(len(own), 'warning')})" if own else ""
             problems.append(
                 _finding(
@@ -138,7 +137,6 @@ def settle(report: FileReport, select: frozenset[str], sidecar: str | None) -> F
                     f"the file is expected to be invalid, but it has no error{found}",
                 )
             )
-            expected = own
     else:
         fs.sidecar = sidecar
         wanted = read_sidecar(sidecar)

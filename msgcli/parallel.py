@@ -75,7 +75,7 @@ def iter_file_reports_parallel(
     """Like :func:`msgcli.pipeline.iter_file_reports`, with ``options.jobs`` workers."""
     from dataclasses import replace
 
-    from .pipeline import expand_paths, settled, unusable, validate_file
+    from .pipeline import planned, settled, unusable, validate_file
 
     for stream in streams:
         yield settled(validate_file(stream, options=options), options, None)
@@ -84,14 +84,9 @@ def iter_file_reports_parallel(
     # Each file's own options travel with its tasks (without the per-file lookup itself).
     slots: list[tuple[str, Any]] = []
     tasks: list[tuple] = []
-    for name, source, problem in expand_paths(paths):
-        if source is None:
+    for name, source, problem, chosen in planned(paths, options, excluded):
+        if source is None or chosen is None:
             slots.append(("done", unusable(name, problem, options.select)))
-            continue
-        chosen = options.for_file(name)
-        if chosen is None:
-            if excluded is not None:
-                excluded.append(name)
             continue
         chosen = replace(chosen, files=None)
         if source == "-":

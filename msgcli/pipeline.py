@@ -152,7 +152,7 @@ def validate_paths(
     every message the replay rebuilds, as soon as it is complete.
     """
     options = options or Options()
-    report = RunReport(strict=options.strict and options.files is None)
+    report = RunReport()  # each file's summary says whether its warnings fail it
     excluded: list[str] = []
     for file_report in iter_file_reports(paths, options, streams, sink, excluded):
         report.files.append(file_report)
@@ -184,19 +184,31 @@ def iter_file_reports(
         yield settled(
             validate_file(stream, options=options, budget=budget, sink=sink), options, None
         )
-    for name, source, problem in expand_paths(paths):
+    for name, source, problem, chosen in planned(paths, options, excluded):
         if budget.spent:
             return
-        if source is None:
+        if source is None or chosen is None:
             yield unusable(name, problem, options.select)
+            continue
+        report = validate_file(source, name=name, options=chosen, budget=budget, sink=sink)
+        yield settled(report, chosen, source)
+
+
+def planned(
+    paths: Iterable[str | Path], options: Options, excluded: list[str] | None = None
+) -> Iterator[tuple[str, str | Path | None, str, Options | None]]:
+    """``expand_paths`` with each usable file's own options (None for a path that names no
+    log); the files the configuration excludes go to ``excluded`` instead."""
+    for name, source, problem in expand_paths(paths):
+        if source is None:
+            yield name, None, problem, None
             continue
         chosen = options.for_file(name)
         if chosen is None:
             if excluded is not None:
                 excluded.append(name)
             continue
-        report = validate_file(source, name=name, options=chosen, budget=budget, sink=sink)
-        yield settled(report, chosen, source)
+        yield name, source, problem, chosen
 
 
 def settled(report: FileReport, options: Options, source: object) -> FileReport:

@@ -183,32 +183,6 @@ def _open_output(path: str | None) -> JsonlOutput:
         raise _fail(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
-def _run_options(
-    *,
-    config: str | None,
-    no_config: bool,
-    dialect: DialectName | None,
-    select: list[str] | None,
-    ignore: list[str] | None,
-    strict: bool | None,
-    expect_invalid: bool = False,
-    expectations: bool = True,
-    **base,
-):
-    """The run's options: the project configuration under the command line's options."""
-    return _resolver(
-        config=config,
-        no_config=no_config,
-        dialect=dialect,
-        select=select,
-        ignore=ignore,
-        strict=strict,
-        expect_invalid=expect_invalid,
-        expectations=expectations,
-        **base,
-    ).top()
-
-
 def _resolver(
     *,
     config: str | None,
@@ -326,7 +300,7 @@ def validate(
     Exit status: 0 no errors (warnings allowed), 1 errors found (or warnings
     with --strict), 2 usage error, bad configuration, or a path that cannot be read.
     """
-    options = _run_options(
+    options = _resolver(
         config=config,
         no_config=no_config,
         dialect=dialect,
@@ -336,7 +310,7 @@ def validate(
         expect_invalid=expect_invalid,
         max_errors=max_errors,
         jobs=_jobs(jobs),
-    )
+    ).top()
     from ..pipeline import validate_paths
     from ..report import get_reporter
 
@@ -427,7 +401,7 @@ def replay(
         stop = int(until) if until.isdecimal() and len(until) < 12 else until
         if stop == 0 or stop == "":
             raise _fail("--until needs a positive event count or an event id")
-    options = _run_options(
+    options = _resolver(
         config=config,
         no_config=no_config,
         dialect=dialect,
@@ -436,7 +410,7 @@ def replay(
         strict=strict,
         expectations=False,
         until=stop,
-    )
+    ).top()
     from ..pipeline import validate_paths
     from ..report import get_reporter
 

@@ -28,7 +28,7 @@ from . import (
     TracebackOption,
     _fail,
     _open_output,
-    _run_options,
+    _resolver,
     app,
 )
 
@@ -117,7 +117,7 @@ def convert(
         local = parse_zone(zone)
     except ValueError as exc:
         raise _fail(str(exc)) from None
-    options = _run_options(
+    options = _resolver(
         config=config,
         no_config=no_config,
         dialect=dialect,
@@ -125,7 +125,7 @@ def convert(
         ignore=ignore,
         strict=strict,
         expectations=False,
-    )
+    ).top()
     from ..converters.run import convert_paths
     from ..report import get_reporter
 

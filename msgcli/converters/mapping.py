@@ -813,13 +813,7 @@ def _java_block(part: Part, role: Any, result_ids: set, out: _Out) -> Block:
             fields={"metadata": _meta(block) or {}},
         )
     if isinstance(block, ToolResultBlock):
-        output = block.output
-        items = (
-            output
-            if isinstance(output, list)
-            else ([] if output is None else [TextBlock(type="text", text=parts_text(output))])
-        )
-        nested = [_java_nested(b, part, i, out) for i, b in enumerate(items)]
+        nested = [_java_nested(b, part, i, out) for i, b in enumerate(_output_items(block))]
         return ToolResultBlock(
             type="tool_result",
             id=block.id,
@@ -831,6 +825,14 @@ def _java_block(part: Part, role: Any, result_ids: set, out: _Out) -> Block:
     if isinstance(block, DataBlock):
         return _java_data(block, part.line, part.pointer)
     return TextBlock(type="text", text=_recast(part, out, _no_kind(block, "AgentScope Java")).text)
+
+
+def _output_items(block: ToolResultBlock) -> list:
+    """A tool result's output as a list of items: a bare string is one text item."""
+    output = block.output
+    if isinstance(output, list):
+        return output
+    return [] if output is None else [TextBlock(type="text", text=parts_text(output))]
 
 
 def _meta(block: Block) -> Any:
@@ -912,13 +914,7 @@ def _loongflow_block(part: Part, result_ids: set, out: _Out) -> Block:
             fields=meta,
         )
     if isinstance(block, ToolResultBlock):
-        output = block.output
-        items = (
-            output
-            if isinstance(output, list)
-            else ([] if output is None else [TextBlock(type="text", text=parts_text(output))])
-        )
-        result = [_loongflow_item(b, part, i, out) for i, b in enumerate(items)]
+        result = [_loongflow_item(b, part, i, out) for i, b in enumerate(_output_items(block))]
         state = block.state
         if state == "running":
             status = "in_progress"

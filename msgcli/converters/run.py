@@ -41,7 +41,7 @@ def convert_paths(
     ``files(name)``, when given, settles each file's ``dialect``, ``select`` and ``strict``
     (a :class:`msgcli.pipeline.Options`, as a project configuration's overrides give them;
     None leaves the file out)."""
-    run = RunReport(strict=strict and files is None)
+    run = RunReport()  # each file's summary says whether its warnings fail it
     for name, source, problem in _sources(paths):
         if source is None:
             report = unusable(name, problem, select if select is not None else frozenset(RULES))

@@ -29,6 +29,7 @@ from ..model import (
 )
 
 __all__ = [
+    "HISTORY_PROMPT",
     "Context",
     "Note",
     "as_text",
@@ -41,6 +42,12 @@ __all__ = [
     "source_of",
     "unsendable",
 ]
+
+#: what the multi-agent formatters of both frameworks put before the merged history
+HISTORY_PROMPT = (
+    "# Conversation History\n"
+    "The content between <history></history> tags contains your conversation history\n"
+)
 
 # Deeper than this, a value from the log is cut (JSON encoders stop at about 255 levels;
 # the request wraps a value in a few levels of its own).

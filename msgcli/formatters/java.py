@@ -34,14 +34,19 @@ from ..model import (
     ToolCallBlock,
     ToolResultBlock,
 )
-from ._common import Context, as_text, compact_json, kind_of, media_type_of, shown, unsendable
+from ._common import (
+    HISTORY_PROMPT,
+    Context,
+    as_text,
+    compact_json,
+    kind_of,
+    media_type_of,
+    shown,
+    unsendable,
+)
 
 __all__ = ["HISTORY_PROMPT", "anthropic", "dashscope", "openai", "prepare"]
 
-HISTORY_PROMPT = (
-    "# Conversation History\n"
-    "The content between <history></history> tags contains your conversation history\n"
-)
 BYPASS_KEY = "_bypass_multiagent_history_merge"
 THOUGHT_SIGNATURE_KEY = "thoughtSignature"
 

@@ -38,6 +38,7 @@ from ..model import (
     pointer,
 )
 from ._common import (
+    HISTORY_PROMPT,
     Context,
     as_text,
     compact_json,
@@ -50,10 +51,6 @@ from ._common import (
 
 __all__ = ["HISTORY_PROMPT", "anthropic", "dashscope", "openai", "prepare"]
 
-HISTORY_PROMPT = (
-    "# Conversation History\n"
-    "The content between <history></history> tags contains your conversation history\n"
-)
 OPENAI_TYPES = ("image/*", "audio/*", "application/pdf")
 DASHSCOPE_TYPES = ("image/*", "audio/*", "video/*")
 ANTHROPIC_TYPES = ("image/*", "application/pdf")
