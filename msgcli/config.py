@@ -263,9 +263,11 @@ def _load_file(path: Path) -> Config:
         raise ConfigError(f"{label}: not UTF-8 text ({exc.reason})") from None
     except toml.TOMLDecodeError as exc:
         raise ConfigError(f"{label}: not valid TOML: {exc}") from None
-    if path.name == "pyproject.toml" or ("tool" in doc and "msgcli" in doc.get("tool", {})):
+    tool = doc.get("tool")
+    tool = tool if isinstance(tool, dict) else {}
+    if path.name == "pyproject.toml" or "msgcli" in tool:
         table_name = "[tool.msgcli]"
-        table = doc.get("tool", {}).get("msgcli")
+        table = tool.get("msgcli")
         if table is None:
             raise ConfigError(f"{label}: has no [tool.msgcli] table")
         where = f"{label} [tool.msgcli]"

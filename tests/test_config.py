@@ -411,3 +411,11 @@ def test_convert_says_what_the_configuration_left_out(run_cli, project):
     assert code == 0
     assert len(out.splitlines()) >= 7  # the clean transcript, converted
     assert err.rstrip().endswith("; 2 files excluded by the configuration.")
+
+
+def test_a_top_level_key_that_is_not_a_table_is_an_unknown_key(run_cli, project):
+    write(project / "msgcli.toml", "tool = 5\n")
+    code, _, err = run_cli("validate", "good", stderr=True)
+    assert code == 2 and err.startswith("msgcli: msgcli.toml: unknown key 'tool'")
+    code, _, err = run_cli("validate", "--config", "msgcli.toml", "good", stderr=True)
+    assert code == 2 and "Traceback" not in err
