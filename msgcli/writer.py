@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gzip
 import json
 import sys
 from collections.abc import Iterator
@@ -10,6 +9,8 @@ from contextlib import contextmanager
 from typing import IO, Any, cast
 
 import orjson
+
+from .outputs import PendingFile
 
 __all__ = ["JsonlOutput", "deep_recursion", "dumps", "open_output"]
 
@@ -40,11 +41,16 @@ def dumps(obj: Any) -> bytes:
 
 
 class JsonlOutput:
-    """A JSONL destination. ``message(path, line, obj)`` is a replay sink."""
+    """A JSONL destination. ``message(path, line, obj)`` is a replay sink.
 
-    def __init__(self, stream: IO[bytes], close: bool):
+    A file is written through a :class:`~msgcli.outputs.PendingFile`: it takes its place
+    when the ``with`` block ends normally, and is not there at all if it ends by an
+    exception."""
+
+    def __init__(self, stream: IO[bytes], close: bool, pending: PendingFile | None = None):
         self._stream = stream
         self._close = close
+        self._pending = pending
         self.count = 0
 
     def write(self, obj: Any) -> None:
@@ -57,17 +63,22 @@ class JsonlOutput:
     def __enter__(self) -> JsonlOutput:
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        if self._close:
+    def __exit__(self, kind: object, *exc: object) -> None:
+        if self._pending is not None:
+            if kind is None:
+                self._pending.commit()
+            else:
+                self._pending.discard()
+        elif self._close:
             self._stream.close()
         else:
             self._stream.flush()
 
 
 def open_output(path: str | None) -> JsonlOutput:
-    """Standard output for ``None`` or ``-``; a file otherwise (gzip for ``*.gz``)."""
+    """Standard output for ``None`` or ``-``; a file otherwise (gzip for ``*.gz``), written
+    beside its place and renamed into it when done (see :mod:`msgcli.outputs`)."""
     if path is None or path == "-":
         return JsonlOutput(sys.stdout.buffer, close=False)
-    if path.endswith(".gz"):
-        return JsonlOutput(cast(IO[bytes], gzip.open(path, "wb")), close=True)
-    return JsonlOutput(open(path, "wb"), close=True)
+    pending = PendingFile(path)
+    return JsonlOutput(cast(IO[bytes], pending.stream), close=True, pending=pending)

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from .. import __version__
+from ..findings import suffix_list
 
 if TYPE_CHECKING:
     from ..writer import JsonlOutput
@@ -172,11 +173,24 @@ def _jobs(jobs: int | None) -> int:
     return default_jobs()
 
 
-def _open_output(path: str | None) -> JsonlOutput:
-    """Where ``-o`` points (standard output without it); a path that cannot be written is a
-    usage error."""
+def _check_outputs(outputs: list[str | None], inputs: list[str]) -> None:
+    """Refuse (exit 2, before anything is opened for writing) an output that is the same
+    file as an input, or as another output: see :mod:`msgcli.outputs`."""
+    from ..outputs import SameFileError, check_outputs
+    from ..textsafe import visible
+
+    try:
+        check_outputs(outputs, inputs)
+    except SameFileError as exc:
+        raise _fail(visible(str(exc))) from None
+
+
+def _open_output(path: str | None, inputs: list[str]) -> JsonlOutput:
+    """Where ``-o`` points (standard output without it); a path that cannot be written, or
+    that is one of the ``inputs``, is a usage error."""
     from ..writer import open_output
 
+    _check_outputs([path], inputs)
     try:
         return open_output(path)
     except OSError as exc:
@@ -230,8 +244,8 @@ def validate(
     paths: Annotated[
         list[str],
         typer.Argument(
-            help="Log files or directories (every *.jsonl, *.jsonl.gz, *.json, *.ndjson, *.sse "
-            "below); '-' reads standard input.",
+            help=f"Log files or directories (every {suffix_list()} file below); '-' reads "
+            "standard input.",
             show_default=False,
             metavar="PATH...",
         ),
@@ -314,43 +328,71 @@ def validate(
     from ..pipeline import validate_paths
     from ..report import get_reporter
 
-    terminal, files = _report_outputs(output_format, outputs or [])
+    terminal, files = _report_outputs(output_format, outputs or [], paths)
     from ..progress import progress
 
     try:
         with progress(paths, enabled=terminal is Format.text):
             run = validate_paths(paths, options)
-        for fmt, stream in files:
-            get_reporter(fmt.value)(run, stream, quiet=quiet, verbose=verbose, color=False)
-    finally:
-        for _, stream in files:
-            stream.close()
+        for fmt, pending in files:
+            get_reporter(fmt.value)(run, pending.stream, quiet=quiet, verbose=verbose, color=False)
+    except BaseException:
+        for _, pending in files:
+            pending.discard()
+        raise
+    for _, pending in files:
+        pending.commit()
     get_reporter(terminal.value)(run, sys.stdout, quiet=quiet, verbose=verbose)
     raise typer.Exit(run.exit_code)
 
 
-def _report_outputs(chosen: Format | None, outputs: list[str]) -> tuple[Format, list]:
-    """The terminal's format, and ``(format, open file)`` for every ``--output``.
+#: the report an unprefixed ``-o FILE`` writes, by the file's suffix
+_SUFFIX_FORMATS = {".json": Format.json, ".xml": Format.junit, ".sarif": Format.sarif}
 
-    Each file is opened before the run, so a path that cannot be written fails at once."""
-    files: list = []
+
+def _report_outputs(
+    chosen: Format | None, outputs: list[str], inputs: list[str]
+) -> tuple[Format, list]:
+    """The terminal's format, and ``(format, PendingFile)`` for every ``--output``.
+
+    ``FORMAT:FILE`` writes that report; a plain FILE writes ``--format``'s report, or
+    without ``--format`` the one its suffix names (``.json``, ``.xml`` JUnit, ``.sarif``;
+    text otherwise). Every file is checked against the inputs and opened before the run,
+    so a path that cannot be written fails at once."""
+    from ..outputs import PendingFile
+
     terminal = chosen or Format.text
+    planned: list[tuple[Format, str]] = []
+    for spec in outputs:
+        head, sep, tail = spec.partition(":")
+        if sep and head in Format.__members__ and tail:
+            planned.append((Format(head), tail))
+            continue
+        if sep and len(head) > 1 and head.isalnum():
+            raise _fail(
+                f"--output {spec}: unknown report format {head!r} (known: "
+                f"{', '.join(Format.__members__)}); to name a file with a colon, write ./{spec}"
+            )
+        suffix = os.path.splitext(spec)[1].lower()
+        named = _SUFFIX_FORMATS.get(suffix)
+        if chosen is not None and named is not None and named is not chosen:
+            raise _fail(
+                f"--output {spec} names a {named.value} report by its suffix, but --format is "
+                f"{chosen.value}: write {chosen.value}:{spec} or {named.value}:{spec}"
+            )
+        planned.append((chosen or named or Format.text, spec))
+        terminal = Format.text  # the unprefixed output took --format: the terminal reads text
+    _check_outputs([path for _, path in planned], inputs)
+    files: list = []
     try:
-        for spec in outputs:
-            head, sep, tail = spec.partition(":")
-            if sep and head in Format.__members__ and tail:
-                fmt, path = Format(head), tail
-            else:
-                fmt, path = chosen or Format.text, spec
-                terminal = Format.text  # --format went to the file: the terminal reads text
+        for fmt, path in planned:
             try:
-                stream = open(path, "w", encoding="utf-8", newline="\n")  # noqa: SIM115
+                files.append((fmt, PendingFile(path, text=True)))
             except OSError as exc:
                 raise _fail(f"cannot write {path}: {exc.strerror or exc}") from None
-            files.append((fmt, stream))
     except BaseException:
-        for _, stream in files:
-            stream.close()
+        for _, pending in files:
+            pending.discard()
         raise
     return terminal, files
 
@@ -414,7 +456,7 @@ def replay(
     from ..pipeline import validate_paths
     from ..report import get_reporter
 
-    out = _open_output(output)
+    out = _open_output(output, paths)
     from ..progress import progress
 
     with out, progress(paths, enabled=output_format is Format.text):

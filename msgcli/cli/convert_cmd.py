@@ -129,7 +129,7 @@ def convert(
     from ..converters.run import convert_paths
     from ..report import get_reporter
 
-    out = _open_output(output)
+    out = _open_output(output, paths)
     with out:
         run = convert_paths(
             paths,

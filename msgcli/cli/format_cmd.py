@@ -13,7 +13,7 @@ from typing import Annotated
 
 import typer
 
-from . import DialectOption, TracebackOption, _fail, app
+from . import DialectOption, TracebackOption, _check_outputs, _fail, app
 
 
 class Provider(str, Enum):
@@ -74,6 +74,7 @@ def format_request(
     from ..stream import LogReader
     from ..textsafe import visible
 
+    _check_outputs([output], [path])
     name = "<stdin>" if path == "-" else path
     reader = LogReader(name, dialect.value if dialect else None)
     messages = []
@@ -104,9 +105,11 @@ def format_request(
     if output is None:
         sys.stdout.write(text)
     else:
+        from ..outputs import PendingFile
+
         try:
-            with open(output, "w", encoding="utf-8") as out:
-                out.write(text)
+            with PendingFile(output, text=True) as out:
+                out.stream.write(text)
         except OSError as exc:
             raise _fail(f"cannot write {visible(output)}: {exc.strerror or exc}") from None
     for line, message in report:

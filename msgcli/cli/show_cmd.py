@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from . import DialectOption, TracebackOption, _fail, app
+from . import DialectOption, TracebackOption, _check_outputs, _fail, app
 
 
 class Thinking(str, Enum):
@@ -80,7 +80,6 @@ def show(
         bool,
         typer.Option(
             "--follow",
-            "-f",
             help="Keep reading a log that is being written, showing replies as they stream.",
         ),
     ] = False,
@@ -121,6 +120,7 @@ def show(
         raise _fail("--follow cannot be used with --tail or an export")
     if follow and (len(paths) != 1 or paths[0] == "-"):
         raise _fail("--follow needs exactly one file")
+    _check_outputs([export_html, export_svg], paths)
     pattern = None
     if grep is not None:
         try:
@@ -183,14 +183,17 @@ def show(
 
 def _save_html(console, target: str, title: str) -> None:
     # keep the record for the SVG too: both exports may be asked for at once
+    from ..outputs import PendingFile
+
     html = console.export_html(inline_styles=True, clear=False)
-    with open(target, "w", encoding="utf-8") as out:
-        out.write(html)
+    with PendingFile(target, text=True) as out:
+        out.stream.write(html)
 
 
 def _save_svg(console, target: str, title: str) -> None:
+    from ..outputs import PendingFile
     from ..textsafe import visible
 
     svg = console.export_svg(title=f"msgcli show {visible(title)}", clear=False)
-    with open(target, "w", encoding="utf-8") as out:
-        out.write(svg)
+    with PendingFile(target, text=True) as out:
+        out.stream.write(svg)

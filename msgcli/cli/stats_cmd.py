@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from ..findings import suffix_list
 from . import DialectOption, TracebackOption, app
 
 if TYPE_CHECKING:
@@ -33,8 +34,8 @@ def stats(
     paths: Annotated[
         list[str],
         typer.Argument(
-            help="Message or event logs, or directories (every *.jsonl, *.jsonl.gz, *.json, "
-            "*.ndjson, *.sse below); '-' reads standard input.",
+            help=f"Message or event logs, or directories (every {suffix_list()} file "
+            "below); '-' reads standard input.",
             show_default=False,
             metavar="PATH...",
         ),

@@ -1,0 +1,162 @@
+"""Where msgcli writes files: never over one of its inputs, never half a file.
+
+Every command that writes a file (``-o``, ``--output FORMAT:FILE``, ``show --export-*``)
+goes through this module:
+
+- :func:`check_outputs` refuses, before anything is opened for writing, an output that is
+  the same file as an input: the same inode, however it is named (a symlink, a hard link,
+  a relative path), or an existing log file that a directory named as input would read.
+  Two outputs that are the same file are refused too.
+- :class:`PendingFile` writes to a temporary file in the destination's directory and
+  renames it into place when the command is done, so an interrupted run leaves the file
+  that was there before (or none), never half a file. Something that is not a regular file
+  (``/dev/null``, a pipe) is written directly.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gzip
+import io
+import os
+import stat
+import tempfile
+from collections.abc import Iterable
+from typing import IO, Any
+
+__all__ = ["PendingFile", "SameFileError", "check_outputs"]
+
+
+class SameFileError(ValueError):
+    """An output is the same file as an input (or as another output)."""
+
+
+def _stat(path: str) -> os.stat_result | None:
+    try:
+        return os.stat(path)
+    except (OSError, ValueError):
+        return None
+
+
+def _scanned(name: str) -> bool:
+    from .findings import LOG_SUFFIXES
+
+    return not name.startswith(".") and name.endswith(LOG_SUFFIXES)
+
+
+def check_outputs(outputs: Iterable[str | None], inputs: Iterable[str]) -> None:
+    """Raise :class:`SameFileError` when writing ``outputs`` would overwrite one of the
+    ``inputs`` (``None`` and ``-``, standard output and input, are never files)."""
+    files: dict[tuple[int, int], str] = {}
+    folders: list[tuple[str, str]] = []
+    for raw in inputs:
+        if raw == "-":
+            continue
+        st = _stat(raw)
+        if st is None:
+            continue  # reported as unreadable by the command
+        if stat.S_ISDIR(st.st_mode):
+            folders.append((os.path.realpath(raw), raw))
+        else:
+            files[(st.st_dev, st.st_ino)] = raw
+    seen: dict[object, str] = {}
+    for out in outputs:
+        if out is None or out == "-":
+            continue
+        st = _stat(out)
+        real = os.path.realpath(out)
+        key: object = (st.st_dev, st.st_ino) if st is not None else real
+        if st is not None and key in files:
+            raise SameFileError(
+                f"the output {out} is the input {files[key]}: refusing to overwrite it"
+            )
+        if key in seen:
+            raise SameFileError(f"the outputs {seen[key]} and {out} are the same file")
+        seen[key] = out
+        if st is None or not stat.S_ISREG(st.st_mode):
+            continue  # a file that is not there yet is never read by this run
+        for folder, named in folders:
+            inside = os.path.relpath(real, folder)
+            if inside.startswith(os.pardir) or os.path.isabs(inside):
+                continue
+            parts = inside.split(os.sep)
+            if _scanned(parts[-1]) and not any(p.startswith(".") for p in parts):
+                raise SameFileError(
+                    f"the output {out} is a log in the input directory {named}: "
+                    "refusing to overwrite it"
+                )
+
+
+def _new_file_mode() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
+class PendingFile:
+    """A file written beside ``path`` and renamed onto it by :meth:`commit`.
+
+    ``stream`` is binary, text (UTF-8, ``\\n`` line ends) with ``text=True``, and gzip
+    when ``path`` ends in ``.gz`` (binary only). As a context manager it commits when the
+    block ends normally and discards the temporary file when it ends by an exception.
+    A path that cannot be written raises :class:`OSError` at once.
+    """
+
+    def __init__(self, path: str, *, text: bool = False):
+        self.path = path
+        # a symlink is written through: the file it points to is replaced, the link kept
+        self._target = os.path.realpath(path)
+        self._temp: str | None = None
+        st = _stat(self._target)
+        raw: IO[bytes]
+        if st is not None and not stat.S_ISREG(st.st_mode):
+            raw = open(self._target, "wb")  # noqa: SIM115  (/dev/null, a pipe, a terminal)
+        else:
+            folder, name = os.path.split(self._target)
+            fd, self._temp = tempfile.mkstemp(dir=folder or ".", prefix=f".{name}.", suffix=".tmp")
+            try:
+                os.chmod(self._temp, stat.S_IMODE(st.st_mode) if st else _new_file_mode())
+                raw = os.fdopen(fd, "wb")
+            except BaseException:
+                os.close(fd)
+                os.unlink(self._temp)
+                raise
+        self._raw = raw
+        stream: Any = raw
+        if path.endswith(".gz") and not text:
+            stream = gzip.GzipFile(filename=self._target, mode="wb", fileobj=raw)
+        elif text:
+            stream = io.TextIOWrapper(raw, encoding="utf-8", newline="\n")
+        self.stream = stream
+
+    def _close(self) -> None:
+        try:
+            self.stream.close()
+        finally:
+            self._raw.close()
+
+    def commit(self) -> None:
+        """Finish the file and put it in place."""
+        self._close()
+        if self._temp is not None:
+            os.replace(self._temp, self._target)
+            self._temp = None
+
+    def discard(self) -> None:
+        """Forget what was written: the destination is left as it was."""
+        try:
+            self._close()
+        finally:
+            if self._temp is not None:
+                with contextlib.suppress(OSError):
+                    os.unlink(self._temp)
+                self._temp = None
+
+    def __enter__(self) -> PendingFile:
+        return self
+
+    def __exit__(self, kind: object, *rest: object) -> None:
+        if kind is None:
+            self.commit()
+        else:
+            self.discard()
