@@ -22,8 +22,9 @@ demo: $(VENV)/.test
 	@echo "== msgcli validate: a real AgentScope Python transcript, and the real LoongFlow one"
 	$(BIN)/msgcli validate --verbose fixtures/real/agentscope-py/transcript.jsonl fixtures/real/loongflow/transcript.jsonl
 	@echo
-	@echo "== msgcli validate: a transcript with problems (exit status 1 is expected)"
-	$(BIN)/msgcli validate fixtures/invalid/mixed-problems/agentscope-py-run.jsonl || test $$? -eq 1
+	@echo "== msgcli validate: a transcript with problems (exit status 1 is expected; --no-config:"
+	@echo "   this repository's configuration would hold it to its .expect sidecar instead)"
+	$(BIN)/msgcli validate --no-config fixtures/invalid/mixed-problems/agentscope-py-run.jsonl || test $$? -eq 1
 	@echo
 	@echo "== msgcli validate: every bundled real log and valid fixture"
 	$(BIN)/msgcli validate fixtures/real fixtures/valid

@@ -6,7 +6,16 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
-__all__ = ["ERROR", "WARNING", "Finding", "Severity", "Summary"]
+__all__ = ["ERROR", "LOG_SUFFIXES", "WARNING", "Finding", "Severity", "Summary", "suffix_list"]
+
+#: what a directory is searched for (its hidden folders and files are skipped)
+LOG_SUFFIXES = (".jsonl", ".jsonl.gz", ".json", ".json.gz", ".ndjson", ".sse")
+
+
+def suffix_list() -> str:
+    """``*.jsonl, *.jsonl.gz, ... or *.sse``: the names a directory scan takes, in words."""
+    names = [f"*{s}" for s in LOG_SUFFIXES]
+    return ", ".join(names[:-1]) + " or " + names[-1]
 
 
 class Severity(str, Enum):

@@ -16,7 +16,7 @@ from typing import IO
 
 from .checks import CrossChecks, check_message, digest
 from .dialects import EVENT, MESSAGE, Dialect, classify, get_dialect
-from .findings import ERROR, FileSummary, Finding, Severity, Summary
+from .findings import ERROR, LOG_SUFFIXES, FileSummary, Finding, Severity, Summary, suffix_list
 from .progress import Tracker, tracker
 from .reader import STDIN_NAME, ReadError, read_records, source_name
 from .replayers import Replayer, replayer_for
@@ -33,8 +33,6 @@ __all__ = [
     "validate_paths",
 ]
 
-#: what a directory is searched for
-LOG_SUFFIXES = (".jsonl", ".jsonl.gz", ".json", ".json.gz", ".ndjson", ".sse")
 
 #: ``sink(path, line, message)``: a message rebuilt from an event log
 MessageSink = Callable[[str, int, dict], None]
@@ -239,7 +237,7 @@ def unusable(name: str, problem: str, select: frozenset[str]) -> FileReport:
     fs = FileSummary(path=name, kind="unknown", readable=False)
     if problem == "no-logs":
         code = "P010"
-        message = "the directory holds no log files (*.jsonl, *.jsonl.gz, *.json, *.sse)"
+        message = f"the directory holds no log files ({suffix_list()})"
     else:
         code = "P009"
         message = "cannot read: no such file or directory"

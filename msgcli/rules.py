@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .findings import ERROR, WARNING, Severity
+from .findings import ERROR, WARNING, Severity, suffix_list
 
 __all__ = ["RETIRED", "RULES", "Rule", "markdown_table", "select_codes"]
 
@@ -58,7 +58,10 @@ _RULES = [
         "P009", "unreadable", ERROR, "The path cannot be read (missing, not permitted, bad gzip)."
     ),
     Rule(
-        "P010", "no-logs-found", ERROR, "A directory holds no *.jsonl, *.jsonl.gz or *.json files."
+        "P010",
+        "no-logs-found",
+        ERROR,
+        f"A directory holds no log files: none named {suffix_list()} (hidden ones skipped).",
     ),
     # -- dialect ------------------------------------------------------------
     Rule(

@@ -61,7 +61,7 @@ def test_output_takes_the_format_and_the_terminal_keeps_the_text(run_cli, tmp_pa
     assert doc["summary"]["exit_code"] == 1 and doc["findings"]
     # the terminal: the text report, finding lines and the summary
     assert out.splitlines()[-1].startswith("Checked 1 file")
-    assert f"{BROKEN}:3: T001 " in out
+    assert f"{BROKEN}:3: error T001 " in out
 
 
 def test_prefixed_outputs_leave_format_on_the_terminal(run_cli, tmp_path):

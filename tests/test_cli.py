@@ -27,7 +27,7 @@ def test_text_findings_read_path_line_code_message_pointer(run_cli):
     code, out = run_cli("validate", BAD_JSON)
     assert code == 1
     first = out.splitlines()[0]
-    assert first.startswith(f"{BAD_JSON}:2: P001 invalid JSON: ")
+    assert first.startswith(f"{BAD_JSON}:2: error P001 invalid JSON: ")
     assert "1 error" in out.splitlines()[-1]
 
 

@@ -307,8 +307,8 @@ def test_cli_broken_lines_are_reported_and_the_rest_converted(run_cli, tmp_path)
     broken.write_bytes(b"\n".join([lines[0], b'{"name": "x", "con', lines[1], lines[3][:40]]))
     code, stdout, stderr = run_cli("convert", str(broken), "--to", "agentscope-java", stderr=True)
     assert code == 1
-    assert f"{broken}:2: P001" in stderr
-    assert f"{broken}:4: P004" in stderr
+    assert f"{broken}:2: error P001" in stderr
+    assert f"{broken}:4: error P004" in stderr
     assert len(records_of(stdout.encode())) == 2
 
 
@@ -319,7 +319,7 @@ def test_cli_reports_records_of_another_dialect(run_cli, tmp_path):
     mixed.write_bytes(py + b"\n" + lf + b"\n")
     code, stdout, stderr = run_cli("convert", str(mixed), "--to", "agentscope-java", stderr=True)
     assert code == 1  # a record that is not converted is an error
-    assert f"{mixed}:2: D002" in stderr
+    assert f"{mixed}:2: error D002" in stderr
     assert len(records_of(stdout.encode())) == 1
 
 

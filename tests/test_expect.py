@@ -84,12 +84,13 @@ def test_a_sidecar_that_no_longer_holds_says_what_moved(run_cli, tmp_path):
     lines = side.read_text(encoding="utf-8").splitlines()
     at = {line: n for n, line in enumerate(lines, 1)}
     # the finding now unlisted, at its line in the log, with the original code and text
-    assert f"{log}:5: F003 T002 " in out and "never gets a result" in out
+    assert f"{log}:5: error F003 T002 " in out and "never gets a result" in out
     # the entries that found nothing, at their lines in the sidecar
-    assert f"{side}:{at['7 T002']}: F002 T002 (unanswered-tool-call) at line 7" in out
-    assert f"{side}:{at['# expect: I002, C001']}: F002 C001 (timestamp-format) was expected" in out
-    assert f"{side}:{at['12 Z999']}: F004 'Z999' is not a rule code" in out
-    assert f"{side}:{at['not a pair']}: F004 cannot read 'not a pair'" in out
+    assert f"{side}:{at['7 T002']}: error F002 T002 (unanswered-tool-call) at line 7" in out
+    expect_line = at["# expect: I002, C001"]
+    assert f"{side}:{expect_line}: error F002 C001 (timestamp-format) was expected" in out
+    assert f"{side}:{at['12 Z999']}: error F004 'Z999' is not a rule code" in out
+    assert f"{side}:{at['not a pair']}: error F004 cannot read 'not a pair'" in out
     assert "F003 I002" not in out  # I002 is met by the '# expect:' list
     assert "1 negative fixture, 0 as expected" in out
 
@@ -104,7 +105,7 @@ def test_codes_listed_without_lines_match_anywhere_and_in_any_number(run_cli, tm
     code, out = run_cli("validate", "--expect-invalid", "-q", str(log))
     assert code == 1
     missing = [n for _, n in read_expect(sidecar(TOOLS)) if n == codes[0]]
-    assert out.count(f": F003 {codes[0]} ") == len(missing)
+    assert out.count(f": error F003 {codes[0]} ") == len(missing)
 
 
 def test_a_sidecar_that_lists_nothing_expects_no_finding(run_cli, tmp_path):
@@ -114,7 +115,7 @@ def test_a_sidecar_that_lists_nothing_expects_no_finding(run_cli, tmp_path):
     log = copy_with_sidecar(tmp_path, TOOLS, "# no finding expected\n")
     code, out = run_cli("validate", "--expect-invalid", "-q", str(log))
     assert code == 1
-    assert out.count(": F003 ") == len(read_expect(sidecar(TOOLS)))
+    assert out.count(": error F003 ") == len(read_expect(sidecar(TOOLS)))
 
 
 def test_the_full_name_sidecar_comes_first(tmp_path):
@@ -159,7 +160,7 @@ def test_standard_input_has_no_sidecar_and_needs_an_error(run_cli):
     assert code == 0
     clean = (FIXTURES / "real" / "agentscope-py" / "transcript.jsonl").read_bytes()
     code, out = run_cli("validate", "--expect-invalid", "-", input=clean)
-    assert code == 1 and "<stdin>:0: F001" in out
+    assert code == 1 and "<stdin>:0: error F001" in out
 
 
 def test_warnings_make_a_file_invalid_only_when_strict(run_cli, tmp_path):

@@ -21,6 +21,8 @@ import yaml
 from conftest import FIXTURES, ROOT, log_files, read_expect, sidecar
 from identify.identify import tags_from_filename
 
+from msgcli.rules import RULES
+
 MANIFEST = ROOT / ".pre-commit-hooks.yaml"
 HOOKS = {hook["id"]: hook for hook in yaml.safe_load(MANIFEST.read_text(encoding="utf-8"))}
 HOOK = HOOKS["msgcli-validate"]
@@ -122,7 +124,7 @@ def test_the_hook_fails_on_broken_logs_and_says_where(tmp_path):
         if not sidecar(log).is_file():
             continue  # the clean transcript
         for line, code in read_expect(sidecar(log)):
-            assert f"{name}:{line}: {code} " in done.stdout
+            assert f"{name}:{line}: {RULES[code].severity} {code} " in done.stdout
     assert "Traceback" not in done.stderr
 
 
@@ -144,7 +146,7 @@ def test_the_hook_keeps_negative_fixtures_under_test_through_the_configuration(t
     target.write_text("# expect: T\n", encoding="utf-8")
     done = run_hook(files, tmp_path)
     assert done.returncode == 1
-    assert "tests/broken/agentscope-py/tool-pairing.jsonl:6: F003 I002 " in done.stdout
+    assert "tests/broken/agentscope-py/tool-pairing.jsonl:6: error F003 I002 " in done.stdout
 
 
 def test_the_hook_passes_on_this_repository():

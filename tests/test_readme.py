@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 
+import pytest
 from conftest import ROOT
 
 
@@ -14,10 +15,14 @@ def _console_block(readme: str, command: str) -> list[str]:
     return block.rstrip("\n").splitlines()
 
 
+@pytest.mark.project_config
 def test_validate_example_is_what_msgcli_prints(run_cli, monkeypatch):
+    """The README's first example, run as a newcomer runs it: from the repository's root,
+    where its own configuration is found (and --no-config leaves it out)."""
     monkeypatch.chdir(ROOT)
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    command = "msgcli validate fixtures/invalid/mixed-problems/agentscope-py-run.jsonl"
+    command = readme.split("```console\n$ msgcli validate ", 1)[1].split("\n", 1)[0]
+    command = "msgcli validate " + command
     shown = _console_block(readme, command)
     code, out = run_cli(*command.split()[1:])
     assert code == 1

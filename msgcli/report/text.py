@@ -1,6 +1,7 @@
 """The human report: one line per finding, grouped by file, then a summary.
 
-Each finding reads ``path:line: CODE message (at /json/pointer)``. Colour is
+Each finding reads ``path:line: SEVERITY CODE message (at /json/pointer)``, the
+severity spelt out (``error`` or ``warning``) so it reads without colour too. Colour is
 used when the output is a terminal, unless ``NO_COLOR`` is set (``FORCE_COLOR``
 forces it); text taken from a log is printed literally, with control
 characters made visible. Lines are written directly rather than through rich:
@@ -67,7 +68,8 @@ def report(
             write(paint(visible(fs.path), "bold") + paint(": " + _describe(fr), "dim") + "\n")
         for f in fr.findings:
             where = paint(f" (at {visible(f.pointer)})", "dim") if f.pointer else ""
-            code = paint(f.code, "error" if f.severity is ERROR else "warning")
+            style = "error" if f.severity is ERROR else "warning"
+            code = paint(f"{style} {f.code}", style)
             write(
                 f"{paint(visible(f.path), 'bold')}:{f.line}: {code} {visible(f.message)}{where}\n"
             )
