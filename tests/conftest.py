@@ -22,6 +22,12 @@ def _no_project_config(request, monkeypatch):
         monkeypatch.setattr(msgcli.config, "discover", lambda start=None: None)
 
 
+@pytest.fixture(autouse=True)
+def _no_columns(monkeypatch):
+    """``show`` follows $COLUMNS when piped: the tests see the width it uses without it."""
+    monkeypatch.delenv("COLUMNS", raising=False)
+
+
 def log_files(folder: Path) -> list[Path]:
     return sorted(p for p in folder.rglob("*") if p.is_file() and p.name.endswith(LOG_SUFFIXES))
 

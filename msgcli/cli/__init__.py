@@ -24,8 +24,37 @@ from ..findings import suffix_list
 if TYPE_CHECKING:
     from ..writer import JsonlOutput
 
+
+def _reader_gone() -> None:
+    """Standard output's reader went away (``msgcli ... | head``): what is still buffered
+    goes nowhere, quietly, rather than into an error at exit."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
+def _pipe_closed() -> None:
+    """For a rich console: its reader went away (rich itself would exit with status 1)."""
+    raise BrokenPipeError
+
+
+class _Group(typer.core.TyperGroup):
+    """The command group; a closed pipe on standard output ends any command with status 0,
+    as it does ``cat`` or ``grep``: the reader had all it wanted."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError:
+            _reader_gone()
+            raise typer.Exit(0) from None
+
+
 app = typer.Typer(
     name="msgcli",
+    cls=_Group,
     help="Check, replay and read the message and event logs that LLM-agent frameworks "
     "record (AgentScope Java and Python, LoongFlow).",
     no_args_is_help=True,
@@ -510,7 +539,9 @@ def rules(
         table.add_column(column, overflow="fold")
     for r in RULES.values():
         table.add_row(r.code, r.name, r.severity.value, r.summary)
-    Console(markup=False, highlight=False).print(table)
+    console = Console(markup=False, highlight=False)
+    console.on_broken_pipe = _pipe_closed  # type: ignore[method-assign]
+    console.print(table)
 
 
 @schema_app.command("list")
@@ -550,9 +581,8 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(130)
     except BrokenPipeError:
         # The reader went away (msgcli ... | head): not an error of ours.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        sys.exit(1)
+        _reader_gone()
+        sys.exit(0)
     except Exception as exc:  # an internal error: one line, or the whole story on request
         if _state["traceback"] or "--traceback" in (argv or sys.argv):
             raise

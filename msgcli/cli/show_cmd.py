@@ -41,7 +41,12 @@ def show(
     ] = None,
     message_id: Annotated[
         list[str] | None,
-        typer.Option("--id", metavar="ID", help="Only the message with this id (or id prefix)."),
+        typer.Option(
+            "--id",
+            metavar="ID",
+            help="Only the message with this id, or id prefix (the short id a header shows "
+            "is unique in its file).",
+        ),
     ] = None,
     head: Annotated[
         int | None, typer.Option("--head", min=1, metavar="N", help="Only the first N messages.")
@@ -60,6 +65,13 @@ def show(
         bool, typer.Option("--no-thinking", help="Hide thinking and hint blocks.")
     ] = False,
     metadata: Annotated[bool, typer.Option("--metadata", help="Show message metadata.")] = False,
+    full: Annotated[
+        bool,
+        typer.Option(
+            "--full",
+            help="Fold nothing: long tool results (and thinking) in full, not their first lines.",
+        ),
+    ] = False,
     max_chars: Annotated[
         int,
         typer.Option(
@@ -137,6 +149,7 @@ def show(
         markdown=markdown,
         metadata=metadata,
         max_chars=max_chars,
+        full=full,
     )
     filters = Filters(
         roles={r.lower() for r in role or ()},
@@ -162,15 +175,17 @@ def show(
                 except OSError as exc:
                     raise _fail(f"cannot write {target}: {exc.strerror or exc}") from None
                 typer.echo(f"msgcli: wrote {target}", err=True)
+        _say_how_ids_matched(filters)
         raise typer.Exit(code)
 
     if follow:
-        console = console_for(stdout, colour=colour, width=width)
+        console = console_for(stdout, colour=colour, width=width, terminal_width=terminal)
         view = View(console, options, filters, head=head)
         try:
             code = view.follow(paths[0], chosen, idle=idle_timeout, live=terminal)
         except KeyboardInterrupt:
             code = 0
+        _say_how_ids_matched(filters)
         raise typer.Exit(code)
 
     paging = pager and terminal
@@ -178,7 +193,26 @@ def show(
         console = console_for(out, colour=colour, width=width, terminal_width=is_pager or terminal)
         view = View(console, options, filters, head=head, tail=tail)
         code = view.run(paths, chosen)
+    _say_how_ids_matched(filters)
     raise typer.Exit(code)
+
+
+def _say_how_ids_matched(filters) -> None:
+    """An ``--id`` prefix that matched several messages, or none, is said on standard error
+    (the messages it matched are shown)."""
+    from ..textsafe import visible
+
+    for prefix in filters.ids:
+        found = sorted(filters.matched.get(prefix, ()))
+        if not found:
+            typer.echo(f"msgcli: --id {visible(prefix)} matches no message", err=True)
+        elif len(found) > 1:
+            listed = ", ".join(visible(i) for i in found[:5]) + (", ..." if len(found) > 5 else "")
+            typer.echo(
+                f"msgcli: --id {visible(prefix)} matches {len(found)} messages ({listed}): "
+                "all are shown; give more of the id to pick one",
+                err=True,
+            )
 
 
 def _save_html(console, target: str, title: str) -> None:

@@ -17,6 +17,7 @@ import zlib
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Any
 
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
@@ -85,6 +86,13 @@ class ShowOptions:
     metadata: bool = False
     max_chars: int = 20_000
     fold_lines: int = 3
+    #: tool results longer than this many lines are folded to them, unless ``full``
+    result_lines: int = 6
+    #: nothing folded: thinking, hints and tool results in full
+    full: bool = False
+    #: message id -> the short id shown (the shortest prefix that is unique in the file);
+    #: None: the first 8 characters
+    short_ids: dict[str, str] | None = None
 
 
 @dataclass(slots=True)
@@ -189,7 +197,7 @@ def render_notice(item: Item) -> RenderableType:
 def render_unit(unit: Unit, options: ShowOptions) -> RenderableType:
     msg = unit.item.message
     assert msg is not None
-    parts: list[RenderableType] = [_header(msg, unit.item)]
+    parts: list[RenderableType] = [_header(msg, unit.item, options)]
     mark = msg.metadata.get(MARK_KEY) if isinstance(msg.metadata, dict) else None
     if isinstance(mark, dict):
         parts.append(_indent(_mark_line(mark)))
@@ -242,7 +250,32 @@ class _Indented:
         return Measurement(inner.minimum + self.left, inner.maximum + self.left)
 
 
-def _header(msg: Message, item: Item) -> Text:
+#: the fewest characters of an id ``show`` prints
+SHORT_ID = 8
+
+
+def short_id(message_id: str, known: dict[str, str] | None) -> str:
+    """The id as the header shows it."""
+    if known is not None and message_id in known:
+        return known[message_id]
+    return message_id[:SHORT_ID]
+
+
+def short_ids(ids: list[str], minimum: int = SHORT_ID) -> dict[str, str]:
+    """For each id, its shortest prefix of at least ``minimum`` characters that no other id
+    starts with (the whole id when another id is the same or starts with it)."""
+    ordered = sorted(set(ids))
+    need = dict.fromkeys(ordered, minimum)
+    for a, b in pairwise(ordered):
+        common = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), None)
+        if common is None:  # one starts with the other
+            common = min(len(a), len(b))
+        need[a] = max(need[a], common + 1)
+        need[b] = max(need[b], common + 1)
+    return {i: i[:n] for i, n in need.items()}
+
+
+def _header(msg: Message, item: Item, options: ShowOptions) -> Text:
     role = str(msg.role) if msg.role is not None else "?"
     text = Text()
     text.append(
@@ -254,7 +287,7 @@ def _header(msg: Message, item: Item) -> Text:
     if msg.timestamp:
         text.append(f"  {visible(str(msg.timestamp))}", style="dim")
     if msg.id:
-        text.append(f"  #{visible(str(msg.id))[:8]}", style="dim")
+        text.append(f"  #{visible(short_id(str(msg.id), options.short_ids))}", style="dim")
     text.append(f"  line {item.line}", style="dim")
     return text
 
@@ -294,17 +327,31 @@ def _json(value: Any, options: ShowOptions) -> Text:
 
 
 def _folded(label: str, body: str, style: str, options: ShowOptions) -> list[RenderableType]:
-    lines = body.splitlines() or [""]
     head = Text(label, style=f"{style} italic")
-    if options.thinking == "full" or len(lines) <= options.fold_lines:
-        shown, rest = lines, 0
-    else:
-        shown, rest = lines[: options.fold_lines], len(lines) - options.fold_lines
-    text = Text(visible(_cut("\n".join(shown), options.max_chars), multiline=True), style=style)
-    out: list[RenderableType] = [head, _indent(text)]
-    if rest:
-        more = f"{rest} more line{'' if rest == 1 else 's'}"
-        out.append(_indent(Text(f"… {more} (--thinking full)", style=style)))
+    whole = options.thinking == "full" or options.full
+    text, more = _fold(body, options.fold_lines, whole, options)
+    out: list[RenderableType] = [head, _indent(Text(text, style=style))]
+    if more:
+        out.append(_indent(Text(f"{more} (--thinking full)", style=style)))
+    return out
+
+
+def _fold(body: str, keep: int, whole: bool, options: ShowOptions) -> tuple[str, str]:
+    """``(text shown, "… N more lines" or "")``: the first ``keep`` lines of a long text."""
+    lines = body.splitlines() or [""]
+    rest = 0 if whole or len(lines) <= keep else len(lines) - keep
+    shown = lines[:keep] if rest else lines
+    text = visible(_cut("\n".join(shown), options.max_chars), multiline=True)
+    return text, (f"… {rest} more line{'' if rest == 1 else 's'}" if rest else "")
+
+
+def _result_text(value: Any, options: ShowOptions) -> list[RenderableType]:
+    """A tool result's text, folded to its first lines unless ``--full``."""
+    body = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    text, more = _fold(body, options.result_lines, options.full, options)
+    out: list[RenderableType] = [Text(text)]
+    if more:
+        out.append(Text(f"{more} (--full)", style="dim"))
     return out
 
 
@@ -383,9 +430,12 @@ def _result(
     output = block.output
     if isinstance(output, list):
         for inner in output:
-            out.extend(_indent(r) for r in _block(inner, options))
+            if isinstance(inner, TextBlock) and not options.markdown:
+                out.extend(_indent(r) for r in _result_text(inner.text, options))
+            else:
+                out.extend(_indent(r) for r in _block(inner, options))
     elif output is not None and output != "":
-        out.append(_indent(_plain(output, options)))
+        out.extend(_indent(r) for r in _result_text(output, options))
     return out
 
 

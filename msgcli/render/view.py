@@ -13,17 +13,18 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import IO, Any
 
-from rich.console import Console, Group
+from rich.console import Console, ConsoleOptions, Group, RenderResult
 from rich.rule import Rule
+from rich.segment import Segment
 from rich.text import Text
 
 from ..model import HintBlock, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock
 from ..reader import ReadError
 from ..stream import Item, LogReader
 from ..textsafe import visible
-from .thread import ShowOptions, Thread, Unit, render_notice, render_unit
+from .thread import ShowOptions, Thread, Unit, render_notice, render_unit, short_ids
 
-__all__ = ["Filters", "View", "console_for", "open_pager"]
+__all__ = ["Filters", "View", "console_for", "open_pager", "pipe_closed"]
 
 
 def console_for(
@@ -36,8 +37,11 @@ def console_for(
 ) -> Console:
     """A console that never interprets markup and never guesses styles from text."""
     if width is None and not terminal_width:
-        width = 100  # a file or a pipe: wide enough for JSON arguments, the same every run
-    return Console(
+        # a file or a pipe: $COLUMNS when set, else 100 columns (wide enough for JSON
+        # arguments, the same every run)
+        columns = os.environ.get("COLUMNS", "")
+        width = int(columns) if columns.isdecimal() and 20 <= int(columns) <= 10_000 else 100
+    console = Console(
         file=out,
         markup=False,
         highlight=False,
@@ -49,6 +53,35 @@ def console_for(
         record=record,
         legacy_windows=False,
     )
+    console.on_broken_pipe = pipe_closed  # type: ignore[method-assign]
+    return console
+
+
+class Trimmed:
+    """A renderable whose lines end at their last visible character: no spaces padding a
+    line out to the width, or left where a long line was wrapped."""
+
+    def __init__(self, renderable: Any):
+        self.renderable = renderable
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        newline = Segment.line()
+        for line in console.render_lines(self.renderable, options, pad=False):
+            while line and not line[-1].control:
+                last = line[-1]
+                text = last.text.rstrip(" ")
+                if text:
+                    line[-1] = Segment(text, last.style, last.control)
+                    break
+                line.pop()
+            yield from line
+            yield newline
+
+
+def pipe_closed() -> None:
+    """A console's reader went away: the command ends quietly, with status 0 (rich's own
+    handling exits with 1)."""
+    raise BrokenPipeError
 
 
 @contextlib.contextmanager
@@ -91,6 +124,8 @@ class Filters:
     names: set[str] = field(default_factory=set)
     pattern: Any = None  # a compiled regex over the message's text
     ids: list[str] = field(default_factory=list)
+    #: each ``ids`` prefix -> the message ids it matched (one prefix may match several)
+    matched: dict[str, set[str]] = field(default_factory=dict)
 
     def __call__(self, item: Item) -> bool:
         msg = item.message
@@ -100,8 +135,12 @@ class Filters:
             return False
         if self.names and str(msg.name) not in self.names:
             return False
-        if self.ids and not any(str(msg.id).startswith(prefix) for prefix in self.ids):
-            return False
+        if self.ids:
+            hits = [prefix for prefix in self.ids if str(msg.id).startswith(prefix)]
+            if not hits:
+                return False
+            for prefix in hits:
+                self.matched.setdefault(prefix, set()).add(str(msg.id))
         if self.pattern is not None:
             return any(self.pattern.search(text) for text in _texts(msg))
         return True
@@ -154,9 +193,9 @@ class View:
 
     def _print(self, unit: Unit) -> None:
         if unit.item.message is None:
-            self.console.print(render_notice(unit.item))
+            self.console.print(Trimmed(render_notice(unit.item)))
             return
-        self.console.print(render_unit(unit, self.options))
+        self.console.print(Trimmed(render_unit(unit, self.options)))
         self.console.print()
 
     def run(self, paths: list[str], dialect: str | None) -> int:
@@ -172,6 +211,9 @@ class View:
                 if source is None:
                     self._unreadable(name, "no such file" if problem == "missing" else "no logs")
                     continue
+                self.options.short_ids = None
+                if source != "-":
+                    self.options.short_ids = self._short_ids(name, source, dialect)
                 thread = Thread(self._emit, self.filters)
                 try:
                     for item in LogReader(name, dialect).items(source):
@@ -185,6 +227,19 @@ class View:
             for unit in self.tail:
                 self._print(unit)
         return 2 if self.unreadable else 0
+
+    @staticmethod
+    def _short_ids(name: str, source: Any, dialect: str | None) -> dict[str, str] | None:
+        """The short id of each message in a file: a first reading, for the ids alone."""
+        try:
+            ids = [
+                str(item.message.id)
+                for item in LogReader(name, dialect).items(source)
+                if item.message is not None and item.message.id
+            ]
+        except (ReadError, OSError):
+            return None
+        return short_ids(ids)
 
     def _unreadable(self, name: str, why: str) -> None:
         self.unreadable += 1
