@@ -56,6 +56,9 @@ class Options:
     #: per-file settings (a project configuration's overrides): ``files(name)`` gives the
     #: options for that file, or None when the configuration excludes it
     files: Callable[[str], Options | None] | None = None
+    #: only event logs are wanted (``replay``): a message log is left at its first message
+    #: (its summary says ``kind == "messages"``), not checked to its end
+    events_only: bool = False
 
     def for_file(self, name: str) -> Options | None:
         """The options that apply to the file ``name`` (None: excluded)."""
@@ -308,6 +311,7 @@ class _FileCheck:
         self.name = name
         self.selected = options.select
         self.until = options.until
+        self.events_only = options.events_only
         self.sink = sink
         self.replayer: Replayer | None = None
         self.event_schema: CompiledSchema | None = None
@@ -369,6 +373,8 @@ class _FileCheck:
                 continue
             kind = self._kind_of(obj)
             if kind == MESSAGE:
+                if self.events_only and self.kind == MESSAGE:
+                    break  # a message log where an event log is wanted: nothing more to learn
                 self._check_message(obj, recovered=problem is not None)
             elif kind == EVENT:
                 self._check_event(record, obj)

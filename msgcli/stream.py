@@ -49,6 +49,9 @@ class LogReader:
         #: called with ``(line, record)`` for a record this reader leaves out because it is
         #: of another dialect or kind than the file's (``convert`` reports it)
         self.on_skip: Callable[[int, dict], None] | None = None
+        #: the file holds no records (P008): why, as the reader says it; not an item, since
+        #: an empty log reads as no messages
+        self.empty: str | None = None
         self._pending: deque[Item] = deque()
 
     # the replayer's emit and sink
@@ -73,7 +76,9 @@ class LogReader:
                 on_record()
             problem = record.problem
             if problem is not None and record.obj is None:
-                if problem.code != "P008":
+                if problem.code == "P008":
+                    self.empty = problem.message
+                else:
                     yield Item(self.name, record.line, notice=problem.message, code=problem.code)
                 continue
             if record.line > 0:

@@ -248,3 +248,119 @@ def test_the_directory_suffixes_are_listed_the_same_everywhere(run_cli, tmp_path
         else:
             shutil.copyfile(TRANSCRIPT, target)
         assert run_cli("validate", str(folder))[0] == 0, suffix
+
+
+# -- replay of a message log ----------------------------------------------------------------
+
+
+def test_replay_of_a_message_log_says_so_from_its_first_record(run_cli, tmp_path):
+    """The verdict comes from the first record: a broken line further down is never
+    reached (and never reported), however long the log."""
+    lines = TRANSCRIPT.read_text(encoding="utf-8").splitlines()
+    log = tmp_path / "messages.jsonl"
+    log.write_text("\n".join([lines[0], '{"broken', *lines[1:]]) + "\n", encoding="utf-8")
+    code, out, err = run_cli("replay", str(log), stderr=True)
+    assert code == 2
+    assert f"{log} is a message log, not an event log: nothing to replay" in err
+    assert "P001" not in err
+    assert out == ""
+
+
+# -- contradictory options ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["validate", "-q", "-v"], "--quiet and --verbose contradict each other"),
+        (["validate", "--config", "x.toml", "--no-config"], "--config and --no-config"),
+        (["show", "--no-thinking", "--thinking", "full"], "--no-thinking and --thinking full"),
+        (["show", "--head", "1", "--tail", "1"], "--head and --tail cannot be used together"),
+        (["show", "--idle-timeout", "2"], "--idle-timeout is for --follow"),
+        (["show", "--full", "--thinking", "fold"], "--full and --thinking fold"),
+    ],
+    ids=lambda v: " ".join(v) if isinstance(v, list) else None,
+)
+def test_contradictory_options_are_refused_before_reading(run_cli, args, message):
+    code, out, err = run_cli(*args, str(TRANSCRIPT), stderr=True)
+    assert code == 2
+    assert message in err and len(err.splitlines()) == 1
+    assert out == ""
+
+
+# -- format: a summary line, and -q ---------------------------------------------------------
+
+
+def test_format_prints_a_summary_line_and_q_leaves_it_out(run_cli):
+    log = FIXTURES / "readme" / "weather.jsonl"
+    code, out, err = run_cli("format", str(log), stderr=True)
+    assert code == 0
+    request = json.loads(out)
+    assert err == (
+        f"Formatted 2 log messages as {len(request['messages'])} openai request messages "
+        "(AgentScope Python OpenAIChatFormatter).\n"
+    )
+    code, out2, err = run_cli("format", "-q", str(log), stderr=True)
+    assert code == 0 and out2 == out and err == ""
+    # notes stay with -q; the summary counts them
+    code, _, err = run_cli("format", str(TRANSCRIPT), "-p", "anthropic", stderr=True)
+    notes = [line for line in err.splitlines() if line.startswith(f"{TRANSCRIPT}:")]
+    assert notes and err.splitlines()[-1].endswith(
+        f"; {len(notes)} notes on what it could not carry."
+    )
+    code, _, err = run_cli("format", "-q", str(TRANSCRIPT), "-p", "anthropic", stderr=True)
+    assert err.splitlines() == notes
+
+
+# -- stats: the order of the count maps ------------------------------------------------------
+
+
+def test_stats_json_count_maps_are_most_frequent_first(run_cli):
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "Every count map lists the most frequent first" in readme
+    logs = [TRANSCRIPT, LOONGFLOW, EVENTS, LONG_RESULT, JAVA_IDS]
+    code, out = run_cli("stats", "-f", "json", *map(str, logs))
+    assert code == 0
+    doc = json.loads(out)
+
+    def count_maps(entry):
+        yield entry["messages"]["by_role"]
+        yield entry["messages"]["by_sender"]
+        yield entry["blocks"]["by_type"]
+        yield entry["blocks"]["media"]
+        yield entry["tools"]["results"]
+        yield entry["finish_reasons"]
+        for tool in entry["tools"]["by_tool"].values():
+            yield tool["results"]
+        if entry["events"] is not None:
+            yield entry["events"]["unknown_types"]
+            yield entry["events"]["finished_reasons"]
+
+    for entry in [*doc["files"], doc["total"]]:
+        for counts in count_maps(entry):
+            values = list(counts.values())
+            assert values == sorted(values, reverse=True), counts
+        calls = [t["calls"] for t in entry["tools"]["by_tool"].values()]
+        assert calls == sorted(calls, reverse=True)
+    # but the event types in the order the stream went through them, as the README says
+    seen = []
+    for line in EVENTS.read_text().splitlines():
+        kind = json.loads(line)["type"]
+        if kind not in seen:
+            seen.append(kind)
+    assert list(doc["files"][2]["events"]["by_type"]) == seen
+
+
+# -- convert of an empty file ---------------------------------------------------------------
+
+
+def test_convert_of_an_empty_file_fails_as_validate_does(run_cli, tmp_path):
+    empty = tmp_path / "empty.jsonl"
+    empty.write_bytes(b"")
+    code, out = run_cli("validate", str(empty))
+    finding = f"{empty}:0: error P008 the file is empty: it holds no records"
+    assert code == 1 and finding in out
+    code, out, err = run_cli("convert", str(empty), "--to", "loongflow", stderr=True)
+    assert code == 1
+    assert out == ""
+    assert err.splitlines()[0] == finding

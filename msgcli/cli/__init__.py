@@ -263,6 +263,13 @@ def _resolver(
         raise _fail(str(exc)) from None
 
 
+def _refuse_together(*given: tuple[str, object]) -> None:
+    """Options that contradict each other are a usage error, before anything is read."""
+    named = [name for name, value in given if value]
+    if len(named) > 1:
+        raise _fail(f"{' and '.join(named)} contradict each other: give one")
+
+
 def _fail(message: str, code: int = 2) -> typer.Exit:
     typer.echo(f"msgcli: {message}", err=True)
     return typer.Exit(code)
@@ -343,6 +350,7 @@ def validate(
     Exit status: 0 no errors (warnings allowed), 1 errors found (or warnings
     with --strict), 2 usage error, bad configuration, or a path that cannot be read.
     """
+    _refuse_together(("--quiet", quiet), ("--verbose", verbose))
     options = _resolver(
         config=config,
         no_config=no_config,
@@ -481,6 +489,7 @@ def replay(
         strict=strict,
         expectations=False,
         until=stop,
+        events_only=True,
     ).top()
     from ..pipeline import validate_paths
     from ..report import get_reporter

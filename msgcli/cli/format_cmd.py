@@ -47,6 +47,10 @@ def format_request(
         ),
     ] = None,
     dialect: DialectOption = None,
+    quiet: Annotated[
+        bool,
+        typer.Option("--quiet", "-q", help="Print the notes only, no summary line."),
+    ] = False,
     output: Annotated[
         str | None,
         typer.Option("--output", "-o", metavar="FILE", help="Write the JSON to FILE."),
@@ -115,4 +119,21 @@ def format_request(
     for line, message in report:
         where = visible(name) if line is None else f"{visible(name)}:{line}"
         typer.echo(f"{where}: {visible(message)}", err=True)
+    if not quiet:
+        sent = len(result.request.get("messages") or ()) + (
+            1 if result.request.get("system") else 0
+        )
+        summary = (
+            f"Formatted {_plural(len(messages), 'log message')} as {sent} {provider.value} "
+            f"request message{'' if sent == 1 else 's'} ({result.formatter})"
+        )
+        if result.notes:
+            summary += f"; {_plural(len(result.notes), 'note')} on what it could not carry"
+        if notices:
+            summary += f"; {_plural(len(notices), 'line')} could not be read"
+        typer.echo(summary + ".", err=True)
     raise typer.Exit(1 if notices else 0)
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"

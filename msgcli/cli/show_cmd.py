@@ -58,9 +58,13 @@ def show(
         bool, typer.Option("--markdown", help="Render text blocks as Markdown.")
     ] = False,
     thinking: Annotated[
-        Thinking,
-        typer.Option("--thinking", help="Thinking and hints folded to their first lines, or full."),
-    ] = Thinking.fold,
+        Thinking | None,
+        typer.Option(
+            "--thinking",
+            help="Thinking and hints folded to their first lines, or full. [default: fold]",
+            show_default=False,
+        ),
+    ] = None,
     no_thinking: Annotated[
         bool, typer.Option("--no-thinking", help="Hide thinking and hint blocks.")
     ] = False,
@@ -128,6 +132,14 @@ def show(
     """
     if head is not None and tail is not None:
         raise _fail("--head and --tail cannot be used together")
+    if no_thinking and thinking is not None:
+        raise _fail(
+            f"--no-thinking and --thinking {thinking.value} contradict each other: give one"
+        )
+    if full and thinking is Thinking.fold:
+        raise _fail("--full and --thinking fold contradict each other: give one")
+    if idle_timeout is not None and not follow:
+        raise _fail("--idle-timeout is for --follow: give both, or neither")
     if follow and (tail is not None or export_html or export_svg):
         raise _fail("--follow cannot be used with --tail or an export")
     if follow and (len(paths) != 1 or paths[0] == "-"):
@@ -145,7 +157,7 @@ def show(
     from ..report.text import use_colour
 
     options = ShowOptions(
-        thinking="hide" if no_thinking else thinking.value,
+        thinking="hide" if no_thinking else (thinking or Thinking.fold).value,
         markdown=markdown,
         metadata=metadata,
         max_chars=max_chars,

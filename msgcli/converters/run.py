@@ -132,6 +132,8 @@ def _convert_file(
     except ReadError as exc:
         fs.readable = False
         finding(0, "P009", f"cannot read: {exc}")
+    if reader.empty is not None:  # an error, as validate says it
+        finding(0, "P008", reader.empty)
     fs.records = reader.records
     fs.dialect = reader.dialect.name if reader.dialect else None
     fs.kind = {"event": "events", "message": "messages"}.get(reader.kind or "", "unknown")

@@ -46,15 +46,17 @@ class ReplayStats:
     finished_reasons: Counter = field(default_factory=Counter)
 
     def to_dict(self) -> dict:
+        """Counts of event types in the order they first came (the order of the stream);
+        the other count maps most frequent first."""
         return {
             "events": self.events,
             "by_type": dict(self.by_type),
-            "unknown_types": dict(self.unknown),
+            "unknown_types": dict(self.unknown.most_common()),
             "messages": self.messages,
             "completed": self.completed,
             "parked": self.parked,
             "cut": self.cut,
-            "finished_reasons": dict(self.finished_reasons),
+            "finished_reasons": dict(self.finished_reasons.most_common()),
         }
 
 
