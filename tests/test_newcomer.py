@@ -86,6 +86,19 @@ def test_show_short_ids_are_unique_in_the_file(run_cli):
     for short in shown:
         code, out, err = run_cli("show", "--no-pager", "--id", short, str(JAVA_IDS), stderr=True)
         assert len(_headers(out)) == 1 and err == ""
+    # standard input is not read twice: 8 characters after the word the ids share
+    _, out = run_cli("show", "--no-pager", "-", input=JAVA_IDS.read_bytes())
+    piped = [line.split("#")[1].split()[0] for line in _headers(out) if "#" in line]
+    assert piped[1:] == [i[:17] for i in ids if i.startswith("chatcmpl-")]
+    assert len(set(piped)) == len(piped)
+
+
+def test_a_file_too_large_to_read_twice_shows_8_characters_after_the_ids_word(run_cli, tmp_path, monkeypatch):
+    import msgcli.render.view
+
+    monkeypatch.setattr(msgcli.render.view, "SHORT_ID_READ_LIMIT", 100)
+    _, out = run_cli("show", "--no-pager", str(JAVA_IDS))
+    assert "#chatcmpl-zneBtcdk " in out
 
 
 def test_an_id_prefix_of_several_messages_says_so(run_cli):
@@ -364,3 +377,52 @@ def test_convert_of_an_empty_file_fails_as_validate_does(run_cli, tmp_path):
     assert code == 1
     assert out == ""
     assert err.splitlines()[0] == finding
+
+
+# -- msgcli rules CODE ------------------------------------------------------------------------
+
+
+def test_every_rule_is_explained():
+    from msgcli.rule_docs import EXPLAINED
+    from msgcli.rules import RULES
+
+    assert set(EXPLAINED) == set(RULES)
+    for code, (example, fix) in EXPLAINED.items():
+        assert len(example) > 20 and len(fix) > 20, code
+
+
+def test_rules_code_explains_one_rule(run_cli):
+    code, out = run_cli("rules", "t001")
+    assert code == 0
+    assert out.startswith("T001 orphan-tool-result (error by default)\n")
+    for heading in ("Example:", "How to fix:", "How to ignore:"):
+        assert f"\n{heading}\n" in out
+    assert "answers no tool call in the file" in out
+    assert "msgcli validate --ignore T001" in out
+    assert 'ignore = ["T001"]' in out
+    # by its name too, and as JSON
+    assert run_cli("rules", "orphan-tool-result")[1] == out
+    code, out = run_cli("rules", "T002", "-f", "json")
+    doc = json.loads(out)
+    assert doc["code"] == "T002" and doc["severity"] == "warning" and doc["example"]
+
+
+def test_rules_of_an_unknown_or_retired_code(run_cli):
+    code, _, err = run_cli("rules", "T01", stderr=True)
+    assert code == 2 and "no rule 'T01'" in err and "T001" in err
+    code, _, err = run_cli("rules", "D003", stderr=True)
+    assert code == 2 and "retired" in err
+
+
+@pytest.mark.project_config
+def test_the_ways_to_ignore_a_rule_that_rules_gives_work(run_cli, tmp_path, monkeypatch):
+    log = tmp_path / "tool-pairing.jsonl"
+    shutil.copyfile(TOOLS, log)
+    monkeypatch.chdir(tmp_path)
+    _, out = run_cli("validate", str(log))
+    assert " T001 " in out
+    _, out = run_cli("validate", "--ignore", "T001", str(log))
+    assert " T001 " not in out and " T002 " in out
+    (tmp_path / "pyproject.toml").write_text('[tool.msgcli]\nignore = ["T001"]\n')
+    _, out = run_cli("validate", str(log))
+    assert " T001 " not in out and " T002 " in out

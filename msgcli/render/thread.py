@@ -254,11 +254,17 @@ class _Indented:
 SHORT_ID = 8
 
 
+#: a word ids of one kind start with (``chatcmpl-``, ``msg_``): it tells them apart from nothing
+_ID_WORD = re.compile(r"[A-Za-z]+[-_]")
+
+
 def short_id(message_id: str, known: dict[str, str] | None) -> str:
-    """The id as the header shows it."""
+    """The id as the header shows it: from ``known`` (the shortest unique prefix in the
+    file), or when the file was not read for its ids, 8 characters after a leading word."""
     if known is not None and message_id in known:
         return known[message_id]
-    return message_id[:SHORT_ID]
+    word = _ID_WORD.match(message_id)
+    return message_id[: (word.end() if word else 0) + SHORT_ID]
 
 
 def short_ids(ids: list[str], minimum: int = SHORT_ID) -> dict[str, str]:

@@ -1,0 +1,345 @@
+"""What ``msgcli rules CODE`` says about a rule beyond its summary: an example of what it
+finds, and how to fix it. Kept apart from :mod:`msgcli.rules`, which every check imports,
+so the text is only loaded when it is asked for.
+
+Examples are records (or lines) as the frameworks write them, shortened with ``…``.
+"""
+
+from __future__ import annotations
+
+__all__ = ["EXPLAINED", "how_to_ignore"]
+
+#: code -> (example, how to fix)
+EXPLAINED: dict[str, tuple[str, str]] = {
+    # -- parsing and framing --------------------------------------------------------------
+    "P001": (
+        'line 2: {"name": "Friday", "role": "assistant",, "content": []}\n'
+        "(a stray comma: the line is not JSON; lines 1 and 3 are still checked)",
+        "Repair or remove the line. A log edited by hand is the usual cause; a writer that "
+        "builds JSON by string concatenation is the other.",
+    ),
+    "P002": (
+        "line 2 holds the byte 0xFC for 'ü': it was written in Latin-1, not UTF-8.",
+        "Re-encode the file as UTF-8 (iconv -f latin1 -t utf-8), and have the writer open its "
+        "file with encoding='utf-8'.",
+    ),
+    "P003": (
+        'line 4: ["user", "hello"]   or   "done"   or   42',
+        "Every line of a JSONL log holds one JSON object. Remove what is not a record, or wrap "
+        "it in one.",
+    ),
+    "P004": (
+        'last line: {"id": "f3a…", "role": "assistant", "content": [{"type": "text", "te\n'
+        "(no newline, and the JSON stops in the middle: the writer was killed mid-record)",
+        "Nothing to fix in the records before it. Remove the broken tail, or recover the record "
+        "from elsewhere (an event log replays to it: msgcli replay).",
+    ),
+    "P005": (
+        "line 2 nests 1,500 arrays: [[[[[[…]]]]]]",
+        "No framework writes this; the record is corrupt or hostile. Remove it.",
+    ),
+    "P006": (
+        '{"type": "evolve_result", "best_score": NaN, …}\n'
+        "(Python's json.dumps writes NaN and Infinity for float nan and inf unless told not to)",
+        "Write the value as null (or a string), or dump with allow_nan=False so the writer "
+        "fails where the value is made.",
+    ),
+    "P007": (
+        "line 2 holds NUL bytes and other binary data: a piece of a PNG or a zip in the log.",
+        "Remove the line. Binary payloads belong base64-encoded in a data block's source.",
+    ),
+    "P008": (
+        "a file of zero bytes, or of blank lines only.",
+        "A run that recorded nothing: check the writer, or leave the file out (exclude it in "
+        "the configuration).",
+    ),
+    "P009": (
+        "msgcli validate logs/run.jsonl   (no such file)\n"
+        "a .gz file that breaks off after its third line (lines 1-3 are still checked)",
+        "Name a file that exists and can be read; recopy a gzip file that was cut off.",
+    ),
+    "P010": (
+        "msgcli validate logs/   where logs/ holds only .txt and .log files",
+        "Name the files themselves, or give them one of the suffixes a directory scan takes.",
+    ),
+    # -- dialect ------------------------------------------------------------------------------
+    "D001": (
+        '{"message": {"role": "user", "text": "hi"}, "ts": 1732269272}\n'
+        "(a chat record of some other tool: none of AgentScope Java, Python or LoongFlow)",
+        "Convert the record to a known dialect, or remove it; --dialect NAME reads every "
+        "record as that dialect when detection guesses wrong.",
+    ),
+    "D002": (
+        'line 3: {"sender": "reasoner", "role": "user", "content": [{"type": "content", …}]}\n'
+        "(a LoongFlow message in a file that is an AgentScope Python log from line 1)",
+        "Keep one dialect and one kind (messages or events) per file: split the file, or "
+        "convert the stray records (msgcli convert --to DIALECT).",
+    ),
+    # -- schema ---------------------------------------------------------------------------------
+    "S001": (
+        '{"id": "…", "role": "assistant", "content": "Hello", …}\n'
+        "(content must be a list of blocks; the framework refuses to load the record)",
+        "Write the value in the type the dialect's schema gives (msgcli schema show DIALECT); "
+        "the finding's pointer names the field.",
+    ),
+    "S002": (
+        '{"role": "user", "content": [{"type": "tool_call", "id": "call_99", …}], …}\n'
+        "(a user message may hold only text and data blocks)",
+        "Move the block to a message of a role that may hold it (tool calls to the "
+        "assistant, tool results where the dialect keeps them).",
+    ),
+    "S003": (
+        '{"type": "tool_call", "id": "call_1", "name": "get_weather", "arguments": {…}, …}\n'
+        "('arguments' is the OpenAI key; the framework reads 'input' and drops the rest)",
+        "Rename the key to the one the framework reads, or remove it; what the framework drops "
+        "is lost the next time the record is loaded and saved.",
+    ),
+    "S004": (
+        '{"name": "Friday", "role": "assistant", "content": […]}   (no "id", no "metadata")',
+        "Write the record with the framework's own serializer, which always writes these keys.",
+    ),
+    "S005": (
+        '{"type": "evolve_result", "best_score": "0.9731", "last_iteration": "true", …}',
+        "Write the value in its own JSON type (0.9731, true): the framework converts it, other "
+        "readers will not.",
+    ),
+    "S006": (
+        '{"role": "reviewer", "sender": "bob", …}',
+        "Use system, user, assistant or tool, and put who spoke in the name (or sender).",
+    ),
+    # -- tool calls -----------------------------------------------------------------------------
+    "T001": (
+        '{"type": "tool_result", "id": "call_5c1e…", "name": "get_weather", …}\n'
+        "(no tool_call with id call_5c1e… anywhere in the file)",
+        "Keep the call that the result answers (a history cut at the wrong message loses it), "
+        "or remove the result.",
+    ),
+    "T002": (
+        '{"type": "tool_call", "id": "call_99", "name": "send_email", "state": "finished", …}\n'
+        "(no tool_result with id call_99 follows)",
+        "Record the result, or a result with an error state when the tool failed; a provider "
+        "refuses a history with an unanswered call.",
+    ),
+    "T003": (
+        'line 3: {"type": "tool_result", "id": "call_1", …}\n'
+        'line 4: {"type": "tool_call", "id": "call_1", …}',
+        "Put the result after its call: blocks or messages were reordered.",
+    ),
+    "T004": (
+        '{"type": "tool_call", "input": "{\\"city\\": \\"Zürich\\", \\"unit\\": \\"cels", …}\n'
+        '(the argument text was cut off mid-stream: not JSON)   or   "input": "[1, 2]"',
+        "Record the whole argument text, a JSON object. A cut text comes from a stream that "
+        "stopped: replay its event log to see where.",
+    ),
+    "T005": (
+        '{"type": "tool_call", "id": "call_2", "name": "get_time", "input": "", …}',
+        'Write "{}" for a call without arguments.',
+    ),
+    "T006": (
+        'tool_call   {"id": "call_1", "name": "get_weather", …}\n'
+        'tool_result {"id": "call_1", "name": "get_forecast", …}',
+        "Give the result the name of the call it answers (or the id of the call it meant).",
+    ),
+    "T007": (
+        "AgentScope Python 2.x: a tool_result block in a user message (OpenAI-style history), "
+        "where 2.x keeps results in the assistant message.",
+        "Move the result where the dialect keeps it; msgcli convert writes each dialect's "
+        "placement.",
+    ),
+    "T008": (
+        '{"type": "tool_call", "id": "call_3", "name": "__fragment__", …}',
+        "The call was saved before its stream finished: save it after the tool call's end, "
+        "or replay the event log, which names the tool.",
+    ),
+    "T009": (
+        'LoongFlow: {"type": "tool_call", "target": "search", …,\n'
+        '            "metadata": {"tool_arguments_err": "Expecting \',\' delimiter: line 1 …"}}',
+        "Look at what the model sent: the framework could not parse the arguments, and its "
+        "actor answers such a call with an error output.",
+    ),
+    # -- identifiers ----------------------------------------------------------------------------
+    "I001": (
+        'line 2: {"id": "83cf2b30…", "role": "assistant", …}\n'
+        'line 7: {"id": "83cf2b30…", "role": "assistant", …}   (the same reply stored twice)',
+        "Store each message once, or give the second its own id.",
+    ),
+    "I002": (
+        'line 2: {"type": "tool_call", "id": "call_6c49…", …}\n'
+        'line 6: {"type": "tool_call", "id": "call_6c49…", …}',
+        "Give each call its own id (the provider's, as the model returned it).",
+    ),
+    "I003": (
+        '{"id": "DB1ED794-5C88-4518-B8CE-6FEE1…", …}   (LoongFlow writes lower-case UUIDs)',
+        "Write ids in the form the framework makes them, so they compare equal to its own.",
+    ),
+    # -- chronology ------------------------------------------------------------------------------
+    "C001": (
+        '{"created_at": "2026-11-22T11:54:32.303Z", …}\n'
+        "(AgentScope Python writes microseconds and no zone: 2026-11-22T11:54:32.303653)",
+        "Write times the way the framework does, or ignore C001 when a custom timestamp "
+        "factory is intended.",
+    ),
+    "C002": (
+        'line 4: {"created_at": "2026-11-22T12:00:00.000000", …}\n'
+        'line 5: {"created_at": "2026-11-22T11:55:00.000000", …}   (five minutes back)',
+        "Check how the log was assembled: merged files, reordered lines, or a clock that jumped.",
+    ),
+    # -- media ------------------------------------------------------------------------------------
+    "M001": (
+        '{"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo*AAA"}\n'
+        "('*' is not a base64 character; or the data is cut off)",
+        "Write the whole payload, base64-encoded; a cut payload needs the original file.",
+    ),
+    "M002": (
+        '{"type": "base64", "media_type": "png", …}',
+        "Write a MIME type: image/png.",
+    ),
+    "M003": (
+        '{"type": "url", "url": "images/dice.png"}   (no scheme)',
+        "Write an absolute URL (https://…, file://…), or embed the bytes as base64.",
+    ),
+    "M004": (
+        '{"type": "base64", "media_type": "image/png", "data": "/9j/4AAQ…"}   (JPEG bytes)',
+        "Declare the type the bytes are (image/jpeg); providers reject or misread a wrong one.",
+    ),
+    # -- block and message semantics ----------------------------------------------------------
+    "B001": (
+        '{"role": "assistant", "content": [], …}   or   "content": [{"type": "text", "text": ""}]',
+        "Leave the message out, or record what it said; an empty message is usually a failed "
+        "call stored as if it had answered.",
+    ),
+    "B002": (
+        '{"finished_reason": "error", "error": null, …}',
+        "Record the error (its type and message) with the reply that failed.",
+    ),
+    "B003": (
+        '"usage": {"inputTokens": 1320, "outputTokens": 61, "totalTokens": 1400}',
+        "Write the total the provider reported, or leave it out to let readers add it up.",
+    ),
+    "B004": (
+        '{"type": "evolve_result", "best_solution": "…", "improvements": ["…"], …}\n'
+        "(a string where 0.0.1 wants it, next to a list in the current shape)",
+        "Write every field in one version's shape.",
+    ),
+    # -- event streams --------------------------------------------------------------------------
+    "E001": (
+        'line 1: {"type": "TEXT_BLOCK_DELTA", "reply_id": "83cf2b30…", …}   (no REPLY_START)',
+        "Capture the stream from its start; a log that begins mid-reply was cut at the front.",
+    ),
+    "E002": (
+        '{"type": "TEXT_BLOCK_DELTA", "block_id": "76d85a52…", …}   before its TEXT_BLOCK_START',
+        "Keep the events in the order they were sent; a missing START was lost in capture.",
+    ),
+    "E003": (
+        'line 8: {"type": "TEXT_BLOCK_START", "block_id": "76d85a52…"}\n'
+        'line 9: {"type": "TEXT_BLOCK_START", "block_id": "76d85a52…"}   (still open)',
+        "Remove the repeated event: it was captured twice.",
+    ),
+    "E004": (
+        'line 33: {"type": "REPLY_END", …}\n'
+        'line 34: {"type": "TEXT_BLOCK_DELTA", "reply_id": "<the same reply>", …}',
+        "Events after the end are not part of the stored message: capture in send order, or "
+        "find the producer that kept writing.",
+    ),
+    "E005": (
+        '{"type": "TOOL_RESULT_START", "tool_call_id": "call_9c2b7e41…", …}\n'
+        "(no TOOL_CALL_START ever announced call_9c2b7e41…)",
+        "Keep the whole stream: the call's events were lost, or the result belongs to another run.",
+    ),
+    "E006": (
+        'TOOL_CALL_DELTA events whose arguments end as {"city": "Zürich"   (unclosed)\n'
+        "or as [1, 2] (JSON, but not an object)",
+        "The model sent bad arguments: look at the deltas; the framework ran the tool with "
+        "what it could parse.",
+    ),
+    "E007": (
+        "the log ends after TEXT_BLOCK_DELTA, with the reply, its model call and the text "
+        "block still open",
+        "The stream stopped (a crash, a closed connection, a capture that ended too soon). "
+        "What arrived is replayed, marked 'cut'; capture the rest if it exists.",
+    ),
+    "E008": (
+        'line 15: {"created_at": "…T11:54:32.322", …}\n'
+        'line 16: {"created_at": "…T11:54:30.323", …}   (2 s earlier)',
+        "Check the capture: events merged from several sources, or reordered.",
+    ),
+    "E009": (
+        '{"type": "FUTURE_THING", …}   (not an event type of the framework version msgcli knows)',
+        "Nothing, if a newer framework writes it: it is skipped and counted. Report it to "
+        "msgcli if the framework documents it.",
+    ),
+    "E010": (
+        '{"type":"TEXT_BLOCK_DELTA", …, "type":"THINKING_BLOCK_DELTA"}\n'
+        "(AgentScope Java writes 'type' twice; Jackson reads the first, other readers the last)",
+        "Write one type: the event was edited, or assembled from two.",
+    ),
+    "E011": (
+        "AGENT_RESULT's message says 'It is 7 °C in Zürich.', the message rebuilt from the "
+        "events says 'It is 7 °C in Zürich. Rain later.'",
+        "Look for events lost or added between the two; the rebuilt message is what the "
+        "events say.",
+    ),
+    "E012": (
+        '{"type": "RUN_STARTED", …}   (replayed as AGENT_START)',
+        "Write the current event type name; the alias comes from an older framework.",
+    ),
+    "E013": (
+        '{"type":"USER_CONFIRM_RESULT", …, "confirmResults":[{"confirmed":true,\n'
+        '  "toolCall":{"id":"call_Oeud…","name":"delete_files", …}}]}\n'
+        "(no REQUIRE_USER_CONFIRM asked about call_Oeud…)",
+        "Keep the request in the log, or check that the answer belongs to this run.",
+    ),
+    "E014": (
+        'line 9:  {"id": "827fc7a9…", "type": "TEXT_BLOCK_DELTA", …}\n'
+        'line 12: {"id": "827fc7a9…", "type": "TEXT_BLOCK_DELTA", …}',
+        "Remove the duplicate: an event captured twice is applied twice.",
+    ),
+    "E015": (
+        '{"type": "REPLY_END", "finished_reason": "completed", …}   while text block '
+        "0854db66… is still open",
+        "Nothing is lost (the block is closed with the reply); the producer skipped an END.",
+    ),
+    # -- conversion --------------------------------------------------------------------------------
+    "X001": (
+        "msgcli convert run.jsonl --to loongflow: a hint block becomes a LoongFlow text "
+        "content element, and comes back a hint",
+        "Nothing: the target has no such block. Converting back restores it from metadata._msgcli.",
+    ),
+    "X002": (
+        "msgcli convert run.jsonl --to loongflow --no-carry: the thinking block's signature "
+        "is dropped",
+        "Convert with --carry (the default) to keep it in metadata._msgcli, if the way back "
+        "matters.",
+    ),
+    # -- expectations of negative fixtures ------------------------------------------------------
+    "F001": (
+        "msgcli validate --expect-invalid tests/broken/ok.jsonl   (the file has no error)",
+        "Break the fixture again, or take it out of the negative fixtures (expect = "
+        '"valid" in an override).',
+    ),
+    "F002": (
+        "tool-pairing.expect lists '7 T002', and line 7 no longer has a T002",
+        "Update the sidecar to what the file gives now, if the change is intended.",
+    ),
+    "F003": (
+        "tool-pairing.jsonl:6 has an I002 the sidecar tool-pairing.expect does not list",
+        "Add 'LINE CODE' to the sidecar, or '# expect: CODE' for a code that may occur anywhere.",
+    ),
+    "F004": (
+        "a line 'not a pair' in an .expect sidecar",
+        "Write 'LINE CODE' lines, '# expect: CODES' lines, and comments.",
+    ),
+}
+
+
+def how_to_ignore(code: str) -> str:
+    """Where a rule is turned off: the command line, the configuration, a sidecar."""
+    command = "convert" if code.startswith("X") else "validate"
+    return (
+        f"  on the command line:   msgcli {command} --ignore {code} PATH...\n"
+        f'  in the configuration:  ignore = ["{code}"] in [tool.msgcli] (pyproject.toml) or '
+        "msgcli.toml\n"
+        f'  for some paths:        [[tool.msgcli.overrides]] paths = [...], ignore = ["{code}"]\n'
+        f"  in a negative fixture: expect it in the file's .expect sidecar ('LINE {code}', "
+        f"or '# expect: {code}')"
+    )
