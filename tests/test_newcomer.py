@@ -93,7 +93,9 @@ def test_show_short_ids_are_unique_in_the_file(run_cli):
     assert len(set(piped)) == len(piped)
 
 
-def test_a_file_too_large_to_read_twice_shows_8_characters_after_the_ids_word(run_cli, tmp_path, monkeypatch):
+def test_a_file_too_large_to_read_twice_shows_8_characters_after_the_ids_word(
+    run_cli, tmp_path, monkeypatch
+):
     import msgcli.render.view
 
     monkeypatch.setattr(msgcli.render.view, "SHORT_ID_READ_LIMIT", 100)
