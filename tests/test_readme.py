@@ -119,3 +119,34 @@ def test_one_conversation_in_three_dialects_and_a_request(run_cli, monkeypatch):
     code, out = run_cli("format", "-", "--provider", "openai", input=converted)
     assert json.loads(out)["messages"][0]["content"] == "Weather in Zürich?"
     assert '"content": "Weather in Zürich?"' in readme
+
+
+def test_rules_example_is_what_msgcli_prints(run_cli):
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    shown = _console_block(readme, "msgcli rules T005")
+    code, out = run_cli("rules", "T005")
+    assert code == 0
+    assert shown == out.rstrip("\n").splitlines()
+
+
+def test_format_summary_example_is_what_msgcli_prints(run_cli, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    command = "msgcli format fixtures/readme/weather.jsonl"
+    shown = _console_block(readme, command + " > request.json")
+    code, _, err = run_cli(*command.split()[1:], stderr=True)
+    assert code == 0
+    assert shown == err.rstrip("\n").splitlines()
+
+
+def test_overwrite_example_is_what_msgcli_prints(run_cli, monkeypatch, tmp_path):
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    command = "msgcli convert run.jsonl --to loongflow -o run.jsonl"
+    shown = _console_block(readme, command)
+    monkeypatch.chdir(tmp_path)
+    log = (ROOT / "fixtures" / "readme" / "weather.jsonl").read_bytes()
+    (tmp_path / "run.jsonl").write_bytes(log)
+    code, _, err = run_cli(*command.split()[1:], stderr=True)
+    assert code == 2
+    assert shown == err.rstrip("\n").splitlines()
+    assert (tmp_path / "run.jsonl").read_bytes() == log
