@@ -20,7 +20,6 @@ import gzip
 import io
 import os
 import stat
-import tempfile
 from collections.abc import Iterable
 from typing import IO, Any
 
@@ -112,6 +111,8 @@ class PendingFile:
         if st is not None and not stat.S_ISREG(st.st_mode):
             raw = open(self._target, "wb")  # noqa: SIM115  (/dev/null, a pipe, a terminal)
         else:
+            import tempfile
+
             folder, name = os.path.split(self._target)
             fd, self._temp = tempfile.mkstemp(dir=folder or ".", prefix=f".{name}.", suffix=".tmp")
             try:

@@ -210,6 +210,12 @@ def test_an_unknown_output_prefix_is_a_usage_error(run_cli, tmp_path, monkeypatc
     assert code == 2
     assert "unknown report format 'yaml'" in err
     assert list(tmp_path.iterdir()) == []
+    code, _, err = run_cli("validate", "-o", "sarif:", str(TRANSCRIPT), stderr=True)
+    assert code == 2 and "name the file after the colon" in err
+    # a file whose name has a colon is still written, named as a path
+    code, _ = run_cli("validate", "-o", "./yaml:x.json", str(TRANSCRIPT))
+    assert code == 0
+    assert json.loads((tmp_path / "yaml:x.json").read_text())["summary"]["exit_code"] == 0
 
 
 def test_a_suffix_that_contradicts_format_is_a_usage_error(run_cli, tmp_path):

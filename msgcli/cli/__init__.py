@@ -141,7 +141,8 @@ OutputOption = Annotated[
         "--output",
         "-o",
         metavar="FILE",
-        help="Write to FILE (gzip if it ends in .gz) instead of standard output.",
+        help="Write to FILE (gzip if it ends in .gz) instead of standard output; never over "
+        "an input (exit 2), and only when done (an interrupted run leaves FILE as it was).",
     ),
 ]
 FindingsFormatOption = Annotated[
@@ -205,6 +206,8 @@ def _jobs(jobs: int | None) -> int:
 def _check_outputs(outputs: list[str | None], inputs: list[str]) -> None:
     """Refuse (exit 2, before anything is opened for writing) an output that is the same
     file as an input, or as another output: see :mod:`msgcli.outputs`."""
+    if not any(out not in (None, "-") for out in outputs):
+        return
     from ..outputs import SameFileError, check_outputs
     from ..textsafe import visible
 
@@ -303,9 +306,11 @@ def validate(
             "--output",
             "-o",
             metavar="[FORMAT:]FILE",
-            help="Write the --format report to FILE, and the text report to the terminal. "
-            "With a FORMAT: prefix (e.g. sarif:msgcli.sarif), write that report to FILE while "
-            "--format still goes to the terminal. Repeat for several reports.",
+            help="Write the --format report to FILE (without --format, the one its suffix "
+            "names: .json, .xml JUnit, .sarif), and the text report to the terminal. With a "
+            "FORMAT: prefix (e.g. sarif:msgcli.sarif), write that report to FILE while "
+            "--format still goes to the terminal. Repeat for several reports. Never over an "
+            "input.",
         ),
     ] = None,
     select: SelectOption = None,
@@ -396,15 +401,19 @@ def _report_outputs(
     without ``--format`` the one its suffix names (``.json``, ``.xml`` JUnit, ``.sarif``;
     text otherwise). Every file is checked against the inputs and opened before the run,
     so a path that cannot be written fails at once."""
+    terminal = chosen or Format.text
+    if not outputs:
+        return terminal, []
     from ..outputs import PendingFile
 
-    terminal = chosen or Format.text
     planned: list[tuple[Format, str]] = []
     for spec in outputs:
         head, sep, tail = spec.partition(":")
         if sep and head in Format.__members__ and tail:
             planned.append((Format(head), tail))
             continue
+        if sep and head in Format.__members__:
+            raise _fail(f"--output {spec}: name the file after the colon, e.g. {head}:report")
         if sep and len(head) > 1 and head.isalnum():
             raise _fail(
                 f"--output {spec}: unknown report format {head!r} (known: "
