@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -434,3 +435,41 @@ def test_the_ways_to_ignore_a_rule_that_rules_gives_work(run_cli, tmp_path, monk
     (tmp_path / "pyproject.toml").write_text('[tool.msgcli]\nignore = ["T001"]\n')
     _, out = run_cli("validate", str(log))
     assert " T001 " not in out and " T002 " in out
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a pseudo-terminal is POSIX")
+def test_follow_uses_the_terminals_width():
+    """In a terminal 70 columns wide, --follow draws at 70 columns (not a fixed 100)."""
+    import fcntl
+    import pty
+    import select
+    import struct
+    import termios
+
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 70, 0, 0))
+    env = {**os.environ, "TERM": "xterm", "NO_COLOR": "1"}
+    env.pop("COLUMNS", None)
+    proc = subprocess.Popen(
+        [*MSGCLI, "show", "--follow", "--idle-timeout", "1", str(TRANSCRIPT)],
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        env=env,
+        close_fds=True,
+    )
+    os.close(slave)
+    seen = b""
+    while select.select([master], [], [], 60)[0]:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # the other end closed
+            break
+        if not chunk:
+            break
+        seen += chunk
+    os.close(master)
+    assert proc.wait(timeout=60) == 0
+    text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", seen.decode("utf-8", "replace"))
+    widths = [len(line) for line in text.replace("\r", "").split("\n")]
+    assert 60 < max(widths) <= 70
