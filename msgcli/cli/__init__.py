@@ -405,26 +405,28 @@ def _report_outputs(
     if not outputs:
         return terminal, []
     from ..outputs import PendingFile
+    from ..textsafe import visible
 
     planned: list[tuple[Format, str]] = []
     for spec in outputs:
+        shown = visible(spec)
         head, sep, tail = spec.partition(":")
         if sep and head in Format.__members__ and tail:
             planned.append((Format(head), tail))
             continue
         if sep and head in Format.__members__:
-            raise _fail(f"--output {spec}: name the file after the colon, e.g. {head}:report")
+            raise _fail(f"--output {shown}: name the file after the colon, e.g. {head}:report")
         if sep and len(head) > 1 and head.isalnum():
             raise _fail(
-                f"--output {spec}: unknown report format {head!r} (known: "
-                f"{', '.join(Format.__members__)}); to name a file with a colon, write ./{spec}"
+                f"--output {shown}: unknown report format {head!r} (known: "
+                f"{', '.join(Format.__members__)}); to name a file with a colon, write ./{shown}"
             )
         suffix = os.path.splitext(spec)[1].lower()
         named = _SUFFIX_FORMATS.get(suffix)
         if chosen is not None and named is not None and named is not chosen:
             raise _fail(
-                f"--output {spec} names a {named.value} report by its suffix, but --format is "
-                f"{chosen.value}: write {chosen.value}:{spec} or {named.value}:{spec}"
+                f"--output {shown} names a {named.value} report by its suffix, but --format is "
+                f"{chosen.value}: write {chosen.value}:{shown} or {named.value}:{shown}"
             )
         planned.append((chosen or named or Format.text, spec))
         terminal = Format.text  # the unprefixed output took --format: the terminal reads text
@@ -435,7 +437,7 @@ def _report_outputs(
             try:
                 files.append((fmt, PendingFile(path, text=True)))
             except OSError as exc:
-                raise _fail(f"cannot write {path}: {exc.strerror or exc}") from None
+                raise _fail(f"cannot write {visible(path)}: {exc.strerror or exc}") from None
     except BaseException:
         for _, pending in files:
             pending.discard()
