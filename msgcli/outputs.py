@@ -10,7 +10,8 @@ goes through this module:
 - :class:`PendingFile` writes to a temporary file in the destination's directory and
   renames it into place when the command is done, so an interrupted run leaves the file
   that was there before (or none), never half a file. Something that is not a regular file
-  (``/dev/null``, a pipe) is written directly.
+  (``/dev/null``, a pipe) is written directly, and so is an existing file in a folder where
+  no new file may be made.
 """
 
 from __future__ import annotations
@@ -108,12 +109,16 @@ class PendingFile:
         self._temp: str | None = None
         st = _stat(self._target)
         raw: IO[bytes]
-        if st is not None and not stat.S_ISREG(st.st_mode):
-            raw = open(self._target, "wb")  # noqa: SIM115  (/dev/null, a pipe, a terminal)
+        folder, name = os.path.split(self._target)
+        if (st is not None and not stat.S_ISREG(st.st_mode)) or (
+            st is not None and not os.access(folder or ".", os.W_OK)
+        ):
+            # /dev/null, a pipe, a terminal; or a file that may be written in a folder where
+            # no other file may be made: written in place, as there is no other way
+            raw = open(self._target, "wb")  # noqa: SIM115  (closed by commit or discard)
         else:
             import tempfile
 
-            folder, name = os.path.split(self._target)
             fd, self._temp = tempfile.mkstemp(dir=folder or ".", prefix=f".{name}.", suffix=".tmp")
             try:
                 os.chmod(self._temp, stat.S_IMODE(st.st_mode) if st else _new_file_mode())

@@ -151,3 +151,18 @@ def test_check_outputs_ignores_standard_streams_and_missing_inputs(tmp_path):
     check_outputs([str(tmp_path / "new.jsonl")], [str(tmp_path / "missing.jsonl")])
     with pytest.raises(SameFileError):
         check_outputs([str(TRANSCRIPT)], [str(TRANSCRIPT)])
+
+
+def test_a_file_in_a_folder_where_nothing_new_may_be_made_is_written_in_place(
+    tmp_path, monkeypatch
+):
+    target = tmp_path / "report.json"
+    target.write_text("old")
+    real_access = os.access
+    monkeypatch.setattr(
+        os, "access", lambda p, mode: False if str(p) == str(tmp_path) else real_access(p, mode)
+    )
+    with PendingFile(str(target), text=True) as out:
+        out.stream.write("new")
+    assert target.read_text() == "new"
+    assert [p.name for p in tmp_path.iterdir()] == ["report.json"]
