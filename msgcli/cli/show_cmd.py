@@ -96,9 +96,37 @@ def show(
     export_html: Annotated[
         str | None,
         typer.Option(
-            "--export-html", metavar="FILE", help="Write one self-contained HTML page instead."
+            "--export-html",
+            metavar="FILE",
+            help="Write one self-contained HTML page instead (search, filters, media; "
+            "opens offline).",
         ),
     ] = None,
+    export_markdown: Annotated[
+        str | None,
+        typer.Option(
+            "--export-markdown",
+            metavar="FILE",
+            help="Write the conversation as GitHub-flavoured Markdown instead ('-': stdout).",
+        ),
+    ] = None,
+    findings: Annotated[
+        bool,
+        typer.Option("--findings", help="With --export-html: show validate's findings too."),
+    ] = False,
+    media: Annotated[
+        bool,
+        typer.Option("--media/--no-media", help="With --export-html: draw inline media."),
+    ] = True,
+    media_limit: Annotated[
+        int,
+        typer.Option(
+            "--media-limit",
+            min=0,
+            metavar="BYTES",
+            help="With --export-html: leave out media larger than this.",
+        ),
+    ] = 2 * 1024 * 1024,
     export_svg: Annotated[
         str | None,
         typer.Option("--export-svg", metavar="FILE", help="Write an SVG picture instead."),
@@ -117,7 +145,7 @@ def show(
     """
     if head is not None and tail is not None:
         raise _fail("--head and --tail cannot be used together")
-    if follow and (tail is not None or export_html or export_svg):
+    if follow and (tail is not None or export_html or export_svg or export_markdown):
         raise _fail("--follow cannot be used with --tail or an export")
     if follow and (len(paths) != 1 or paths[0] == "-"):
         raise _fail("--follow needs exactly one file")
@@ -149,19 +177,38 @@ def show(
     terminal = stdout.isatty()
     colour = use_colour(stdout)
 
-    if export_html or export_svg:
+    if export_svg and (export_html or export_markdown) and "-" in paths:
+        raise _fail("standard input can be read only once: write one export")
+    if export_html or export_markdown:
+        from ._exports import run_exports
+
+        code = run_exports(
+            paths,
+            chosen,
+            filters,
+            head,
+            tail,
+            html=export_html,
+            markdown=export_markdown,
+            findings=findings,
+            media=media,
+            media_limit=media_limit,
+            max_chars=max_chars,
+        )
+        if not export_svg:
+            raise typer.Exit(code)
+
+    if export_svg:
         import io
 
         console = console_for(io.StringIO(), colour=True, width=width or 100, record=True)
         view = View(console, options, filters, head=head, tail=tail)
         code = view.run(paths, chosen)
-        for target, save in ((export_html, _save_html), (export_svg, _save_svg)):
-            if target:
-                try:
-                    save(console, target, " ".join(paths))
-                except OSError as exc:
-                    raise _fail(f"cannot write {target}: {exc.strerror or exc}") from None
-                typer.echo(f"msgcli: wrote {target}", err=True)
+        try:
+            _save_svg(console, export_svg, " ".join(paths))
+        except OSError as exc:
+            raise _fail(f"cannot write {export_svg}: {exc.strerror or exc}") from None
+        typer.echo(f"msgcli: wrote {export_svg}", err=True)
         raise typer.Exit(code)
 
     if follow:
@@ -179,13 +226,6 @@ def show(
         view = View(console, options, filters, head=head, tail=tail)
         code = view.run(paths, chosen)
     raise typer.Exit(code)
-
-
-def _save_html(console, target: str, title: str) -> None:
-    # keep the record for the SVG too: both exports may be asked for at once
-    html = console.export_html(inline_styles=True, clear=False)
-    with open(target, "w", encoding="utf-8") as out:
-        out.write(html)
 
 
 def _save_svg(console, target: str, title: str) -> None:
