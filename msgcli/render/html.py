@@ -168,7 +168,16 @@ def _markdown() -> Any:
     return md
 
 
+#: text that Markdown would turn into one plain paragraph: nothing to parse
+_SYNTAX = re.compile(r"[\\`*_\[\]<>#!|~&=+\-:]|^\s|\s$|\n\s*\n|\n\s|\s\n|^\d+[.)]", re.M)
+
+
 def render_markdown(text: str) -> str:
+    """``text`` as HTML: a plain paragraph directly, anything else through markdown-it."""
+    if not text.strip():
+        return ""
+    if not _SYNTAX.search(text):
+        return f"<p>{html.escape(text, quote=False)}</p>\n"
     return str(_markdown().render(text))
 
 
@@ -290,6 +299,7 @@ dl.fields{display:grid;grid-template-columns:max-content 1fr;gap:.1rem .8rem;mar
 dl.fields dt{color:var(--dim)}dl.fields dd{margin:0;overflow-wrap:anywhere;white-space:pre-wrap}
 [hidden]{display:none!important}
 table.index{border-collapse:collapse;width:100%;background:var(--card)}
+table.index th{white-space:nowrap}
 table.index td,table.index th{border:1px solid var(--line);padding:.3rem .5rem;text-align:left;
 font-size:.9rem;overflow-wrap:anywhere}
 table.index td.n{text-align:right;font-variant-numeric:tabular-nums}
