@@ -188,13 +188,17 @@ _TOKENS = re.compile(
 )
 
 
-def json_html(value: Any, limit: int = 0) -> str:
-    """A value as indented JSON, escaped, with keys, strings, numbers and literals marked."""
+def json_html(value: Any, limit: int = 0, marked: bool = True) -> str:
+    """A value as indented JSON, escaped, with keys, strings, numbers and literals marked
+    (``marked=False``: plain, fewer elements for a page of many messages)."""
     try:
         dumped = json.dumps(value, ensure_ascii=False, indent=2)
     except (TypeError, ValueError):
         dumped = repr(value)
     dumped, more = _cut(clean(dumped), limit)
+    if not marked:
+        tail = f'<span class="cut">… {more:,} more characters</span>' if more else ""
+        return f'<pre class="json">{html.escape(dumped, quote=False)}{tail}</pre>'
     out: list[str] = []
     pos = 0
     for match in _TOKENS.finditer(dumped):
@@ -247,7 +251,8 @@ main{width:100%;max-width:60rem;margin:0 auto;padding:1rem}
 h2.file{font-size:.95rem;color:var(--dim);border-bottom:1px solid var(--line);margin:1.5rem 0 .75rem;
 overflow-wrap:anywhere}
 .msg{background:var(--card);border:1px solid var(--line);border-left:4px solid var(--other);
-border-radius:8px;padding:.6rem .9rem;margin:0 0 .9rem}
+border-radius:8px;padding:.6rem .9rem;margin:0 0 .9rem;content-visibility:auto;
+contain-intrinsic-size:auto 12rem}
 .msg.r-user{border-left-color:var(--user)}.msg.r-assistant{border-left-color:var(--assistant)}
 .msg.r-system{border-left-color:var(--system)}.msg.r-tool{border-left-color:var(--tool)}
 .head{display:flex;flex-wrap:wrap;gap:.1rem .6rem;align-items:baseline;font-size:.85rem;color:var(--dim)}
@@ -534,7 +539,7 @@ class HtmlWriter:
             head.append(f'<span class="tag">{one_line(unit.item.path)}</span>')
         parts = [
             f'<article class="msg r-{role_class}" id="{anchor}"{attrs}>',
-            '<div class="head">' + " ".join(head) + "</div>",
+            '<div class="head">' + "".join(head) + "</div>",
             '<div class="body">',
             body,
             "</div>",
@@ -545,7 +550,7 @@ class HtmlWriter:
         if msg.metadata:
             parts.append(
                 '<details class="meta"><summary>metadata</summary>'
-                + json_html(msg.metadata, self.options.max_chars)
+                + json_html(msg.metadata, self.options.max_chars, marked=False)
                 + "</details>"
             )
         findings = self.options.findings
