@@ -149,16 +149,16 @@ def test_real_log_page_in_the_browser(browser, run_cli, tmp_path, log, final):
         if calls:
             tool = str(calls[0][0])
             search.fill(tool)
-            wait_until(page, 
-                f"document.getElementById('count').textContent !== '0 of {cards} messages'"
+            wait_until(
+                page, f"document.getElementById('count').textContent !== '0 of {cards} messages'"
             )
             shown = page.locator("main article.msg:visible")
             assert 1 <= shown.count() <= cards
             for i in range(shown.count()):
                 assert tool.lower() in shown.nth(i).text_content().lower()
         search.fill("")
-        wait_until(page, 
-            f"document.getElementById('count').textContent === '{cards} of {cards} messages'"
+        wait_until(
+            page, f"document.getElementById('count').textContent === '{cards} of {cards} messages'"
         )
         # the role filter: the cards of that role, as many as the log has
         roles = [m.get("role") for m in messages]
@@ -210,7 +210,9 @@ def test_hostile_log_stays_inert_in_the_browser(browser, run_cli, tmp_path):
         page.wait_for_timeout(300)
         assert page.evaluate("window.__pwned") is None
         assert page.evaluate("document.querySelectorAll('script').length") == 1
-        assert page.evaluate("document.querySelectorAll('main img:not([src^=\"data:\"])').length") == 0
+        assert (
+            page.evaluate("document.querySelectorAll('main img:not([src^=\"data:\"])').length") == 0
+        )
         text = page.locator("main").text_content()
         assert f"<script>{PWNED}</script>" in text and "Mallory" in text
         assert page.evaluate("window.__violations") == []

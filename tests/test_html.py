@@ -54,7 +54,7 @@ HOSTILE = [
     f'"><svg onload="{PWNED}">',
     f"</pre></details></article><script>{PWNED}</script>",
     "<style>body{display:none}</style>",
-    f"<iframe src=\"javascript:{PWNED}\"></iframe>",
+    f'<iframe src="javascript:{PWNED}"></iframe>',
     f'<meta http-equiv="refresh" content="0;url=javascript:{PWNED}">',
     "<!-- an unclosed comment",
     f"```\n<script>{PWNED}</script>",
@@ -110,7 +110,11 @@ def hostile_log(folder: Path) -> Path:
         {
             "type": "data",
             "id": "bad-base64",
-            "source": {"type": "base64", "data": f'AAAA" onerror="{PWNED}', "media_type": "image/png"},
+            "source": {
+                "type": "base64",
+                "data": f'AAAA" onerror="{PWNED}',
+                "media_type": "image/png",
+            },
             "name": "bad.png",
         }
     )
@@ -162,7 +166,9 @@ def parse(text: str) -> Page:
 
 def csp_of(page: Page) -> dict[str, list[str]]:
     (meta,) = [
-        a for a in page.tags("meta") if (a.get("http-equiv") or "").lower() == "content-security-policy"
+        a
+        for a in page.tags("meta")
+        if (a.get("http-equiv") or "").lower() == "content-security-policy"
     ]
     policy: dict[str, list[str]] = {}
     for part in (meta.get("content") or "").split(";"):
@@ -223,13 +229,13 @@ def test_every_real_log_becomes_a_page_with_every_message_and_call(export, log, 
     page = parse(text)
     check_inert(page)
     messages = raw_messages(final)
-    names, calls, media = expectations(messages)
+    names, calls, _media = expectations(messages)
     cards = [a for a in page.tags("article") if "msg" in (a.get("class") or "").split()]
     assert len(cards) == expected_cards(messages)
     body = "".join(page.text)
     for name in names:  # a card's sender, or "from NAME" under the call a result answers
         assert name in body, name
-    tools = [a["data-tool"] for a in page.tags("div") if "call" == a.get("class")]
+    tools = [a["data-tool"] for a in page.tags("div") if a.get("class") == "call"]
     assert tools == [str(tool) for tool, _ in calls]
     for _tool, state in calls:
         if state is not _NO_RESULT and state is not None:
@@ -253,8 +259,10 @@ def expected_cards(messages):
     for m in messages:
         blocks = _blocks(m.get("content"))
         results = [b for b in blocks if b.get("type") in ("tool_result", "tool_output")]
-        if results and len(results) == len(m.get("content")) and all(
-            b.get("id", b.get("call_id")) in called for b in results
+        if (
+            results
+            and len(results) == len(m.get("content"))
+            and all(b.get("id", b.get("call_id")) in called for b in results)
         ):
             continue
         cards += 1
@@ -313,7 +321,9 @@ def test_media_can_be_left_out_or_limited(export):
     _, small = export(log, "--media-limit", "10")
     assert not parse(small).tags("img") and "larger than 10 B" in small
     # a URL is a link to click, never loaded by the page
-    link = "https://upload.wikimedia.org/wikipedia/commons/4/47/PNG_transparency_demonstration_1.png"
+    link = (
+        "https://upload.wikimedia.org/wikipedia/commons/4/47/PNG_transparency_demonstration_1.png"
+    )
     assert [a["href"] for a in parse(whole).tags("a") if a.get("class") == "media-url"] == [link]
 
 
@@ -350,7 +360,9 @@ def test_view_writes_a_page_per_log_and_an_index(run_cli, tmp_path):
     index = parse((site / "index.html").read_text(encoding="utf-8"))
     check_inert(index)
     links = [a["href"] for a in index.tags("a")]
-    logs = sorted(str(p.relative_to(REAL)) for p in REAL.rglob("*") if p.suffix in (".jsonl", ".sse"))
+    logs = sorted(
+        str(p.relative_to(REAL)) for p in REAL.rglob("*") if p.suffix in (".jsonl", ".sse")
+    )
     assert sorted(links) == sorted(f"{name}.html" for name in logs)
     for name in logs:
         page = parse((site / f"{name}.html").read_text(encoding="utf-8"))
@@ -367,9 +379,7 @@ def test_view_writes_a_page_per_log_and_an_index(run_cli, tmp_path):
 def test_plain_paragraph_shortcut_renders_as_markdown_would(text):
     from markdown_it import MarkdownIt
 
-    from msgcli.render.html import render_markdown
-
-    from msgcli.render.html import clean
+    from msgcli.render.html import clean, render_markdown
 
     text = clean(text)  # as every text from a log is before it is rendered
     full = MarkdownIt("commonmark", {"html": False}).enable(["table", "strikethrough"])
@@ -411,7 +421,7 @@ def test_markdown_reads_as_the_conversation(log, final):
     headers = [
         t.content
         for i, t in enumerate(tokens)
-        if t.type == "inline" and re.match(r"\*\*(%s)\*\*" % "|".join(ROLES), t.content)
+        if t.type == "inline" and re.match(r"\*\*(" + "|".join(ROLES) + r")\*\*", t.content)
     ]
     assert len([t for t in tokens if t.type == "hr"]) == expected_cards(messages) == len(headers)
     shown = [html.unescape(re.sub("<[^>]+>", "", MarkdownIt().renderInline(h))) for h in headers]
@@ -459,7 +469,9 @@ def test_hostile_text_cannot_reshape_the_markdown(run_cli, tmp_path):
     # HTML the document carries is only its own <details>/<summary>, never the log's
     for t in tokens:
         if t.type == "html_block":
-            assert re.fullmatch(r"\s*(</?details>|<details><summary>[^<>]*</summary>)\s*", t.content), t.content
+            assert re.fullmatch(
+                r"\s*(</?details>|<details><summary>[^<>]*</summary>)\s*", t.content
+            ), t.content
         for child in t.children or ():
             if child.type == "html_inline":
                 assert child.content in ("<details>", "</details>", "<summary>", "</summary>")
@@ -475,7 +487,9 @@ def test_broken_text_from_the_library_is_written_as_replacement_characters():
     from msgcli.render.thread import Unit
     from msgcli.stream import Item
 
-    msg = Message("agentscope-py", role="user", name="a\ud800b", content=[TextBlock(text="x\udc00y")])
+    msg = Message(
+        "agentscope-py", role="user", name="a\ud800b", content=[TextBlock(text="x\udc00y")]
+    )
     out = io.StringIO()
     writer = HtmlWriter(out, HtmlOptions())
     writer.unit(Unit(Item("log", 1, msg)))

@@ -72,7 +72,7 @@ def view(
     except OSError as exc:
         raise _fail(f"cannot make {output}: {exc.strerror or exc}") from None
 
-    pages: list[tuple[str, str, str | None]] = []  # (log name, page file, problem)
+    pages: list[tuple[str, str, str]] = []  # (log name, page file, problem or "")
     taken: set[str] = set()
     for arg in paths:
         for name, source, problem in expand_paths([arg]):
@@ -90,13 +90,13 @@ def view(
             while page in taken:
                 page, n = f"{rel}-{n}.html", n + 1
             taken.add(page)
-            pages.append((name, page, None))
+            pages.append((name, page, ""))
 
     code = 0
     rows: list[str] = []
     total = 0
     for name, page, problem in pages:
-        if problem is not None:
+        if problem:
             code = 2
             rows.append(
                 f"<tr><td>{one_line(name)}</td><td colspan=6>cannot read: {problem}</td></tr>"

@@ -145,12 +145,12 @@ def _markdown() -> Any:
     def validate(url: str) -> bool:
         return url.strip().lower().startswith(("http://", "https://", "mailto:"))
 
-    md.validateLink = validate
+    md.validateLink = validate  # type: ignore[method-assign]
 
     def link_open(self: Any, tokens: Any, idx: int, options: Any, env: Any) -> str:
         tokens[idx].attrSet("rel", "noopener noreferrer nofollow")
         tokens[idx].attrSet("target", "_blank")
-        return self.renderToken(tokens, idx, options, env)  # type: ignore[no-any-return]
+        return str(self.renderToken(tokens, idx, options, env))
 
     def image(self: Any, tokens: Any, idx: int, options: Any, env: Any) -> str:
         token = tokens[idx]
@@ -228,141 +228,21 @@ def _pre(text: Any, limit: int) -> str:
 
 # -- the page -------------------------------------------------------------------------------
 
-CSS = """
-:root{color-scheme:light dark;--bg:#f6f7f9;--card:#fff;--fg:#1b1f24;--dim:#5b6470;--line:#d8dde3;
---code:#f0f2f5;--user:#1a7f37;--assistant:#0b5cad;--system:#57606a;--tool:#9a6700;--other:#8250df;
---ok:#1a7f37;--err:#cf222e;--warn:#9a6700;--jk:#0550ae;--js:#0a3069;--jn:#953800;--jl:#8250df;
---mark:#fff3b0}
-@media (prefers-color-scheme:dark){:root{--bg:#0d1117;--card:#161b22;--fg:#e6edf3;--dim:#8d96a0;
---line:#30363d;--code:#1f242c;--user:#3fb950;--assistant:#58a6ff;--system:#8d96a0;--tool:#d29922;
---other:#bc8cff;--ok:#3fb950;--err:#f85149;--warn:#d29922;--jk:#79c0ff;--js:#a5d6ff;--jn:#ffa657;
---jl:#d2a8ff;--mark:#5a4a00}}
-*{box-sizing:border-box}
-body{margin:0;background:var(--bg);color:var(--fg);font:15px/1.5 system-ui,-apple-system,"Segoe UI",
-Roboto,"Noto Sans","Noto Sans CJK SC",sans-serif;display:flex;flex-direction:column;min-height:100vh}
-#bar{order:-1;position:sticky;top:0;z-index:2;background:var(--bg);border-bottom:1px solid var(--line);
-padding:.5rem 1rem;display:flex;flex-wrap:wrap;gap:.5rem;align-items:center}
-#bar h1{font-size:1rem;margin:0 auto 0 0;overflow-wrap:anywhere}
-#bar input,#bar select{font:inherit;color:inherit;background:var(--card);border:1px solid var(--line);
-border-radius:6px;padding:.25rem .5rem;max-width:100%}
-#bar input{width:16rem}
-#count{color:var(--dim);font-size:.85rem}
-main{width:100%;max-width:60rem;margin:0 auto;padding:1rem}
-h2.file{font-size:.95rem;color:var(--dim);border-bottom:1px solid var(--line);margin:1.5rem 0 .75rem;
-overflow-wrap:anywhere}
-.msg{background:var(--card);border:1px solid var(--line);border-left:4px solid var(--other);
-border-radius:8px;padding:.6rem .9rem;margin:0 0 .9rem;content-visibility:auto;
-contain-intrinsic-size:auto 12rem}
-.msg.r-user{border-left-color:var(--user)}.msg.r-assistant{border-left-color:var(--assistant)}
-.msg.r-system{border-left-color:var(--system)}.msg.r-tool{border-left-color:var(--tool)}
-.head{display:flex;flex-wrap:wrap;gap:.1rem .6rem;align-items:baseline;font-size:.85rem;color:var(--dim)}
-.role{font-weight:700;letter-spacing:.04em;color:var(--other)}
-.r-user .role{color:var(--user)}.r-assistant .role{color:var(--assistant)}
-.r-system .role{color:var(--system)}.r-tool .role{color:var(--tool)}
-.name{font-weight:600;color:var(--fg);font-size:.95rem}
-.id{font:inherit;font-family:ui-monospace,monospace;color:var(--dim);background:none;border:1px dashed
-var(--line);border-radius:4px;padding:0 .3rem;cursor:copy}
-.id.copied{border-color:var(--ok);color:var(--ok)}
-a{color:var(--assistant)}
-.line{color:var(--dim)}
-.body>*{margin:.4rem 0}
-.md>:first-child{margin-top:.2rem}.md>:last-child{margin-bottom:.2rem}
-.md table{border-collapse:collapse}.md td,.md th{border:1px solid var(--line);padding:.2rem .5rem}
-pre,code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,"Noto Sans Mono CJK SC",monospace;
-font-size:.85rem}
-pre{background:var(--code);border-radius:6px;padding:.5rem .7rem;margin:.3rem 0;white-space:pre-wrap;
-overflow-wrap:anywhere;max-height:40rem;overflow:auto}
-code{background:var(--code);border-radius:4px;padding:0 .2rem}
-pre code{background:none;padding:0}
-details{border-radius:6px}
-summary{cursor:pointer;color:var(--dim);font-size:.9rem;overflow-wrap:anywhere}
-summary .peek{font-style:italic;opacity:.85}
-details.thinking pre,details.hint pre{font-family:inherit;font-size:.9rem;font-style:italic}
-.call{border:1px solid var(--line);border-radius:6px;padding:.4rem .6rem}
-.call-head,.result-head{font-size:.9rem;overflow-wrap:anywhere}
-.call-head .tool{font-weight:700;font-family:ui-monospace,monospace}
-.tag{color:var(--dim);font-family:ui-monospace,monospace;font-size:.8rem}
-.result{margin:.3rem 0 0 .9rem;border-left:2px solid var(--line);padding-left:.6rem}
-.state{font-weight:700}.s-success{color:var(--ok)}.s-error,.s-denied{color:var(--err)}
-.s-interrupted,.s-running,.s-in_progress{color:var(--warn)}
-.jk{color:var(--jk)}.js{color:var(--js)}.jn{color:var(--jn)}.jl{color:var(--jl)}
-.cut{color:var(--warn);font-style:italic}
-.media img{max-width:100%;max-height:24rem;height:auto;border:1px solid var(--line);border-radius:4px;
-image-rendering:auto;background:repeating-conic-gradient(#8882 0 25%,transparent 0 50%) 0 0/16px 16px}
-.media img.tiny{width:4rem;image-rendering:pixelated}
-.media audio,.media video{max-width:100%}
-.media figcaption,.medialine{font-size:.8rem;color:var(--dim);overflow-wrap:anywhere}
-.foot{font-size:.8rem;color:var(--dim)}
-.foot .error{color:var(--err);font-weight:600}
-.mark{color:var(--warn);font-weight:600}
-.notice,.unreadable{color:var(--err);font-family:ui-monospace,monospace;font-size:.85rem;margin:.5rem 0}
-.findings{list-style:none;padding:0;margin:.4rem 0;font-size:.85rem}
-.findings li{border-left:3px solid var(--warn);padding:.1rem .5rem;margin:.2rem 0;background:var(--code)}
-.findings li.f-error{border-left-color:var(--err)}
-.findings code{background:none;font-weight:700}
-dl.fields{display:grid;grid-template-columns:max-content 1fr;gap:.1rem .8rem;margin:.3rem 0}
-dl.fields dt{color:var(--dim)}dl.fields dd{margin:0;overflow-wrap:anywhere;white-space:pre-wrap}
-[hidden]{display:none!important}
-table.index{border-collapse:collapse;width:100%;background:var(--card)}
-table.index th{white-space:nowrap}
-table.index td,table.index th{border:1px solid var(--line);padding:.3rem .5rem;text-align:left;
-font-size:.9rem;overflow-wrap:anywhere}
-table.index td.n{text-align:right;font-variant-numeric:tabular-nums}
-@media (max-width:40rem){main{padding:.5rem}#bar input{width:100%}.msg{padding:.5rem .6rem}
-.result{margin-left:.3rem}}
-"""
+
+def _asset(name: str) -> str:
+    """A file of the page (style, script) shipped beside this module."""
+    from importlib.resources import files
+
+    return files(__package__).joinpath(name).read_text(encoding="utf-8")
+
+
+CSS = _asset("page.css")
 
 # The page's own script: search, filters, copy an id. Reads the page's text with
 # textContent and writes only attributes and textContent: it never builds markup.
-JS = """
-(function(){
-"use strict";
-var cards=Array.prototype.slice.call(document.querySelectorAll("main .msg"));
-var texts=null,q=document.getElementById("q"),count=document.getElementById("count");
-var sel={role:document.getElementById("f-role"),name:document.getElementById("f-name"),
-tool:document.getElementById("f-tool")};
-function apply(){
- var needle=q?q.value.trim().toLowerCase():"",role=sel.role?sel.role.value:"",
- name=sel.name?sel.name.value:"",tool=sel.tool?sel.tool.value:"",shown=0;
- if(needle&&!texts){texts=cards.map(function(c){return c.textContent.toLowerCase();});}
- for(var i=0;i<cards.length;i++){
-  var c=cards[i],d=c.dataset,ok=true;
-  if(role&&d.role!==role)ok=false;
-  if(ok&&name&&d.name!==name)ok=false;
-  if(ok&&tool&&(d.tools||"").split("\\n").indexOf(tool)<0)ok=false;
-  if(ok&&needle&&texts[i].indexOf(needle)<0)ok=false;
-  c.hidden=!ok;if(ok)shown++;
- }
- if(count)count.textContent=shown+" of "+cards.length+" messages";
-}
-var timer=0;
-if(q)q.addEventListener("input",function(){clearTimeout(timer);timer=setTimeout(apply,120);});
-Object.keys(sel).forEach(function(k){if(sel[k])sel[k].addEventListener("change",apply);});
-document.addEventListener("click",function(e){
- var b=e.target.closest&&e.target.closest("button.id");
- if(!b)return;
- var id=b.getAttribute("data-id");
- function done(){b.classList.add("copied");setTimeout(function(){b.classList.remove("copied");},900);}
- if(navigator.clipboard&&navigator.clipboard.writeText){navigator.clipboard.writeText(id).then(done,
-  function(){});}
- else{var r=document.createRange();r.selectNodeContents(b);var s=getSelection();
-  s.removeAllRanges();s.addRange(r);}
-});
-apply();
-})();
-"""
+JS = _asset("page.js")
 
-INDEX_JS = """
-(function(){
-"use strict";
-var rows=Array.prototype.slice.call(document.querySelectorAll("table.index tbody tr"));
-var q=document.getElementById("q"),count=document.getElementById("count");
-function apply(){var n=q.value.trim().toLowerCase(),shown=0;
- rows.forEach(function(r){var ok=!n||r.textContent.toLowerCase().indexOf(n)>=0;r.hidden=!ok;
- if(ok)shown++;});count.textContent=shown+" of "+rows.length+" logs";}
-q.addEventListener("input",apply);apply();
-})();
-"""
+INDEX_JS = _asset("index.js")
 
 
 def _hash(source: str) -> str:
@@ -384,7 +264,7 @@ CSP = csp(JS)
 
 def page_head(title: str, script: str = JS) -> str:
     return (
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         f'<meta http-equiv="Content-Security-Policy" content="{csp(script)}">\n'
         '<meta name="referrer" content="no-referrer">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
@@ -465,12 +345,15 @@ class HtmlWriter:
 
     def unreadable(self, name: str, why: str) -> None:
         self.tally.unreadable += 1
-        self.out.write(f'<p class="unreadable">{one_line(name)}: cannot read: {one_line(why)}</p>\n')
+        self.out.write(
+            f'<p class="unreadable">{one_line(name)}: cannot read: {one_line(why)}</p>\n'
+        )
 
     def notice(self, item: Item) -> None:
         self.tally.notices += 1
         self.out.write(
-            f'<p class="notice">line {item.line}: {one_line(item.code)} {one_line(item.notice)}</p>\n'
+            f'<p class="notice">line {item.line}: {one_line(item.code)} '
+            f"{one_line(item.notice)}</p>\n"
         )
 
     def unit(self, unit: Unit) -> None:
@@ -481,7 +364,8 @@ class HtmlWriter:
         bar = (
             '<div id="bar" role="search">'
             f"<h1>{one_line(self.options.title)}</h1>"
-            '<input id="q" type="search" placeholder="Search messages" aria-label="Search messages">'
+            '<input id="q" type="search" placeholder="Search messages" '
+            'aria-label="Search messages">'
             + _options("role", "f-role", t.roles)
             + _options("sender", "f-name", t.names)
             + _options("tool", "f-tool", t.tools)
@@ -516,11 +400,7 @@ class HtmlWriter:
         attrs = (
             f' data-role="{role_text}"'
             + (f' data-name="{name}"' if msg.name is not None else "")
-            + (
-                ' data-tools="' + html.escape("\n".join(tools), quote=True) + '"'
-                if tools
-                else ""
-            )
+            + (' data-tools="' + html.escape("\n".join(tools), quote=True) + '"' if tools else "")
         )
         head = [f'<span class="role">{html.escape(visible(role.upper()), quote=False)}</span>']
         if name:
@@ -567,9 +447,10 @@ class HtmlWriter:
         items = []
         for f in found:
             severity = str(getattr(f.severity, "value", f.severity))
-            at = f" <span class=\"tag\">at {one_line(f.pointer)}</span>" if f.pointer else ""
+            at = f' <span class="tag">at {one_line(f.pointer)}</span>' if f.pointer else ""
             items.append(
-                f'<li class="f-{one_line(severity)}">line {f.line}: <code>{one_line(f.code)}</code> '
+                f'<li class="f-{one_line(severity)}">line {f.line}: '
+                f"<code>{one_line(f.code)}</code> "
                 f"{one_line(severity)}: {one_line(f.message)}{at}</li>"
             )
         return '<ul class="findings">' + "".join(items) + "</ul>"
@@ -638,7 +519,9 @@ class HtmlWriter:
             )
         return f'<div class="tag">{one_line(getattr(block, "type", "?"))} block</div>'
 
-    def _call(self, block: ToolCallBlock, answers: list[tuple[ToolResultBlock, Item | None]]) -> str:
+    def _call(
+        self, block: ToolCallBlock, answers: list[tuple[ToolResultBlock, Item | None]]
+    ) -> str:
         name = flat(block.name)
         head = [f'→ <span class="tool">{html.escape(name, quote=False)}</span>']
         if block.id is not None:

@@ -23,7 +23,6 @@ from ..model import (
     DataBlock,
     EvolveResultBlock,
     HintBlock,
-    Message,
     TextBlock,
     ThinkingBlock,
     ToolCallBlock,
