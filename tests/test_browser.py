@@ -286,6 +286,55 @@ def test_a_10k_message_page_opens_within_3_seconds(browser, run_cli, tmp_path):
     assert spent < 3.0
 
 
+OVERLAPS = """() => {
+  // characters of a text run drawn over the one before them (left-to-right scripts)
+  const out = [];
+  for (const t of document.querySelectorAll("text[textLength]")) {
+    let end = null, start = null;
+    for (let i = 0; i < t.getNumberOfChars(); i++) {
+      const ch = t.textContent[i];
+      if (/[\u0590-\u08ff\udc00-\udfff]/.test(ch)) { end = null; continue; }
+      const e = t.getExtentOfChar(i);
+      if (e.width === 0 || (start !== null && Math.abs(e.x - start) < 0.01)) continue;
+      if (end !== null && e.x < end - 1) out.push(t.textContent.slice(0, 40) + " @" + i);
+      start = e.x; end = e.x + e.width;
+    }
+  }
+  return out;
+}"""
+
+
+def test_svg_export_draws_wide_characters_without_overlap(browser, run_cli, tmp_path):
+    """CJK and emoji take two terminal cells; the SVG gives each run of text the room of its
+    cells (rich's own export squeezes such a run into one cell per character)."""
+    import io
+
+    from msgcli.render.thread import ShowOptions
+    from msgcli.render.view import View, console_for
+
+    log = str(
+        Path(__file__).parent.parent / "fixtures" / "real" / "agentscope-py" / "transcript.jsonl"
+    )
+    fixed = tmp_path / "show.svg"
+    code, _ = run_cli("show", "--export-svg", str(fixed), log)
+    assert code == 0
+    console = console_for(io.StringIO(), colour=True, width=100, record=True)
+    View(console, ShowOptions()).run([log], None)
+    raw = tmp_path / "raw.svg"
+    raw.write_text(console.export_svg(clear=False), encoding="utf-8")
+    page = browser.new_page()
+    try:
+        page.goto(raw.as_uri())
+        before = page.evaluate(OVERLAPS)
+        page.goto(fixed.as_uri())
+        after = page.evaluate(OVERLAPS)
+    finally:
+        page.close()
+    if not before:
+        pytest.skip("no font for CJK text here: rich's own SVG shows no overlap to compare with")
+    assert after == [], after
+
+
 def screenshots(folder: Path) -> None:
     """The README's pictures: the real AgentScope Python transcript, light and dark."""
     import subprocess

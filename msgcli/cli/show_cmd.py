@@ -231,6 +231,8 @@ def show(
 def _save_svg(console, target: str, title: str) -> None:
     from ..textsafe import visible
 
-    svg = console.export_svg(title=f"msgcli show {visible(title)}", clear=False)
+    from ..render.svg import widen
+
+    svg = widen(console.export_svg(title=f"msgcli show {visible(title)}", clear=False))
     with open(target, "w", encoding="utf-8") as out:
         out.write(svg)
