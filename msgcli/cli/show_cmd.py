@@ -229,9 +229,8 @@ def show(
 
 
 def _save_svg(console, target: str, title: str) -> None:
-    from ..textsafe import visible
-
     from ..render.svg import widen
+    from ..textsafe import visible
 
     svg = widen(console.export_svg(title=f"msgcli show {visible(title)}", clear=False))
     with open(target, "w", encoding="utf-8") as out:
