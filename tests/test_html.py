@@ -497,3 +497,18 @@ def test_broken_text_from_the_library_is_written_as_replacement_characters():
     text = out.getvalue()
     text.encode("utf-8")  # would fail on a surrogate
     assert "a\ufffdb" in text and "x\ufffdy" in text
+
+
+def test_exports_read_standard_input_and_several_files(run_cli, tmp_path):
+    log = REAL / "loongflow" / "transcript.jsonl"
+    code, out = run_cli("show", "--export-markdown", "-", "-", input=log.read_bytes())
+    assert code == 0 and out.count("\n---\n") + out.startswith("---\n") == 10
+    page = tmp_path / "two.html"
+    code, _ = run_cli("show", "--export-html", str(page), str(log), str(REAL / "agentscope-py"))
+    assert code == 0
+    parsed = parse(page.read_text(encoding="utf-8"))
+    headings = [a for a in parsed.tags("h2") if a.get("class") == "file"]
+    assert len(headings) == 1 + len(list((REAL / "agentscope-py").rglob("*.jsonl"))) + 1  # + .sse
+    # options that need a file, or the HTML export, say so
+    assert run_cli("show", "--findings", str(log))[0] == 2
+    assert run_cli("show", "--export-html", str(page), "--findings", "-", input=b"")[0] == 2

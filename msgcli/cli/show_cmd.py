@@ -177,6 +177,8 @@ def show(
     terminal = stdout.isatty()
     colour = use_colour(stdout)
 
+    if findings and not export_html:
+        raise _fail("--findings works with --export-html")
     if export_svg and (export_html or export_markdown) and "-" in paths:
         raise _fail("standard input can be read only once: write one export")
     if export_html or export_markdown:
