@@ -371,7 +371,8 @@ def screenshots(folder: Path) -> None:
                 page.locator("article.msg").nth(2).locator("details.thinking summary").first.click()
                 page.locator("article.msg").nth(2).scroll_into_view_if_needed()
                 page.evaluate(
-                    "window.scrollTo(0, document.querySelectorAll('article.msg')[1].offsetTop - 100)"
+                    "window.scrollTo(0, "
+                    "document.querySelectorAll('article.msg')[1].offsetTop - 100)"
                 )
                 page.screenshot(path=str(folder / f"view-{scheme}.png"))
                 page.close()
