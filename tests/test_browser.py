@@ -169,6 +169,23 @@ def test_real_log_page_in_the_browser(browser, run_cli, tmp_path, log, final):
             )
             assert shown_roles and set(shown_roles) == {"assistant"}
             page.select_option("#f-role", "")
+        # the tool filter: the cards that call that tool
+        if calls:
+            tool = str(calls[0][0])
+            page.select_option("#f-tool", tool)
+            shown = page.locator("main article.msg:visible")
+            expected = sum(
+                1
+                for m in messages
+                if any(
+                    b.get("type") in ("tool_call", "tool_use", "function")
+                    and tool
+                    in (b.get("name"), (b.get("arguments") or {}).get("name"), b.get("target"))
+                    for b in _all_blocks(m)
+                )
+            )
+            assert shown.count() == expected
+            page.select_option("#f-tool", "")
         # images are drawn
         images = page.locator("main img")
         inline = [
