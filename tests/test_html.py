@@ -512,3 +512,23 @@ def test_exports_read_standard_input_and_several_files(run_cli, tmp_path):
     # options that need a file, or the HTML export, say so
     assert run_cli("show", "--findings", str(log))[0] == 2
     assert run_cli("show", "--export-html", str(page), "--findings", "-", input=b"")[0] == 2
+
+
+def test_hostile_file_names_stay_text_in_the_index(run_cli, tmp_path):
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    name = f'"><img src=x onerror="{PWNED}"> #?%.jsonl'
+    (logs / name).write_bytes((REAL / "loongflow" / "transcript.jsonl").read_bytes())
+    site = tmp_path / "site"
+    code, _ = run_cli("view", str(logs), "-o", str(site))
+    assert code == 0
+    index = parse((site / "index.html").read_text(encoding="utf-8"))
+    check_inert(index)
+    assert not index.tags("img")
+    (link,) = [a["href"] for a in index.tags("a")]
+    from urllib.parse import unquote
+
+    assert (site / unquote(link)).is_file()
+    page = parse((site / unquote(link)).read_text(encoding="utf-8"))
+    check_inert(page)
+    assert name in "".join(page.text)
