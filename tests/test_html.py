@@ -327,20 +327,64 @@ def test_media_can_be_left_out_or_limited(export):
     assert [a["href"] for a in parse(whole).tags("a") if a.get("class") == "media-url"] == [link]
 
 
-def test_findings_are_shown_beside_the_message(export):
-    log = FIXTURES / "invalid" / "mixed-problems" / "agentscope-py-run.jsonl"
+INVALID = sorted(p for p in (FIXTURES / "invalid").rglob("*.jsonl") if "bad-input" not in p.parts)
+
+
+@pytest.mark.parametrize("log", INVALID, ids=[str(p.relative_to(FIXTURES)) for p in INVALID])
+def test_findings_are_shown_beside_the_message(export, log):
+    """Every finding once; one at the line of a message (or of a result shown under a call)
+    is in that message's card."""
     code, text = export(log, "--findings")
     assert code == 0
     from msgcli.api import iter_findings
 
     found = list(iter_findings(str(log)))
-    assert found
+
+    class Where(HTMLParser):
+        def __init__(self):
+            super().__init__()
+            self.card: list[str] = []  # the card's lines ("line N" texts)
+            self.depth = 0
+            self.items: list[tuple[bool, str]] = []
+            self.li = False
+
+        def handle_starttag(self, tag, attrs):
+            if tag == "article":
+                self.depth += 1
+            if tag == "li" and (dict(attrs).get("class") or "").startswith("f-"):
+                self.li = True
+                self.items.append((self.depth > 0, ""))
+
+        def handle_endtag(self, tag):
+            if tag == "article":
+                self.depth -= 1
+            if tag == "li":
+                self.li = False
+
+        def handle_data(self, data):
+            if self.li:
+                inside, seen = self.items[-1]
+                self.items[-1] = (inside, seen + data)
+
+    where = Where()
+    where.feed(text)
+    assert len(where.items) == len(found)
+    message_lines = {
+        i
+        for i, line in enumerate(log.read_text(encoding="utf-8").splitlines(), 1)
+        if line.strip().startswith("{")
+    }
     page = parse(text)
-    items = [a for a in page.tags("li") if (a.get("class") or "").startswith("f-")]
-    assert len(items) == len(found)
-    body = "".join(page.text)
+    card_lines = {
+        int(m.group(1)) for m in re.finditer(r'class="line" href="#m\d+">line (\d+)<', text)
+    }
+    result_lines = {int(m.group(1)) for m in re.finditer(r'class="tag">line (\d+)', text)}
     for finding in found:
-        assert f"line {finding.line}: {finding.code}" in body
+        shown = [i for i in where.items if i[1].startswith(f"line {finding.line}: {finding.code}")]
+        assert shown, finding
+        if finding.line in (card_lines | result_lines) & message_lines:
+            assert any(inside for inside, _ in shown), finding
+    assert page.tags("article")
 
 
 def test_an_export_never_overwrites_its_input(run_cli, tmp_path):

@@ -435,10 +435,17 @@ class HtmlWriter:
             )
         findings = self.options.findings
         if findings:
-            key = (unit.item.path, unit.item.line)
-            found = findings.get(key)
+            # the message's own line, and the lines of the results shown under its calls
+            keys = [(unit.item.path, unit.item.line)]
+            keys += [
+                (src.path, src.line) for answers in unit.results.values() for _, src in answers
+            ]
+            found = []
+            for key in dict.fromkeys(keys):
+                if key in findings and key not in self.placed:
+                    self.placed.add(key)
+                    found.extend(findings[key])
             if found:
-                self.placed.add(key)
                 parts.append(self._findings(found))
         parts.append("</article>\n")
         return "".join(parts)
