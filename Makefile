@@ -5,6 +5,7 @@ BIN := $(VENV)/bin
 PIP := $(BIN)/python -m pip --disable-pip-version-check --quiet
 
 .PHONY: demo test test-pythons lint format clean
+.PHONY: chromium
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -57,7 +58,7 @@ demo: $(VENV)/.test
 	$(BIN)/msgcli format fixtures/readme/weather.jsonl --provider openai
 
 ## test: install with the test extras and run the whole suite
-test: $(VENV)/.test
+test: $(VENV)/.test chromium
 	$(BIN)/python -m pytest -q
 
 ## test-pythons: the suite under every other supported Python found on PATH (own venvs)
@@ -70,6 +71,15 @@ test-pythons:
 	      && .venv-python$$ver/bin/python -m pytest -q -p no:cacheprovider || exit 1; \
 	  else echo "== $$py: not on this machine, skipped"; fi; \
 	done
+
+## chromium: the browser the HTML export tests drive (Debian's package, installed as root when
+## missing; without it those tests are skipped and say why)
+chromium:
+	@if [ ! -x /usr/bin/chromium ] && command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
+	  echo "installing chromium for the browser tests"; \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) \
+	    || echo "chromium could not be installed: the browser tests will be skipped"; \
+	fi
 
 ## lint: ruff over the package, the tests and the benchmarks, mypy over the package
 lint: $(VENV)/.lint

@@ -4,7 +4,8 @@ For every corpus (see corpora.py) it runs, each in its own process:
 
 - the limit: an ``orjson.loads`` loop over the same lines (only the loop is timed);
 - ``msgcli validate`` (with ``-j 1`` and ``-j 2`` when msgcli has that option), ``msgcli stats``,
-  ``msgcli replay -o OUT`` (event logs) and ``msgcli show --no-pager`` (on the 10k cuts);
+  ``msgcli replay -o OUT`` (event logs) and ``msgcli show --no-pager``, ``--export-html`` and
+  ``--export-markdown`` (on the 10k cuts);
 - on the first 20,000 lines of each 100k corpus, a loop with the ``jsonschema`` package over the
   same schemas, what a user would write instead of msgcli;
 - start-up: ``python -c pass``, ``msgcli --help``, ``msgcli validate`` of a one-line log and
@@ -237,6 +238,11 @@ def corpus_rows(built: corpora.Built, jobs: bool) -> list[Row]:
         add(
             "msgcli show", [msgcli, "show", "--no-pager", path], stdout=out.with_suffix(".show.txt")
         )
+        # the page and the Markdown a reader shares (issue: under 5 s for 10k messages)
+        html = str(out.with_suffix(".html"))
+        add("msgcli show --export-html", [msgcli, "show", "--export-html", html, path])
+        markdown = str(out.with_suffix(".md"))
+        add("msgcli show --export-markdown", [msgcli, "show", "--export-markdown", markdown, path])
         return rows
     for n in (1, 2) if jobs else ():
         argv = [*validate, "-j", str(n), path]

@@ -96,13 +96,14 @@ def _new_file_mode() -> int:
 class PendingFile:
     """A file written beside ``path`` and renamed onto it by :meth:`commit`.
 
-    ``stream`` is binary, text (UTF-8, ``\\n`` line ends) with ``text=True``, and gzip
+    ``stream`` is binary, text (UTF-8, ``\\n`` line ends, ``errors`` for what UTF-8 cannot
+    encode) with ``text=True``, and gzip
     when ``path`` ends in ``.gz`` (binary only). As a context manager it commits when the
     block ends normally and discards the temporary file when it ends by an exception.
     A path that cannot be written raises :class:`OSError` at once.
     """
 
-    def __init__(self, path: str, *, text: bool = False):
+    def __init__(self, path: str, *, text: bool = False, errors: str = "strict"):
         self.path = path
         # a symlink is written through: the file it points to is replaced, the link kept
         self._target = os.path.realpath(path)
@@ -132,7 +133,7 @@ class PendingFile:
         if path.endswith(".gz") and not text:
             stream = gzip.GzipFile(filename=self._target, mode="wb", fileobj=raw)
         elif text:
-            stream = io.TextIOWrapper(raw, encoding="utf-8", newline="\n")
+            stream = io.TextIOWrapper(raw, encoding="utf-8", errors=errors, newline="\n")
         self.stream = stream
 
     def _close(self) -> None:

@@ -31,4 +31,6 @@ def test_wheel_ships_schemas_and_py_typed(tmp_path):
     for schema in sorted((ROOT / "schemas").glob("*/*.schema.json")):
         assert f"msgcli/schemas/{schema.parent.name}/{schema.name}" in names
     assert "msgcli/py.typed" in names
+    for asset in ("page.css", "page.js", "index.js"):  # the HTML export's style and script
+        assert f"msgcli/render/{asset}" in names
     assert not any(n.startswith(("tests/", "fixtures/")) for n in names)

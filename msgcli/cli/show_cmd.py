@@ -111,9 +111,37 @@ def show(
     export_html: Annotated[
         str | None,
         typer.Option(
-            "--export-html", metavar="FILE", help="Write one self-contained HTML page instead."
+            "--export-html",
+            metavar="FILE",
+            help="Write one self-contained HTML page instead (search, filters, media; "
+            "opens offline).",
         ),
     ] = None,
+    export_markdown: Annotated[
+        str | None,
+        typer.Option(
+            "--export-markdown",
+            metavar="FILE",
+            help="Write the conversation as GitHub-flavoured Markdown instead ('-': stdout).",
+        ),
+    ] = None,
+    findings: Annotated[
+        bool,
+        typer.Option("--findings", help="With --export-html: show validate's findings too."),
+    ] = False,
+    media: Annotated[
+        bool,
+        typer.Option("--media/--no-media", help="With --export-html: draw inline media."),
+    ] = True,
+    media_limit: Annotated[
+        int,
+        typer.Option(
+            "--media-limit",
+            min=0,
+            metavar="BYTES",
+            help="With --export-html: leave out media larger than this.",
+        ),
+    ] = 2 * 1024 * 1024,
     export_svg: Annotated[
         str | None,
         typer.Option("--export-svg", metavar="FILE", help="Write an SVG picture instead."),
@@ -140,11 +168,11 @@ def show(
         raise _fail("--full and --thinking fold contradict each other: give one")
     if idle_timeout is not None and not follow:
         raise _fail("--idle-timeout is for --follow: give both, or neither")
-    if follow and (tail is not None or export_html or export_svg):
+    if follow and (tail is not None or export_html or export_svg or export_markdown):
         raise _fail("--follow cannot be used with --tail or an export")
     if follow and (len(paths) != 1 or paths[0] == "-"):
         raise _fail("--follow needs exactly one file")
-    _check_outputs([export_html, export_svg], paths)
+    _check_outputs([export_html, export_svg, export_markdown], paths)
     pattern = None
     if grep is not None:
         try:
@@ -174,19 +202,40 @@ def show(
     terminal = stdout.isatty()
     colour = use_colour(stdout)
 
-    if export_html or export_svg:
+    if findings and not export_html:
+        raise _fail("--findings works with --export-html")
+    if export_svg and (export_html or export_markdown) and "-" in paths:
+        raise _fail("standard input can be read only once: write one export")
+    if export_html or export_markdown:
+        from ._exports import run_exports
+
+        code = run_exports(
+            paths,
+            chosen,
+            filters,
+            head,
+            tail,
+            html=export_html,
+            markdown=export_markdown,
+            findings=findings,
+            media=media,
+            media_limit=media_limit,
+            max_chars=max_chars,
+        )
+        if not export_svg:
+            raise typer.Exit(code)
+
+    if export_svg:
         import io
 
         console = console_for(io.StringIO(), colour=True, width=width or 100, record=True)
         view = View(console, options, filters, head=head, tail=tail)
         code = view.run(paths, chosen)
-        for target, save in ((export_html, _save_html), (export_svg, _save_svg)):
-            if target:
-                try:
-                    save(console, target, " ".join(paths))
-                except OSError as exc:
-                    raise _fail(f"cannot write {target}: {exc.strerror or exc}") from None
-                typer.echo(f"msgcli: wrote {target}", err=True)
+        try:
+            _save_svg(console, export_svg, " ".join(paths))
+        except OSError as exc:
+            raise _fail(f"cannot write {export_svg}: {exc.strerror or exc}") from None
+        typer.echo(f"msgcli: wrote {export_svg}", err=True)
         _say_how_ids_matched(filters)
         raise typer.Exit(code)
 
@@ -227,19 +276,11 @@ def _say_how_ids_matched(filters) -> None:
             )
 
 
-def _save_html(console, target: str, title: str) -> None:
-    # keep the record for the SVG too: both exports may be asked for at once
-    from ..outputs import PendingFile
-
-    html = console.export_html(inline_styles=True, clear=False)
-    with PendingFile(target, text=True) as out:
-        out.stream.write(html)
-
-
 def _save_svg(console, target: str, title: str) -> None:
     from ..outputs import PendingFile
+    from ..render.svg import widen
     from ..textsafe import visible
 
-    svg = console.export_svg(title=f"msgcli show {visible(title)}", clear=False)
+    svg = widen(console.export_svg(title=f"msgcli show {visible(title)}", clear=False))
     with PendingFile(target, text=True) as out:
         out.stream.write(svg)
