@@ -444,37 +444,50 @@ def _element_lines(data: bytes) -> list[int]:
 
 
 def _read_sse(lines) -> Iterator[Record]:
+    """Events as the OpenAI and Anthropic SDKs decode them: lines end at CR, LF or CRLF;
+    ``:`` lines are comments; several ``data:`` lines join with a newline; an event ends at
+    a blank line. ``data: [DONE]`` (OpenAI's end marker) and frames with empty data carry
+    no record; ``event:`` names are left to the JSON ``type`` each frame holds."""
     data: list[bytes] = []
     start = 0
     count = 0
     try:
         for number, raw in lines:
-            body = raw.rstrip(b"\r\n")
-            if not body.strip():
-                if data:
-                    count += 1
-                    yield _sse_record(start, data)
-                    data = []
-                continue
-            if body.startswith(b":"):
-                continue  # a comment or heartbeat
-            field, _, value = body.partition(b":")
-            if field == b"data":
-                if not data:
-                    start = number
-                data.append(value[1:] if value.startswith(b" ") else value)
-            # "event:", "id:", "retry:" and unknown fields carry nothing we rebuild from.
+            body = raw.rstrip(b"\n")
+            if body.endswith(b"\r"):
+                body = body[:-1]
+            for piece in body.split(b"\r") if b"\r" in body else (body,):
+                if not piece.strip():
+                    if data:
+                        count += 1
+                        record = _sse_record(start, data)
+                        if record is not None:
+                            yield record
+                        data = []
+                    continue
+                if piece.startswith(b":"):
+                    continue  # a comment or heartbeat
+                field, _, value = piece.partition(b":")
+                if field == b"data":
+                    if not data:
+                        start = number
+                    data.append(value[1:] if value.startswith(b" ") else value)
+                # "event:", "id:", "retry:" and unknown fields carry nothing we rebuild from.
     except _Truncated as exc:
         yield Record(exc.line, None, Problem("P009", exc.reason))
     if data:
         count += 1
-        yield _sse_record(start, data, last=True)
+        record = _sse_record(start, data, last=True)
+        if record is not None:
+            yield record
     if count == 0:
         yield Record(0, None, Problem("P008", "the event stream holds no data records"))
 
 
-def _sse_record(line: int, data: list[bytes], last: bool = False) -> Record:
+def _sse_record(line: int, data: list[bytes], last: bool = False) -> Record | None:
     payload = b"\n".join(data)
+    if payload == b"[DONE]" or not payload.strip():
+        return None  # OpenAI's end marker, or a frame with no data (the SDKs skip both)
     try:
         obj = orjson.loads(payload)
     except orjson.JSONDecodeError as exc:

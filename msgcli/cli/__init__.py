@@ -55,6 +55,9 @@ class DialectName(str, Enum):
     agentscope_java = "agentscope-java"
     agentscope_py = "agentscope-py"
     loongflow = "loongflow"
+    openai_chat = "openai-chat"
+    openai_responses = "openai-responses"
+    anthropic = "anthropic"
 
 
 class ListFormat(str, Enum):
