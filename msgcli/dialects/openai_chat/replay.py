@@ -32,6 +32,7 @@ class ChatReplayer(WireReplayer):
         super().__init__(emit, sink)
         self.completion: dict | None = None
         self.choices: dict[Any, dict] = {}
+        self.finish_lines: dict[Any, int] = {}
 
     def event(self, line: int, chunk: dict) -> None:
         error = chunk.get("error")
@@ -62,6 +63,7 @@ class ChatReplayer(WireReplayer):
             completion["object"] = "chat.completion"
             completion["choices"] = []
             self.choices = {}
+            self.finish_lines = {}
             self.start = line
         choices = chunk.get("choices")
         if type(choices) is list:
@@ -98,6 +100,7 @@ class ChatReplayer(WireReplayer):
         reason = choice.get("finish_reason")
         if reason:
             snapshot["finish_reason"] = reason
+            self.finish_lines[index] = self.line
         logprobs = choice.get("logprobs")
         if type(logprobs) is dict:
             mine = snapshot["logprobs"]
@@ -238,7 +241,7 @@ class ChatReplayer(WireReplayer):
                     "E017",
                     f"choice {short(choice.get('index'))} stopped at finish_reason {reason}: "
                     f"written whole (the SDK's get_final_completion() raises {error} instead)",
-                    line=self.start,
+                    line=self.finish_lines.get(choice.get("index"), self.start),
                 )
         self.done(line, completion, reasons[0] if len(reasons) == 1 else reasons, state)
 

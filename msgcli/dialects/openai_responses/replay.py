@@ -238,6 +238,7 @@ class ResponsesReplayer(WireReplayer):
     def _terminal(self, line: int, kind: str, event: dict) -> None:
         given = event.get("response")
         response = dict(given) if type(given) is dict else dict(self.response or {})
+        _wire_names(response)
         output = response.get("output")
         items = [self.items[i] for i in sorted(self.items, key=_order)]
         if output is None or (not output and items and kind != "response.completed"):
@@ -294,6 +295,7 @@ class ResponsesReplayer(WireReplayer):
                 line=line,
             )
         response["output"] = [self.items[i] for i in sorted(self.items, key=_order)]
+        _wire_names(response)
         for item in response["output"]:
             if item.get("type") == "reasoning" and any(
                 type(p) is dict and p.get("text") for p in item.get("summary") or ()
@@ -315,6 +317,16 @@ class ResponsesReplayer(WireReplayer):
         if self.response is None:
             return []
         return [{**self.response, "output": [self.items[i] for i in sorted(self.items, key=_order)]}]
+
+
+def _wire_names(response: dict) -> None:
+    """Wire names for the SDK's Python field names that ``model_dump_json()`` writes
+    (``schema_`` is ``schema`` on the wire and in the SDK's ``to_json()``)."""
+    text = response.get("text")
+    if type(text) is dict and type(text.get("format")) is dict and "schema_" in text["format"]:
+        fmt = text["format"] = dict(text["format"])
+        fmt["schema"] = fmt.pop("schema_")
+        response["text"] = {**text, "format": fmt}
 
 
 def _order(index: Any) -> tuple:

@@ -1,0 +1,120 @@
+"""Provider wire forms (openai-chat, openai-responses, anthropic) against the real SDK corpus.
+
+Every scenario in ``fixtures/provider-streams`` was recorded with the providers' own SDKs:
+``final.json`` is what the SDK's accumulator returned. A replay of the scenario's event log,
+in each of its three forms, must equal it on every field that carries meaning (fields the
+SDK sets to null, and the helper-only ``parsed`` / ``parsed_arguments`` / ``parsed_output``,
+aside). Where the SDK raised, the replay must fail (exit 1) with a located finding and still
+write the text that arrived.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import orjson
+import pytest
+from typer.testing import CliRunner
+
+from msgcli.cli import app
+from msgcli.pipeline import Options, validate_file
+
+ROOT = Path(__file__).resolve().parent.parent / "fixtures" / "provider-streams"
+DIALECT = {"openai-chat": "openai-chat", "openai-responses": "openai-responses", "anthropic-messages": "anthropic"}
+FORMS = ("events.jsonl", "events-model_dump_json.jsonl", "sse.txt")
+HELPER_ONLY = frozenset({"parsed", "parsed_arguments", "parsed_output"})
+
+
+def meaningful(value):
+    """``value`` without null fields and helper-only fields (what carries no meaning)."""
+    if isinstance(value, dict):
+        return {
+            k: meaningful(v)
+            for k, v in value.items()
+            if v is not None and k not in HELPER_ONLY
+        }
+    if isinstance(value, list):
+        return [meaningful(v) for v in value]
+    return value
+
+
+def scenarios(with_final: bool):
+    out = []
+    for api in sorted(DIALECT):
+        for folder in sorted((ROOT / api).iterdir()):
+            if folder.name == "conversations" or not folder.is_dir():
+                continue
+            if (folder / "final.json").exists() == with_final:
+                out.append(folder)
+    return out
+
+
+def replay(path: Path):
+    written: list[dict] = []
+    report = validate_file(path, options=Options(), sink=lambda _name, _line, msg: written.append(msg))
+    return report, written
+
+
+@pytest.mark.parametrize("form", FORMS)
+@pytest.mark.parametrize("folder", scenarios(True), ids=lambda f: f"{f.parent.name}/{f.name}")
+def test_replay_equals_the_sdk_final(folder: Path, form: str):
+    report, written = replay(folder / form)
+    assert report.summary.dialect == DIALECT[folder.parent.name]
+    assert [meaningful(m) for m in written] == [meaningful(json.loads((folder / "final.json").read_text()))]
+    errors = [f for f in report.findings if f.severity.name == "ERROR"]
+    assert errors == []
+
+
+def _texts(obj) -> list[str]:
+    """Every text a response holds (content, tool arguments), in order."""
+    out: list[str] = []
+
+    def walk(value):
+        if isinstance(value, dict):
+            for key in ("text", "content", "arguments", "thinking", "refusal"):
+                if isinstance(value.get(key), str) and value[key]:
+                    out.append(value[key])
+            for v in value.values():
+                if isinstance(v, (dict, list)):
+                    walk(v)
+        elif isinstance(value, list):
+            for v in value:
+                walk(v)
+
+    walk(obj)
+    return out
+
+
+@pytest.mark.parametrize("form", FORMS)
+@pytest.mark.parametrize("folder", scenarios(False), ids=lambda f: f"{f.parent.name}/{f.name}")
+def test_broken_streams_fail_at_a_line_and_keep_the_partial_text(folder: Path, form: str):
+    path = folder / form
+    result = CliRunner().invoke(app, ["replay", str(path)])
+    written = [orjson.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
+    assert len(written) == 1, result.output
+    snapshot = json.loads((folder / "snapshot.json").read_text())
+    # every text the SDK had accumulated when it stopped is in what msgcli wrote
+    replayed = "\n".join(_texts(written[0]))
+    for text in _texts(snapshot):
+        assert text in replayed
+    if folder.name == "stop-length":
+        # not broken: the SDK withholds a completion that stopped at the token limit
+        assert result.exit_code == 0
+        assert "E017" in result.stderr and "LengthFinishReasonError" in result.stderr
+        assert written[0]["choices"][0]["finish_reason"] == "length"
+        return
+    if folder.name.startswith("incomplete"):
+        # an incomplete response is an outcome, not a broken stream: kept with its reason
+        assert result.exit_code == 0
+        assert written[0]["status"] == "incomplete"
+        assert written[0]["incomplete_details"]["reason"] == "max_output_tokens"
+        assert "E019" in result.stderr
+        return
+    assert result.exit_code == 1, result.output
+    assert written[0]["msgcli_replay"]["state"] in ("cut", "error")
+    # the finding names the file and a line of it
+    located = [
+        line for line in result.stderr.splitlines() if f"{path}:" in line and (" E0" in line or " P0" in line)
+    ]
+    assert located, result.stderr
