@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import IO
 
 from .checks import CrossChecks, check_message, digest
-from .dialects import EVENT, MESSAGE, Dialect, classify, get_dialect
+from .dialects import EVENT, MESSAGE, Dialect, classify, fits, get_dialect, is_plain
 from .findings import ERROR, FileSummary, Finding, Severity, Summary
 from .progress import Tracker, tracker
 from .reader import STDIN_NAME, ReadError, read_records, source_name
@@ -322,6 +322,8 @@ class _FileCheck:
         self.dialect: Dialect | None = forced
         self.kind: str | None = None
         self.first_line = 0
+        #: the file so far holds only plain messages, which every provider dialect takes
+        self.tentative = False
         self.variants: dict[str, None] = {}
         # a worker checking part of a file records the digests of its messages here, for
         # the process that owns the file to feed its cross-record checks in file order
@@ -402,10 +404,21 @@ class _FileCheck:
         dialect, kind = found
         if self.dialect is None:
             self._settle(dialect, kind)
+            self.tentative = is_plain(obj)
         elif dialect is not self.dialect or kind != self.kind:
             assert self.kind is not None
-            self.emit("D002", _mixed(dialect, kind, self.dialect, self.kind, self.first_line))
-            return None
+            if self.tentative and kind == self.kind:
+                # the file so far held only plain messages: it is of this record's dialect
+                first = self.first_line
+                self._settle(dialect, kind)
+                self.first_line = first
+            elif fits(self.dialect, obj) == self.kind:
+                return self.kind
+            else:
+                self.emit("D002", _mixed(dialect, kind, self.dialect, self.kind, self.first_line))
+                return None
+        if self.tentative and not is_plain(obj):
+            self.tentative = False
         return kind
 
     def _settle(self, dialect: Dialect, kind: str) -> None:

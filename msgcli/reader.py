@@ -150,6 +150,8 @@ def _read_stream(stream: IO[bytes]) -> Iterator[Record]:
     start = first[-1][1].lstrip()
     if start.startswith(b"["):
         yield from _read_array(first, lines)
+    elif start.startswith(b"{") and _opens_document(start):
+        yield from _read_document(first, lines)
     elif start.startswith((b"data:", b":", b"event:", b"id:", b"retry:")):
         yield from _read_sse(_chain(first, lines))
     else:
@@ -351,6 +353,45 @@ def _constant_pointers(obj: Any, tokens: list[str]) -> list[tuple[str, str]]:
 
     walk(obj, "")
     return out or [(tokens[0], "")]
+
+
+# -- one JSON document over several lines ------------------------------------
+
+
+def _opens_document(line: bytes) -> bool:
+    """Whether a first line that opens an object is only the start of a pretty-printed
+    document (a request body, a final response saved with indentation)."""
+    stripped = line.strip()
+    if stripped in (b"{", b"{\r"):
+        return True
+    try:
+        orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return stripped.endswith((b"{", b"[", b",")) and b'":' in stripped[:200]
+    return False
+
+
+def _read_document(first, rest) -> Iterator[Record]:
+    """A file that is one JSON object written over several lines, read as one record
+    (or, when it is not one document, as JSONL after all)."""
+    chunks = [raw for _, raw in first]
+    truncated = None
+    try:
+        for _, raw in rest:
+            chunks.append(raw)
+    except _Truncated as exc:
+        truncated = exc
+    data = b"".join(chunks)
+    try:
+        value = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        value = None
+    if type(value) is dict:
+        yield Record(first[-1][0], value, None, b"")
+    else:
+        yield from _read_jsonl(enumerate(io.BytesIO(data), 1))
+    if truncated is not None:
+        yield Record(truncated.line, None, Problem("P009", truncated.reason))
 
 
 # -- JSON array framing ------------------------------------------------------

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from .dialects import EVENT, Dialect, classify, get_dialect
+from .dialects import EVENT, Dialect, classify, fits, get_dialect, is_plain
 from .findings import ERROR
 from .model import Message
 from .reader import read_records
@@ -43,6 +43,8 @@ class LogReader:
         self.forced: Dialect | None = get_dialect(dialect) if dialect else None
         self.dialect: Dialect | None = self.forced
         self.kind: str | None = None
+        #: the log so far holds only plain messages, which every provider dialect takes
+        self.tentative = False
         self.replayer: Any = None
         self.schema: Any = None
         self.records = 0
@@ -118,7 +120,14 @@ class LogReader:
     def _kind_of(self, obj: dict) -> str | None:
         if self.kind is not None:
             assert self.dialect is not None
-            found = self.dialect.classify(obj)
+            found = fits(self.dialect, obj)
+            if found is None and self.tentative and self.forced is None:
+                detected = classify(obj)
+                if detected is not None and detected[1] == self.kind:
+                    # the log so far held only plain messages: it is of this record's dialect
+                    self.dialect, found = detected
+            if self.tentative and not is_plain(obj):
+                self.tentative = False
             return found if found == self.kind else None
         if self.forced is not None:
             kind = self.forced.classify(obj)
@@ -130,6 +139,7 @@ class LogReader:
         if kind is None:
             return None
         self.kind = kind
+        self.tentative = is_plain(obj)
         if kind == EVENT:
             from .replayers import replayer_for
             from .schemas import compiled

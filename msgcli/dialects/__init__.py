@@ -10,7 +10,7 @@ from .loongflow import DIALECT as LOONGFLOW
 from .openai_chat import DIALECT as OPENAI_CHAT
 from .openai_responses import DIALECT as OPENAI_RESPONSES
 
-__all__ = ["DIALECTS", "EVENT", "MESSAGE", "Dialect", "classify", "get_dialect"]
+__all__ = ["DIALECTS", "EVENT", "MESSAGE", "Dialect", "classify", "fits", "get_dialect", "is_plain"]
 
 #: in detection order: the most specific signatures first
 DIALECTS: dict[str, Dialect] = {d.name: d for d in (AGENTSCOPE_JAVA, AGENTSCOPE_PY, LOONGFLOW)}
@@ -35,3 +35,31 @@ def classify(obj: dict) -> tuple[Dialect, str] | None:
         if kind is not None:
             return d, kind
     return None
+
+
+def fits(dialect: Dialect, obj: dict) -> str | None:
+    """The kind of ``obj`` as a record of ``dialect``, also when it is a plain message that
+    several dialects take (``{"role": "user", "content": "..."}``) and detection gave it to
+    another one."""
+    kind = dialect.classify(obj)
+    if kind is None and dialect in PROVIDERS and is_plain(obj):
+        return MESSAGE
+    return kind
+
+
+_PLAIN_KEYS = frozenset({"role", "content"})
+_PLAIN_ROLES = frozenset({"user", "assistant", "system", "developer"})
+
+
+def is_plain(obj: dict) -> bool:
+    """A message every provider form takes: a role and text (a string or text parts) only.
+    A file that begins with such messages is of the dialect of its first other record."""
+    if not obj.keys() <= _PLAIN_KEYS or obj.get("role") not in _PLAIN_ROLES:
+        return False
+    content = obj.get("content")
+    if isinstance(content, str):
+        return True
+    return isinstance(content, list) and all(
+        isinstance(p, dict) and p.get("type") == "text" and p.keys() <= {"type", "text"}
+        for p in content
+    )

@@ -180,5 +180,12 @@ class WireDialect(Dialect):
         pass
 
 
-def block_path(path: tuple, *more: Any) -> tuple:
-    return (*path, *more)
+def reasoning_tokens(usage: Any) -> Any:
+    """The reasoning tokens an OpenAI usage object counts (chat or Responses), or None."""
+    if not isinstance(usage, dict):
+        return None
+    for key in ("completion_tokens_details", "output_tokens_details"):
+        details = usage.get(key)
+        if isinstance(details, dict) and details.get("reasoning_tokens") is not None:
+            return details["reasoning_tokens"]
+    return None

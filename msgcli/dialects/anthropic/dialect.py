@@ -87,7 +87,7 @@ def _anthropic_content(content: Any, strong: bool) -> bool:
             return False
         if kind in BLOCK_TYPES or (kind == "image" and "source" in block):
             seen_own = True
-    return seen_own or not strong or (bool(content) and _only_text(content))
+    return seen_own or not strong
 
 
 def _only_text(content: list) -> bool:
@@ -112,6 +112,8 @@ class AnthropicDialect(WireDialect):
     replayer_class = AnthropicReplayer
 
     def classify(self, obj: dict) -> str | None:
+        if not isinstance(obj, dict):
+            return None
         kind = obj.get("type")
         if kind in EVENT_TYPES:
             return EVENT
@@ -121,6 +123,9 @@ class AnthropicDialect(WireDialect):
         if isinstance(messages, list) and "content" not in obj and "role" not in obj:
             system = obj.get("system")
             if "system" in obj and (isinstance(system, list) or isinstance(system, str)):
+                return MESSAGE
+            model = obj.get("model")
+            if isinstance(model, str) and model.startswith("claude"):
                 return MESSAGE
             tools = obj.get("tools")
             if _messages_are_anthropic(messages) or (
@@ -133,9 +138,14 @@ class AnthropicDialect(WireDialect):
         role = obj.get("role")
         if role not in ROLES:
             return None
-        if kind == "message" and obj.keys() <= _RESPONSE_KEYS:
+        if (
+            kind == "message"
+            and "model" in obj
+            and obj.keys() <= _RESPONSE_KEYS
+            and _anthropic_content(obj.get("content"), False)
+        ):
             return MESSAGE
-        if obj.keys() <= _MESSAGE_KEYS and _anthropic_content(obj.get("content"), False):
+        if obj.keys() <= _MESSAGE_KEYS and _anthropic_content(obj.get("content"), True):
             return MESSAGE
         return None
 
@@ -171,6 +181,8 @@ class AnthropicDialect(WireDialect):
         if isinstance(usage, dict):
             msg.usage = self.read_usage(usage)
         content = obj.get("content")
+        # a response's tool calls are handed to the application: their results come later
+        waiting = "submitted" if obj.get("type") == "message" else None
         if isinstance(content, str):
             msg.content.append(TextBlock(type="text", path=(*path, "content"), text=content))
             msg.fields["content_is_text"] = True
@@ -198,6 +210,7 @@ class AnthropicDialect(WireDialect):
                         path=where,
                         name=block.get("name"),
                         arguments=block.get("input"),
+                        state=waiting,
                         fields={"kind": kind, **rest},
                     )
                 )

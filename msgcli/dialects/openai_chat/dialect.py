@@ -13,7 +13,7 @@ from typing import Any
 from ...model import Message, TextBlock, ToolCallBlock, ToolResultBlock, UnknownBlock, Usage, pointer
 from ...textsafe import short
 from ..base import EVENT, MESSAGE, Emit
-from ..wire import Pairing, WireDialect, parse_arguments
+from ..wire import Pairing, WireDialect, parse_arguments, reasoning_tokens
 from .replay import ChatReplayer
 
 NAME = "openai-chat"
@@ -43,7 +43,7 @@ TOKEN_LIMIT = 65536
 def _chat_content(content: Any) -> bool:
     if content is None or isinstance(content, str):
         return True
-    return isinstance(content, list) and all(
+    return isinstance(content, list) and bool(content) and all(
         isinstance(p, dict) and p.get("type") in _PART_TYPES for p in content
     )
 
@@ -56,6 +56,8 @@ class ChatDialect(WireDialect):
     replayer_class = ChatReplayer
 
     def classify(self, obj: dict) -> str | None:
+        if not isinstance(obj, dict):
+            return None
         kind = obj.get("object")
         if kind == "chat.completion.chunk":
             return EVENT
@@ -65,7 +67,12 @@ class ChatDialect(WireDialect):
         if isinstance(messages, list) and "role" not in obj and "content" not in obj:
             return MESSAGE
         role = obj.get("role")
-        if role in ROLES and obj.keys() <= _MESSAGE_KEYS and _chat_content(obj.get("content")):
+        if (
+            role in ROLES
+            and ("content" in obj or "tool_calls" in obj)
+            and obj.keys() <= _MESSAGE_KEYS
+            and _chat_content(obj.get("content"))
+        ):
             return MESSAGE
         return None
 
@@ -117,9 +124,6 @@ class ChatDialect(WireDialect):
             cached_tokens=cached,
             total_tokens=usage.get("total_tokens"),
         )
-        done = usage.get("completion_tokens_details")
-        if isinstance(done, dict) and done.get("reasoning_tokens") is not None:
-            out.extra["reasoning_tokens"] = done["reasoning_tokens"]
         return out
 
     def read_message(self, obj: dict, path: tuple = ()) -> Message:
@@ -135,6 +139,7 @@ class ChatDialect(WireDialect):
                 msg.fields["model"] = completion["model"]
             if isinstance(completion.get("usage"), dict):
                 msg.usage = self.read_usage(completion["usage"])
+                msg.fields["reasoning_tokens"] = reasoning_tokens(completion["usage"])
         content = obj.get("content")
         role = obj.get("role")
         if role in ("tool", "function"):
@@ -209,6 +214,8 @@ def check_chat(obj: dict, emit: Emit) -> None:
     if not messages:
         emit("B010", "the messages list is empty", "/messages")
         return
+    # a line with no model is a fine-tuning example (or one saved like it): the guide's checks
+    training = "model" not in obj
     pairing = Pairing(emit)
     assistant = False
     open_calls: list[Any] = []  # calls of the latest assistant message not answered yet
@@ -230,7 +237,7 @@ def check_chat(obj: dict, emit: Emit) -> None:
                 emit("B008", "an assistant message with neither content nor tool calls", f"{where}/content")
         elif "content" not in message or content is None:
             emit("B008", f"a {role} message without content", f"{where}/content")
-        if "weight" in message:
+        if "weight" in message and training:
             weight = message["weight"]
             if role != "assistant":
                 emit("B009", f"weight on a {role} message: only assistant messages take a weight", f"{where}/weight")
@@ -274,10 +281,10 @@ def check_chat(obj: dict, emit: Emit) -> None:
                         f"{ptr}/function/arguments",
                     )
         tokens += _estimate(message)
-    if not assistant:
+    if not assistant and training:
         emit("B006", "no assistant message: the example has nothing to learn from", "/messages")
     pairing.finish()
-    if tokens > TOKEN_LIMIT:
+    if training and tokens > TOKEN_LIMIT:
         emit(
             "B011",
             f"about {tokens} tokens (estimated), over the {TOKEN_LIMIT} a training example "

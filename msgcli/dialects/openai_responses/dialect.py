@@ -20,7 +20,7 @@ from ...model import (
 )
 from ...textsafe import short
 from ..base import EVENT, MESSAGE, Emit
-from ..wire import Pairing, WireDialect, parse_arguments
+from ..wire import Pairing, WireDialect, parse_arguments, reasoning_tokens
 from .replay import ResponsesReplayer
 
 NAME = "openai-responses"
@@ -53,6 +53,8 @@ class ResponsesDialect(WireDialect):
     replayer_class = ResponsesReplayer
 
     def classify(self, obj: dict) -> str | None:
+        if not isinstance(obj, dict):
+            return None
         kind = obj.get("type")
         if isinstance(kind, str):
             if kind.startswith("response."):
@@ -66,7 +68,9 @@ class ResponsesDialect(WireDialect):
         if obj.get("object") == "response":
             return MESSAGE
         items = obj.get("input")
-        if isinstance(items, list) and "role" not in obj:
+        if "role" not in obj and (
+            isinstance(items, list) or (isinstance(items, str) and "model" in obj)
+        ):
             return MESSAGE
         return None
 
@@ -75,6 +79,8 @@ class ResponsesDialect(WireDialect):
             output = obj.get("output")
             return [(("output", i), m) for i, m in enumerate(output or ()) if isinstance(m, dict)]
         items = obj.get("input")
+        if isinstance(items, str) and "role" not in obj and "type" not in obj:
+            items = [{"role": "user", "content": items}]
         if not isinstance(items, list) or "role" in obj or "type" in obj:
             return None
         out: list[tuple[tuple, dict]] = []
@@ -101,9 +107,6 @@ class ResponsesDialect(WireDialect):
             cached_tokens=details.get("cached_tokens") if isinstance(details, dict) else None,
             total_tokens=usage.get("total_tokens"),
         )
-        done = usage.get("output_tokens_details")
-        if isinstance(done, dict) and done.get("reasoning_tokens") is not None:
-            out.extra["reasoning_tokens"] = done["reasoning_tokens"]
         return out
 
     def read_message(self, obj: dict, path: tuple = ()) -> Message:
@@ -115,6 +118,7 @@ class ResponsesDialect(WireDialect):
             msg.fields["finish_reason"] = response.get("status")
             if isinstance(response.get("usage"), dict):
                 msg.usage = self.read_usage(response["usage"])
+                msg.fields["reasoning_tokens"] = reasoning_tokens(response["usage"])
         for key, value in obj.items():
             if key not in ("role", "content", "id", "msgcli_response", "arguments", "output", "summary"):
                 msg.fields[key] = value
@@ -182,6 +186,8 @@ class ResponsesDialect(WireDialect):
         if obj.get("object") == "response":
             return
         items = obj["input"]
+        if isinstance(items, str):
+            return
         if not items:
             emit("B010", "the input list is empty", "/input")
             return
