@@ -118,3 +118,47 @@ def test_broken_streams_fail_at_a_line_and_keep_the_partial_text(folder: Path, f
         line for line in result.stderr.splitlines() if f"{path}:" in line and (" E0" in line or " P0" in line)
     ]
     assert located, result.stderr
+
+
+CONVERSATION_FILES = [
+    pytest.param(path, DIALECT[path.parts[-3]], id=str(path.relative_to(ROOT)))
+    for path in sorted(ROOT.glob("*/conversations/*.jsonl"))
+] + [
+    pytest.param(path, DIALECT[path.parts[-4]], id=str(path.relative_to(ROOT)))
+    for path in sorted(ROOT.glob("*/conversations/*/conversation.json"))
+] + [
+    pytest.param(path, DIALECT[path.parts[-3]], id=str(path.relative_to(ROOT)))
+    for path in sorted(ROOT.glob("*/*/request.json"))
+]
+
+
+@pytest.mark.parametrize(("path", "dialect"), CONVERSATION_FILES)
+def test_the_shared_conversations_validate_clean_as_their_dialect(path: Path, dialect: str):
+    result = CliRunner().invoke(app, ["validate", "--no-config", "--format", "json", str(path)])
+    assert result.exit_code == 0, result.output
+    report = orjson.loads(result.stdout)
+    (file,) = report["files"]
+    assert file["dialect"] == dialect
+    assert file["errors"] == 0 and file["warnings"] == 0
+
+
+def test_fine_tuning_defects_are_found_on_exactly_their_lines():
+    """Each line of the file is a real fine-tuning example with one planted defect (lines 1
+    and 10 are clean); every defect is an error on its own line, and only there."""
+    path = ROOT.parent / "invalid" / "openai-chat" / "finetune-defects.jsonl"
+    report = validate_file(path)
+    errors = {f.line for f in report.findings if f.severity.name == "ERROR"}
+    assert errors == {2, 3, 4, 5, 6, 7, 8, 9, 11}
+    by_line = {}
+    for f in report.findings:
+        by_line.setdefault(f.line, set()).add(f.code)
+    assert "B006" in by_line[2]  # no assistant message
+    assert "B007" in by_line[3]  # unknown role
+    assert "B008" in by_line[4]  # missing content
+    assert "T004" in by_line[5]  # arguments not JSON
+    assert "T001" in by_line[6]  # a tool message answering no call
+    assert by_line[7] == by_line[8] == {"B009"}  # weight 0.5; weight on a user message
+    assert "B010" in by_line[9]  # empty messages
+    assert "P003" in by_line[11]  # not an object
+    assert by_line[12] == {"B011"}  # over the token limit: a warning only
+    assert 1 not in by_line and 10 not in by_line

@@ -64,7 +64,13 @@ class ChatDialect(WireDialect):
         if kind == "chat.completion":
             return MESSAGE
         messages = obj.get("messages")
-        if isinstance(messages, list) and "role" not in obj and "content" not in obj:
+        if (
+            isinstance(messages, list)
+            and "role" not in obj
+            and "content" not in obj
+            and "system" not in obj  # Anthropic's top-level system prompt
+            and all(not isinstance(m, dict) or _chat_content(m.get("content")) for m in messages)
+        ):
             return MESSAGE
         role = obj.get("role")
         if (

@@ -216,6 +216,14 @@ class ResponsesReplayer(WireReplayer):
             part = _part(item, event.get("content_index"), "output_text" if key == "text" else key)
             mine, given, what = part.get(key), event.get(key), key
         if isinstance(given, str) and (mine or "") != given:
+            # the done event's text stands from here (one finding per disagreement)
+            if kind == "response.function_call_arguments.done":
+                item["arguments"] = given
+            elif kind == "response.reasoning_summary_text.done":
+                if part:
+                    part["text"] = given
+            else:
+                part[key] = given
             self.emit(
                 "E018",
                 f"the {what} of output item {short(index)} streamed as {short(mine)} (deltas up "
