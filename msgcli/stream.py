@@ -62,7 +62,8 @@ class LogReader:
 
     def _sink(self, line: int, obj: dict) -> None:
         assert self.dialect is not None
-        self._pending.append(Item(self.name, line, self.dialect.read(obj), obj))
+        for one in _messages_of(self.dialect, obj):
+            self._pending.append(Item(self.name, line, self.dialect.read(one), one))
 
     def items(self, source: Any, on_record: Callable[[], None] | None = None) -> Iterator[Item]:
         """The items of the log: a path, ``-``, or a binary stream (anything
@@ -105,7 +106,8 @@ class LogReader:
                     yield pending.popleft()
             else:
                 assert self.dialect is not None
-                yield Item(self.name, record.line, self.dialect.read(obj), obj)
+                for one in _messages_of(self.dialect, obj):
+                    yield Item(self.name, record.line, self.dialect.read(one), one)
         if self.replayer is not None:
             self.replayer.finish(self.replayer.line)
             while pending:
@@ -130,7 +132,7 @@ class LogReader:
                 self.tentative = False
             return found if found == self.kind else None
         if self.forced is not None:
-            kind = self.forced.classify(obj)
+            kind = fits(self.forced, obj)
         else:
             detected = classify(obj)
             if detected is None:
@@ -151,6 +153,13 @@ class LogReader:
                 return kind
             self.schema = compiled(f"{self.dialect.name}/event")
         return kind
+
+
+def _messages_of(dialect: Dialect, obj: dict) -> list[dict]:
+    """The messages a record holds: itself, or those of a provider conversation (a
+    request body, a request + answer line, a final response object)."""
+    expand = getattr(dialect, "expand", None)
+    return [obj] if expand is None else expand(obj)
 
 
 def _quiet(*_: Any, **__: Any) -> None:
