@@ -220,3 +220,49 @@ def test_round_trips_keep_text_tool_calls_and_results(tmp_path: Path, source: st
     # ... and so does the way back
     assert _content(back, dialect)[1:] == (calls, results)
     assert all(any(t in g for g in _content(back, dialect)[0]) for t in texts)
+
+
+# -- show and stats ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("source", sorted(DIALECT))
+def test_show_prints_every_message_tool_call_and_result(source: str):
+    path = ROOT / source / "conversations" / "conversations.jsonl"
+    result = CliRunner().invoke(app, ["show", "--no-pager", str(path)])
+    assert result.exit_code == 0, result.output
+    texts, calls, results = _content(path, DIALECT[source])
+    shown = result.stdout
+    for _cid, name, _arguments in calls:
+        assert f"→ {name}" in shown
+    for _cid, output in results:
+        assert output.splitlines()[0][:60] in shown
+    for text in texts:
+        assert text.splitlines()[0][:60] in shown
+
+
+def test_stats_count_tokens_apart_cached_and_reasoning():
+    reasoning = ROOT / "openai-responses" / "reasoning" / "events.jsonl"
+    final = json.loads((reasoning.parent / "final.json").read_text())
+    cached = ROOT / "anthropic-messages" / "usage-cache" / "sse.txt"
+    cached_final = json.loads((cached.parent / "final.json").read_text())
+    result = CliRunner().invoke(app, ["stats", "--format", "json", str(reasoning), str(cached)])
+    assert result.exit_code == 0, result.output
+    report = orjson.loads(result.stdout)
+    by_path = {f["path"]: f for f in report["files"]}
+    tokens = by_path[str(reasoning)]["tokens"]
+    usage = final["usage"]
+    assert tokens["input"] == usage["input_tokens"] and tokens["output"] == usage["output_tokens"]
+    assert tokens["reasoning"] == usage["output_tokens_details"]["reasoning_tokens"]
+    tokens = by_path[str(cached)]["tokens"]
+    assert tokens["cached"] == cached_final["usage"]["cache_read_input_tokens"]
+    assert tokens["input"] == cached_final["usage"]["input_tokens"]
+
+
+def test_stats_count_the_tool_calls_of_a_replayed_stream():
+    path = ROOT / "openai-chat" / "parallel-tools-sequential" / "sse.txt"
+    final = json.loads((path.parent / "final.json").read_text())
+    names = [c["function"]["name"] for c in final["choices"][0]["message"]["tool_calls"]]
+    result = CliRunner().invoke(app, ["stats", "--format", "json", str(path)])
+    tools = orjson.loads(result.stdout)["files"][0]["tools"]
+    assert tools["calls"] == len(names)
+    assert {name: tools["by_tool"][name]["calls"] for name in names} == {n: names.count(n) for n in names}

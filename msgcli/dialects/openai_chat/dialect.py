@@ -112,7 +112,9 @@ class ChatDialect(WireDialect):
             out = []
             for path, message in found:
                 choice = obj["choices"][path[1]]
-                extra = {"usage": obj.get("usage"), "finish_reason": choice.get("finish_reason")}
+                extra = {"finish_reason": choice.get("finish_reason")}
+                if not out:  # the completion's usage, counted once
+                    extra["usage"] = obj.get("usage")
                 if obj.get("id") is not None:
                     extra["id"] = obj["id"]
                 if obj.get("model") is not None:

@@ -95,8 +95,11 @@ class ResponsesDialect(WireDialect):
         if found is None:
             return [obj]
         if obj.get("object") == "response":
-            extra = {k: obj.get(k) for k in ("id", "model", "status", "usage") if obj.get(k) is not None}
-            return [{**m, "msgcli_response": extra} for _, m in found]
+            extra = {k: obj.get(k) for k in ("id", "model", "status") if obj.get(k) is not None}
+            out = [{**m, "msgcli_response": extra} for _, m in found]
+            if out and obj.get("usage") is not None:  # the response's usage, counted once
+                out[-1]["msgcli_response"] = {**extra, "usage": obj["usage"]}
+            return out
         return [m for _, m in found]
 
     def read_usage(self, usage: dict) -> Usage:
