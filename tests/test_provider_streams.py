@@ -266,3 +266,60 @@ def test_stats_count_the_tool_calls_of_a_replayed_stream():
     tools = orjson.loads(result.stdout)["files"][0]["tools"]
     assert tools["calls"] == len(names)
     assert {name: tools["by_tool"][name]["calls"] for name in names} == {n: names.count(n) for n in names}
+
+
+# -- robustness: whatever a provider stream holds, replay reports and never crashes ------
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_STREAMS = [
+    (DIALECT[p.parts[-3]], [orjson.loads(x) for x in p.read_bytes().splitlines() if x.strip()])
+    for p in sorted(ROOT.glob("*/*/events*.jsonl"))
+]
+_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-5, 5) | st.text(max_size=6),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
+    max_leaves=6,
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_any_provider_stream_is_reported_without_a_crash(data):
+    from msgcli.rules import RULES
+
+    dialect, events = data.draw(st.sampled_from(_STREAMS))
+    events = [json.loads(json.dumps(e)) for e in events]
+    for _ in range(data.draw(st.integers(1, 6))):
+        if not events:
+            break
+        i = data.draw(st.integers(0, len(events) - 1))
+        action = data.draw(st.sampled_from(["drop", "repeat", "swap", "mutate", "deep"]))
+        if action == "drop":
+            events.pop(i)
+        elif action == "repeat":
+            events.insert(data.draw(st.integers(0, len(events))), json.loads(json.dumps(events[i])))
+        elif action == "swap":
+            j = data.draw(st.integers(0, len(events) - 1))
+            events[i], events[j] = events[j], events[i]
+        else:
+            target = events[i]
+            if action == "deep":  # one level down: a delta, a message, an item
+                inner = [v for v in target.values() if isinstance(v, dict)]
+                target = data.draw(st.sampled_from(inner)) if inner else target
+            keys = list(target) or ["type"]
+            key = data.draw(st.sampled_from(keys))
+            target[key] = data.draw(_VALUES)
+    import io
+
+    import msgcli
+
+    written: list = []
+    data_bytes = b"".join(orjson.dumps(e) + b"\n" for e in events)
+    result = msgcli.replay(io.BytesIO(data_bytes), dialect=dialect, sink=lambda *a: written.append(a[-1]))
+    for fr in result.report.files:
+        for f in fr.findings:
+            assert f.code in RULES
+            assert 0 <= f.line <= max(len(events), 1)
+    assert all(type(m) is dict for m in written)

@@ -61,6 +61,17 @@ class WireReplayer(Replayer):
         raise NotImplementedError
 
 
+def as_key(value: Any) -> Any:
+    """``value`` as a dict key or set member (a record may put a list where a name belongs)."""
+    return value if value is None or isinstance(value, (str, int, float)) else repr(value)
+
+
+def joined(text: Any, piece: Any) -> str:
+    """A streamed text with one more delta (what is not text on either side counts as none)."""
+    text = text if isinstance(text, str) else ""
+    return text + piece if isinstance(piece, str) else text
+
+
 def parse_arguments(text: Any) -> tuple[Any, str | None]:
     """A tool call's argument text parsed, and what is wrong with it (``None``: a JSON object)."""
     import orjson

@@ -20,7 +20,7 @@ from ...model import (
 )
 from ...textsafe import short
 from ..base import EVENT, MESSAGE, Emit
-from ..wire import Pairing, WireDialect
+from ..wire import Pairing, WireDialect, as_key
 from .replay import AnthropicReplayer
 
 NAME = "anthropic"
@@ -82,7 +82,7 @@ def _anthropic_content(content: Any, strong: bool) -> bool:
     for block in content:
         if not isinstance(block, dict):
             return False
-        kind = block.get("type")
+        kind = as_key(block.get("type"))
         if kind not in _ALL_BLOCKS:
             return False
         if kind in BLOCK_TYPES or (kind == "image" and "source" in block):
@@ -91,7 +91,7 @@ def _anthropic_content(content: Any, strong: bool) -> bool:
 
 
 def _only_text(content: list) -> bool:
-    return all(isinstance(b, dict) and b.get("type") == "text" and "text" in b for b in content)
+    return all(isinstance(b, dict) and as_key(b.get("type")) == "text" and "text" in b for b in content)
 
 
 def _messages_are_anthropic(messages: list) -> bool:
@@ -114,7 +114,7 @@ class AnthropicDialect(WireDialect):
     def classify(self, obj: dict) -> str | None:
         if not isinstance(obj, dict):
             return None
-        kind = obj.get("type")
+        kind = as_key(obj.get("type"))
         if kind in EVENT_TYPES:
             return EVENT
         if kind == "error" and isinstance(obj.get("error"), dict) and "sequence_number" not in obj:
@@ -135,7 +135,7 @@ class AnthropicDialect(WireDialect):
             ):
                 return MESSAGE
             return None
-        role = obj.get("role")
+        role = as_key(obj.get("role"))
         if role not in ROLES:
             return None
         if (
@@ -173,7 +173,7 @@ class AnthropicDialect(WireDialect):
         )
 
     def read_message(self, obj: dict, path: tuple = ()) -> Message:
-        msg = Message(dialect=NAME, role=obj.get("role"), id=obj.get("id"))
+        msg = Message(dialect=NAME, role=as_key(obj.get("role")), id=obj.get("id"))
         for key, value in obj.items():
             if key not in ("role", "content", "id", "usage"):
                 msg.fields[key] = value
@@ -182,7 +182,7 @@ class AnthropicDialect(WireDialect):
             msg.usage = self.read_usage(usage)
         content = obj.get("content")
         # a response's tool calls are handed to the application: their results come later
-        waiting = "submitted" if obj.get("type") == "message" else None
+        waiting = "submitted" if as_key(obj.get("type")) == "message" else None
         if isinstance(content, str):
             msg.content.append(TextBlock(type="text", path=(*path, "content"), text=content))
             msg.fields["content_is_text"] = True
@@ -194,7 +194,7 @@ class AnthropicDialect(WireDialect):
             if not isinstance(block, dict):
                 msg.content.append(UnknownBlock(path=where, raw=block))
                 continue
-            kind = block.get("type")
+            kind = as_key(block.get("type"))
             rest = {k: v for k, v in block.items() if k not in _BLOCK_CORE.get(kind, ("type",))}
             if kind == "text":
                 msg.content.append(TextBlock(type="text", path=where, text=block.get("text"), fields=rest))
@@ -254,7 +254,7 @@ class AnthropicDialect(WireDialect):
         for path, message in found:
             if path == ("system",):
                 continue
-            role = message.get("role")
+            role = as_key(message.get("role"))
             where = pointer(path)
             if role not in ROLES:
                 emit("B007", f"role {short(role)}: Anthropic messages are user or assistant", f"{where}/role")
@@ -278,7 +278,7 @@ class AnthropicDialect(WireDialect):
             for i, block in enumerate(blocks):
                 if not isinstance(block, dict):
                     continue
-                kind = block.get("type")
+                kind = as_key(block.get("type"))
                 ptr = f"{where}/content/{i}"
                 if kind == "tool_use":
                     if role != "assistant":
@@ -305,7 +305,7 @@ class AnthropicDialect(WireDialect):
             if role == "assistant":
                 if waiting:
                     pass
-                waiting = [b.get("id") for b in blocks if isinstance(b, dict) and b.get("type") == "tool_use"]
+                waiting = [b.get("id") for b in blocks if isinstance(b, dict) and as_key(b.get("type")) == "tool_use"]
             elif waiting:
                 for cid in waiting:
                     emit(
@@ -331,7 +331,7 @@ _BLOCK_CORE = {
 def _read_output(output: list, path: tuple) -> list:
     out: list = []
     for i, block in enumerate(output):
-        if isinstance(block, dict) and block.get("type") == "text":
+        if isinstance(block, dict) and as_key(block.get("type")) == "text":
             out.append(TextBlock(type="text", path=(*path, i), text=block.get("text")))
         else:
             out.append(UnknownBlock(path=(*path, i), raw=block))

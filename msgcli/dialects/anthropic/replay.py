@@ -18,7 +18,7 @@ from typing import Any
 import orjson
 
 from ...textsafe import short
-from ..wire import WireReplayer
+from ..wire import WireReplayer, as_key, joined
 
 _KNOWN = frozenset(
     {
@@ -54,7 +54,7 @@ class AnthropicReplayer(WireReplayer):
         self.stopped: set[Any] = set()
 
     def event(self, line: int, event: dict) -> None:
-        kind = event.get("type")
+        kind = as_key(event.get("type"))
         if kind == "content_block_delta":
             self.count(kind)
             self._delta(event)
@@ -99,7 +99,7 @@ class AnthropicReplayer(WireReplayer):
             )
             return
         if kind == "content_block_start":
-            index = event.get("index")
+            index = as_key(event.get("index"))
             block = event.get("content_block")
             block = dict(block) if type(block) is dict else {}
             if index in self.blocks:
@@ -114,7 +114,7 @@ class AnthropicReplayer(WireReplayer):
             message["content"].append(block)
             self.blocks[index] = block
         elif kind == "content_block_stop":
-            index = event.get("index")
+            index = as_key(event.get("index"))
             if index not in self.blocks:
                 self.emit("E002", f"block {short(index)} stops but never started", "/index")
                 return
@@ -154,7 +154,7 @@ class AnthropicReplayer(WireReplayer):
 
     def _delta(self, event: dict) -> None:
         message = self.message
-        index = event.get("index")
+        index = as_key(event.get("index"))
         delta = event.get("delta")
         if type(delta) is not dict:
             return
@@ -167,7 +167,7 @@ class AnthropicReplayer(WireReplayer):
             )
             return
         block = self.blocks.get(index)
-        kind = delta.get("type")
+        kind = as_key(delta.get("type"))
         if block is None:
             self.emit(
                 "E002",
@@ -179,14 +179,14 @@ class AnthropicReplayer(WireReplayer):
             message["content"].append(block)
             self.blocks[index] = block
         if kind == "text_delta":
-            block["text"] = (block.get("text") or "") + (delta.get("text") or "")
+            block["text"] = joined(block.get("text"), delta.get("text"))
         elif kind == "input_json_delta":
             piece = delta.get("partial_json")
             if isinstance(piece, str):
                 self.json.setdefault(index, []).append(piece)
                 self.json_line.setdefault(index, self.line)
         elif kind == "thinking_delta":
-            block["thinking"] = (block.get("thinking") or "") + (delta.get("thinking") or "")
+            block["thinking"] = joined(block.get("thinking"), delta.get("thinking"))
         elif kind == "signature_delta":
             block["signature"] = delta.get("signature")
         elif kind == "citations_delta":

@@ -13,7 +13,7 @@ from typing import Any
 from ...model import Message, TextBlock, ToolCallBlock, ToolResultBlock, UnknownBlock, Usage, pointer
 from ...textsafe import short
 from ..base import EVENT, MESSAGE, Emit
-from ..wire import Pairing, WireDialect, parse_arguments, reasoning_tokens
+from ..wire import Pairing, WireDialect, as_key, parse_arguments, reasoning_tokens
 from .replay import ChatReplayer
 
 NAME = "openai-chat"
@@ -44,7 +44,7 @@ def _chat_content(content: Any) -> bool:
     if content is None or isinstance(content, str):
         return True
     return isinstance(content, list) and bool(content) and all(
-        isinstance(p, dict) and p.get("type") in _PART_TYPES for p in content
+        isinstance(p, dict) and as_key(p.get("type")) in _PART_TYPES for p in content
     )
 
 
@@ -72,7 +72,7 @@ class ChatDialect(WireDialect):
             and all(not isinstance(m, dict) or _chat_content(m.get("content")) for m in messages)
         ):
             return MESSAGE
-        role = obj.get("role")
+        role = as_key(obj.get("role"))
         if (
             role in ROLES
             and ("content" in obj or "tool_calls" in obj)
@@ -135,7 +135,7 @@ class ChatDialect(WireDialect):
         return out
 
     def read_message(self, obj: dict, path: tuple = ()) -> Message:
-        msg = Message(dialect=NAME, role=obj.get("role"), name=obj.get("name"))
+        msg = Message(dialect=NAME, role=as_key(obj.get("role")), name=obj.get("name"))
         completion = obj.get("msgcli_completion")
         for key, value in obj.items():
             if key not in ("role", "content", "name", "tool_calls", "tool_call_id", "msgcli_completion"):
@@ -149,7 +149,7 @@ class ChatDialect(WireDialect):
                 msg.usage = self.read_usage(completion["usage"])
                 msg.fields["reasoning_tokens"] = reasoning_tokens(completion["usage"])
         content = obj.get("content")
-        role = obj.get("role")
+        role = as_key(obj.get("role"))
         if role in ("tool", "function"):
             output: Any = content
             if isinstance(content, list):
@@ -173,7 +173,7 @@ class ChatDialect(WireDialect):
         elif isinstance(content, list):
             for i, part in enumerate(content):
                 where = (*path, "content", i)
-                if isinstance(part, dict) and part.get("type") == "text":
+                if isinstance(part, dict) and as_key(part.get("type")) == "text":
                     msg.content.append(TextBlock(type="text", path=where, text=part.get("text")))
                 else:
                     msg.content.append(UnknownBlock(type=str(_type(part)), path=where, raw=part))
@@ -212,7 +212,7 @@ class ChatDialect(WireDialect):
 
 
 def _type(part: Any) -> Any:
-    return part.get("type") if isinstance(part, dict) else type(part).__name__
+    return as_key(part.get("type")) if isinstance(part, dict) else type(part).__name__
 
 
 def check_chat(obj: dict, emit: Emit) -> None:
@@ -233,7 +233,7 @@ def check_chat(obj: dict, emit: Emit) -> None:
         if not isinstance(message, dict):
             emit("S001", f"message {i} is not an object", where)
             continue
-        role = message.get("role")
+        role = as_key(message.get("role"))
         if role not in ROLES:
             emit("B007", f"role {short(role)} is not one of {', '.join(sorted(ROLES))}", f"{where}/role")
             continue

@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...textsafe import short
-from ..wire import WireReplayer, parse_arguments
+from ..wire import WireReplayer, as_key, parse_arguments
 
 #: keys that name something: a later delta repeats them rather than continuing them
 _IDENTITY = frozenset({"id", "name", "role"})
@@ -74,7 +74,7 @@ class ChatReplayer(WireReplayer):
         completion["system_fingerprint"] = chunk.get("system_fingerprint")
 
     def _choice(self, completion: dict, choice: dict) -> None:
-        index = choice.get("index")
+        index = as_key(choice.get("index"))
         snapshot = self.choices.get(index)
         delta = choice.get("delta")
         if snapshot is None:
@@ -169,7 +169,7 @@ class ChatReplayer(WireReplayer):
                     old.extend(value)
                 else:
                     for entry in value:
-                        if type(entry) is dict and type(entry.get("index")) is int:
+                        if type(entry) is dict and type(as_key(entry.get("index"))) is int:
                             found = _by_index(old, entry["index"])
                             if found is None:
                                 old.append(dict(entry))
@@ -180,7 +180,7 @@ class ChatReplayer(WireReplayer):
         for entry in deltas:
             if type(entry) is not dict:
                 continue
-            index = entry.get("index")
+            index = as_key(entry.get("index"))
             found = _by_index(calls, index)
             if found is None:
                 if index != len(calls):
@@ -200,7 +200,7 @@ class ChatReplayer(WireReplayer):
         if completion is None:
             return
         self.completion = None
-        unfinished = [c.get("index") for c in completion["choices"] if not c.get("finish_reason")]
+        unfinished = [as_key(c.get("index")) for c in completion["choices"] if not c.get("finish_reason")]
         if state == "cut" and not unfinished:
             state = None  # type: ignore[assignment]
         elif report and state == "cut":
@@ -218,7 +218,7 @@ class ChatReplayer(WireReplayer):
                 message.setdefault(key, None)
             calls = message.get("tool_calls")
             if type(calls) is list:
-                calls.sort(key=lambda c: c.get("index") if type(c.get("index")) is int else 0)
+                calls.sort(key=lambda c: as_key(c.get("index")) if type(as_key(c.get("index"))) is int else 0)
                 if state is None:
                     for call in calls:
                         function = call.get("function")
@@ -241,7 +241,7 @@ class ChatReplayer(WireReplayer):
                     "E017",
                     f"choice {short(choice.get('index'))} stopped at finish_reason {reason}: "
                     f"written whole (the SDK's get_final_completion() raises {error} instead)",
-                    line=self.finish_lines.get(choice.get("index"), self.start),
+                    line=self.finish_lines.get(as_key(choice.get("index")), self.start),
                 )
         self.done(line, completion, reasons[0] if len(reasons) == 1 else reasons, state)
 
@@ -251,6 +251,6 @@ class ChatReplayer(WireReplayer):
 
 def _by_index(items: list, index: Any) -> dict | None:
     for item in items:
-        if type(item) is dict and item.get("index") == index:
+        if type(item) is dict and as_key(item.get("index")) == index:
             return item
     return None

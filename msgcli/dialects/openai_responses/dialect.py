@@ -20,7 +20,7 @@ from ...model import (
 )
 from ...textsafe import short
 from ..base import EVENT, MESSAGE, Emit
-from ..wire import Pairing, WireDialect, parse_arguments, reasoning_tokens
+from ..wire import Pairing, WireDialect, as_key, parse_arguments, reasoning_tokens
 from .replay import ResponsesReplayer
 
 NAME = "openai-responses"
@@ -55,7 +55,7 @@ class ResponsesDialect(WireDialect):
     def classify(self, obj: dict) -> str | None:
         if not isinstance(obj, dict):
             return None
-        kind = obj.get("type")
+        kind = as_key(obj.get("type"))
         if isinstance(kind, str):
             if kind.startswith("response."):
                 return EVENT
@@ -126,7 +126,7 @@ class ResponsesDialect(WireDialect):
             if key not in ("role", "content", "id", "msgcli_response", "arguments", "output", "summary"):
                 msg.fields[key] = value
         if kind == "message":
-            msg.role = obj.get("role")
+            msg.role = as_key(obj.get("role"))
             content = obj.get("content")
             if isinstance(content, str):
                 msg.content.append(TextBlock(type="text", path=(*path, "content"), text=content))
@@ -134,9 +134,9 @@ class ResponsesDialect(WireDialect):
             elif isinstance(content, list):
                 for i, part in enumerate(content):
                     where = (*path, "content", i)
-                    if isinstance(part, dict) and part.get("type") in _TEXT_PARTS:
+                    if isinstance(part, dict) and as_key(part.get("type")) in _TEXT_PARTS:
                         msg.content.append(TextBlock(type="text", path=where, text=part.get("text")))
-                    elif isinstance(part, dict) and part.get("type") == "refusal":
+                    elif isinstance(part, dict) and as_key(part.get("type")) == "refusal":
                         msg.content.append(TextBlock(type="text", path=where, text=part.get("refusal")))
                     else:
                         msg.content.append(UnknownBlock(type=str(_type(part)), path=where, raw=part))
@@ -202,7 +202,7 @@ class ResponsesDialect(WireDialect):
                 continue
             kind = item.get("type", "message")
             if kind == "message":
-                role = item.get("role")
+                role = as_key(item.get("role"))
                 if role not in ROLES:
                     emit("B007", f"role {short(role)} is not one of {', '.join(sorted(ROLES))}", f"{where}/role")
                 if item.get("content") in (None, "", []):
@@ -218,12 +218,12 @@ class ResponsesDialect(WireDialect):
 
 
 def _type(part: Any) -> Any:
-    return part.get("type") if isinstance(part, dict) else type(part).__name__
+    return as_key(part.get("type")) if isinstance(part, dict) else type(part).__name__
 
 
 def _responses_content(content: Any) -> bool:
     return isinstance(content, list) and any(
-        isinstance(p, dict) and p.get("type") in ("input_text", "output_text", "input_image", "refusal")
+        isinstance(p, dict) and as_key(p.get("type")) in ("input_text", "output_text", "input_image", "refusal")
         for p in content
     )
 

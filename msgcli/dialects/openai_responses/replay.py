@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...textsafe import short
-from ..wire import WireReplayer, parse_arguments
+from ..wire import WireReplayer, as_key, parse_arguments, joined
 
 _TERMINAL = ("response.completed", "response.incomplete", "response.failed")
 _FLOAT_TIMES = ("created_at", "completed_at")
@@ -57,7 +57,7 @@ class ResponsesReplayer(WireReplayer):
         self.item_line: dict[Any, int] = {}  # output_index -> line of its last delta
 
     def event(self, line: int, event: dict) -> None:
-        kind = event.get("type")
+        kind = as_key(event.get("type"))
         if kind not in self.known_types:
             self.unknown(kind)
             return
@@ -65,9 +65,9 @@ class ResponsesReplayer(WireReplayer):
         if kind == "response.output_text.delta":
             item = self._item(event, "message")
             if item is not None:
-                part = _part(item, event.get("content_index"), "output_text")
-                part["text"] = (part.get("text") or "") + (event.get("delta") or "")
-                self.item_line[event.get("output_index")] = line
+                part = _part(item, as_key(event.get("content_index")), "output_text")
+                part["text"] = joined(part.get("text"), event.get("delta"))
+                self.item_line[as_key(event.get("output_index"))] = line
             return
         if kind == "response.created":
             if self.response is not None:
@@ -99,7 +99,7 @@ class ResponsesReplayer(WireReplayer):
             if type(given) is dict:
                 response.update({k: v for k, v in given.items() if k != "output"})
         elif kind == "response.output_item.added":
-            index = event.get("output_index")
+            index = as_key(event.get("output_index"))
             item = event.get("item")
             if index in self.items:
                 self.emit("E003", f"output item {short(index)} is added a second time", "/output_index")
@@ -112,7 +112,7 @@ class ResponsesReplayer(WireReplayer):
                 if type(content) is not list:
                     content = item["content"] = []
                 part = event.get("part")
-                index = event.get("content_index")
+                index = as_key(event.get("content_index"))
                 if type(index) is int and index < len(content):
                     content[index] = _copy(part) if type(part) is dict else {}
                 else:
@@ -120,14 +120,14 @@ class ResponsesReplayer(WireReplayer):
         elif kind == "response.refusal.delta":
             item = self._item(event, "message")
             if item is not None:
-                part = _part(item, event.get("content_index"), "refusal")
-                part["refusal"] = (part.get("refusal") or "") + (event.get("delta") or "")
-                self.item_line[event.get("output_index")] = line
+                part = _part(item, as_key(event.get("content_index")), "refusal")
+                part["refusal"] = joined(part.get("refusal"), event.get("delta"))
+                self.item_line[as_key(event.get("output_index"))] = line
         elif kind == "response.function_call_arguments.delta":
             item = self._item(event, "function_call")
             if item is not None:
-                item["arguments"] = (item.get("arguments") or "") + (event.get("delta") or "")
-                self.item_line[event.get("output_index")] = line
+                item["arguments"] = joined(item.get("arguments"), event.get("delta"))
+                self.item_line[as_key(event.get("output_index"))] = line
         elif kind == "response.reasoning_summary_part.added":
             item = self._item(event, "reasoning")
             if item is not None:
@@ -142,14 +142,14 @@ class ResponsesReplayer(WireReplayer):
                 summary = item.get("summary")
                 if type(summary) is not list:
                     summary = item["summary"] = []
-                at = event.get("summary_index")
+                at = as_key(event.get("summary_index"))
                 while type(at) is int and len(summary) <= at:
                     summary.append({"type": "summary_text", "text": ""})
                 part = summary[at] if type(at) is int else summary[-1] if summary else None
                 if part is None:
                     part = {"type": "summary_text", "text": ""}
                     summary.append(part)
-                part["text"] = (part.get("text") or "") + (event.get("delta") or "")
+                part["text"] = joined(part.get("text"), event.get("delta"))
         elif kind in (
             "response.output_text.done",
             "response.refusal.done",
@@ -158,7 +158,7 @@ class ResponsesReplayer(WireReplayer):
         ):
             self._check_done(line, kind, event)
         elif kind == "response.output_item.done":
-            index = event.get("output_index")
+            index = as_key(event.get("output_index"))
             item = event.get("item")
             mine = self.items.get(index)
             if type(item) is dict:
@@ -181,7 +181,7 @@ class ResponsesReplayer(WireReplayer):
         self.start = line
 
     def _item(self, event: dict, kind: str) -> dict | None:
-        index = event.get("output_index")
+        index = as_key(event.get("output_index"))
         item = self.items.get(index)
         if item is None:
             self.emit(
@@ -200,7 +200,7 @@ class ResponsesReplayer(WireReplayer):
         return item
 
     def _check_done(self, line: int, kind: str, event: dict) -> None:
-        index = event.get("output_index")
+        index = as_key(event.get("output_index"))
         item = self.items.get(index)
         if item is None:
             return
@@ -208,12 +208,12 @@ class ResponsesReplayer(WireReplayer):
             mine, given, what = item.get("arguments"), event.get("arguments"), "arguments"
         elif kind == "response.reasoning_summary_text.done":
             summary = item.get("summary") or []
-            at = event.get("summary_index")
+            at = as_key(event.get("summary_index"))
             part = summary[at] if type(at) is int and at < len(summary) else {}
             mine, given, what = part.get("text"), event.get("text"), "summary text"
         else:
             key = "text" if kind == "response.output_text.done" else "refusal"
-            part = _part(item, event.get("content_index"), "output_text" if key == "text" else key)
+            part = _part(item, as_key(event.get("content_index")), "output_text" if key == "text" else key)
             mine, given, what = part.get(key), event.get(key), key
         if isinstance(given, str) and (mine or "") != given:
             # the done event's text stands from here (one finding per disagreement)
@@ -279,7 +279,7 @@ class ResponsesReplayer(WireReplayer):
             )
         if kind == "response.completed":
             for item in response.get("output") or ():
-                if type(item) is dict and item.get("type") == "function_call":
+                if type(item) is dict and as_key(item.get("type")) == "function_call":
                     _, wrong = parse_arguments(item.get("arguments"))
                     if wrong is not None:
                         self.emit(
@@ -305,7 +305,7 @@ class ResponsesReplayer(WireReplayer):
         response["output"] = [self.items[i] for i in sorted(self.items, key=_order)]
         _wire_names(response)
         for item in response["output"]:
-            if item.get("type") == "reasoning" and any(
+            if as_key(item.get("type")) == "reasoning" and any(
                 type(p) is dict and p.get("text") for p in item.get("summary") or ()
             ):
                 self.emit(
@@ -368,7 +368,7 @@ def _part(item: dict, index: Any, kind: str) -> dict:
 def _texts(item: dict) -> dict[tuple, str]:
     """The streamed texts of an item: ``{(what, where): text}``."""
     out: dict[tuple, str] = {}
-    if item.get("type") == "function_call" and isinstance(item.get("arguments"), str):
+    if as_key(item.get("type")) == "function_call" and isinstance(item.get("arguments"), str):
         out[("arguments", 0)] = item["arguments"]
     for at, part in enumerate(item.get("content") or ()):
         if type(part) is dict:
