@@ -363,7 +363,7 @@ class _Collector:
         if usage is not None:
             stats.tokens.add_counts(usage)
             reasoning = msg.fields.get("reasoning_tokens")
-            if is_number(reasoning):
+            if reasoning is not None and is_number(reasoning):
                 stats.tokens.reasoning += reasoning
         reason = dialect.finish_reason(msg)
         if reason is not None:

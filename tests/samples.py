@@ -377,16 +377,25 @@ LOONGFLOW_MESSAGES = [
 CHAT_MESSAGES = [
     {"role": "user", "content": "What is 2+2?"},
     {"role": "system", "content": "You are terse."},
-    {"role": "assistant", "content": None, "tool_calls": [
-        {"id": "call_1", "type": "function", "function": {"name": "add", "arguments": "{}"}}
-    ]},
+    {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {"id": "call_1", "type": "function", "function": {"name": "add", "arguments": "{}"}}
+        ],
+    },
     {"role": "tool", "tool_call_id": "call_1", "content": "4"},
     {"messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]},
     {"id": "chatcmpl-1", "object": "chat.completion", "choices": []},
 ]
 CHAT_EVENTS = [
-    {"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1, "model": "m",
-     "choices": [{"index": 0, "delta": {"content": "4"}, "finish_reason": None}]},
+    {
+        "id": "chatcmpl-1",
+        "object": "chat.completion.chunk",
+        "created": 1,
+        "model": "m",
+        "choices": [{"index": 0, "delta": {"content": "4"}, "finish_reason": None}],
+    },
 ]
 RESPONSES_MESSAGES = [
     {"type": "function_call", "call_id": "call_1", "name": "add", "arguments": "{}"},
@@ -401,8 +410,14 @@ RESPONSES_EVENTS = [
     {"type": "error", "code": "server_error", "message": "boom", "sequence_number": 3},
 ]
 ANTHROPIC_MESSAGES = [
-    {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "add", "input": {}}]},
-    {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "4"}]},
+    {
+        "role": "assistant",
+        "content": [{"type": "tool_use", "id": "toolu_1", "name": "add", "input": {}}],
+    },
+    {
+        "role": "user",
+        "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "4"}],
+    },
     {"system": "Be terse.", "messages": [{"role": "user", "content": "hi"}]},
     {"id": "msg_1", "type": "message", "role": "assistant", "content": [], "model": "claude-x"},
 ]

@@ -21,7 +21,11 @@ from msgcli.cli import app
 from msgcli.pipeline import Options, validate_file
 
 ROOT = Path(__file__).resolve().parent.parent / "fixtures" / "provider-streams"
-DIALECT = {"openai-chat": "openai-chat", "openai-responses": "openai-responses", "anthropic-messages": "anthropic"}
+DIALECT = {
+    "openai-chat": "openai-chat",
+    "openai-responses": "openai-responses",
+    "anthropic-messages": "anthropic",
+}
 FORMS = ("events.jsonl", "events-model_dump_json.jsonl", "sse.txt")
 HELPER_ONLY = frozenset({"parsed", "parsed_arguments", "parsed_output"})
 
@@ -30,9 +34,7 @@ def meaningful(value):
     """``value`` without null fields and helper-only fields (what carries no meaning)."""
     if isinstance(value, dict):
         return {
-            k: meaningful(v)
-            for k, v in value.items()
-            if v is not None and k not in HELPER_ONLY
+            k: meaningful(v) for k, v in value.items() if v is not None and k not in HELPER_ONLY
         }
     if isinstance(value, list):
         return [meaningful(v) for v in value]
@@ -52,7 +54,9 @@ def scenarios(with_final: bool):
 
 def replay(path: Path):
     written: list[dict] = []
-    report = validate_file(path, options=Options(), sink=lambda _name, _line, msg: written.append(msg))
+    report = validate_file(
+        path, options=Options(), sink=lambda _name, _line, msg: written.append(msg)
+    )
     return report, written
 
 
@@ -61,7 +65,9 @@ def replay(path: Path):
 def test_replay_equals_the_sdk_final(folder: Path, form: str):
     report, written = replay(folder / form)
     assert report.summary.dialect == DIALECT[folder.parent.name]
-    assert [meaningful(m) for m in written] == [meaningful(json.loads((folder / "final.json").read_text()))]
+    assert [meaningful(m) for m in written] == [
+        meaningful(json.loads((folder / "final.json").read_text()))
+    ]
     errors = [f for f in report.findings if f.severity.name == "ERROR"]
     assert errors == []
 
@@ -115,21 +121,27 @@ def test_broken_streams_fail_at_a_line_and_keep_the_partial_text(folder: Path, f
     assert written[0]["msgcli_replay"]["state"] in ("cut", "error")
     # the finding names the file and a line of it
     located = [
-        line for line in result.stderr.splitlines() if f"{path}:" in line and (" E0" in line or " P0" in line)
+        line
+        for line in result.stderr.splitlines()
+        if f"{path}:" in line and (" E0" in line or " P0" in line)
     ]
     assert located, result.stderr
 
 
-CONVERSATION_FILES = [
-    pytest.param(path, DIALECT[path.parts[-3]], id=str(path.relative_to(ROOT)))
-    for path in sorted(ROOT.glob("*/conversations/*.jsonl"))
-] + [
-    pytest.param(path, DIALECT[path.parts[-4]], id=str(path.relative_to(ROOT)))
-    for path in sorted(ROOT.glob("*/conversations/*/conversation.json"))
-] + [
-    pytest.param(path, DIALECT[path.parts[-3]], id=str(path.relative_to(ROOT)))
-    for path in sorted(ROOT.glob("*/*/request.json"))
-]
+CONVERSATION_FILES = (
+    [
+        pytest.param(path, DIALECT[path.parts[-3]], id=str(path.relative_to(ROOT)))
+        for path in sorted(ROOT.glob("*/conversations/*.jsonl"))
+    ]
+    + [
+        pytest.param(path, DIALECT[path.parts[-4]], id=str(path.relative_to(ROOT)))
+        for path in sorted(ROOT.glob("*/conversations/*/conversation.json"))
+    ]
+    + [
+        pytest.param(path, DIALECT[path.parts[-3]], id=str(path.relative_to(ROOT)))
+        for path in sorted(ROOT.glob("*/*/request.json"))
+    ]
+)
 
 
 @pytest.mark.parametrize(("path", "dialect"), CONVERSATION_FILES)
@@ -166,7 +178,14 @@ def test_fine_tuning_defects_are_found_on_exactly_their_lines():
 
 # -- convert: round trips keep every text, tool call and tool result ------------------
 
-ALL_DIALECTS = ("openai-chat", "openai-responses", "anthropic", "agentscope-py", "agentscope-java", "loongflow")
+ALL_DIALECTS = (
+    "openai-chat",
+    "openai-responses",
+    "anthropic",
+    "agentscope-py",
+    "agentscope-java",
+    "loongflow",
+)
 
 
 def _content(path: Path, dialect: str):
@@ -182,7 +201,9 @@ def _content(path: Path, dialect: str):
             if isinstance(block, TextBlock) and isinstance(block.text, str) and block.text.strip():
                 texts.append(block.text)
             elif isinstance(block, ToolCallBlock):
-                arguments = block.arguments if block.arguments is not None else orjson.loads(block.input)
+                arguments = (
+                    block.arguments if block.arguments is not None else orjson.loads(block.input)
+                )
                 calls.append((block.id, block.name, arguments))
             elif isinstance(block, ToolResultBlock):
                 output = block.output
@@ -201,9 +222,13 @@ def test_round_trips_keep_text_tool_calls_and_results(tmp_path: Path, source: st
     original = ROOT / source / "conversations" / "conversations.jsonl"
     there, back = tmp_path / "there.jsonl", tmp_path / "back.jsonl"
     runner = CliRunner()
-    first = runner.invoke(app, ["convert", "--no-config", "-t", via, "-o", str(there), str(original)])
+    first = runner.invoke(
+        app, ["convert", "--no-config", "-t", via, "-o", str(there), str(original)]
+    )
     assert first.exit_code == 0, first.output
-    second = runner.invoke(app, ["convert", "--no-config", "-t", dialect, "-o", str(back), str(there)])
+    second = runner.invoke(
+        app, ["convert", "--no-config", "-t", dialect, "-o", str(back), str(there)]
+    )
     assert second.exit_code == 0, second.output
     texts, calls, results = _content(original, dialect)
     assert calls and results and texts
@@ -265,7 +290,9 @@ def test_stats_count_the_tool_calls_of_a_replayed_stream():
     result = CliRunner().invoke(app, ["stats", "--format", "json", str(path)])
     tools = orjson.loads(result.stdout)["files"][0]["tools"]
     assert tools["calls"] == len(names)
-    assert {name: tools["by_tool"][name]["calls"] for name in names} == {n: names.count(n) for n in names}
+    assert {name: tools["by_tool"][name]["calls"] for name in names} == {
+        n: names.count(n) for n in names
+    }
 
 
 # -- robustness: whatever a provider stream holds, replay reports and never crashes ------
@@ -279,7 +306,9 @@ _STREAMS = [
 ]
 _VALUES = st.recursive(
     st.none() | st.booleans() | st.integers(-5, 5) | st.text(max_size=6),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3)
+    ),
     max_leaves=6,
 )
 
@@ -317,7 +346,9 @@ def test_any_provider_stream_is_reported_without_a_crash(data):
 
     written: list = []
     data_bytes = b"".join(orjson.dumps(e) + b"\n" for e in events)
-    result = msgcli.replay(io.BytesIO(data_bytes), dialect=dialect, sink=lambda *a: written.append(a[-1]))
+    result = msgcli.replay(
+        io.BytesIO(data_bytes), dialect=dialect, sink=lambda *a: written.append(a[-1])
+    )
     for fr in result.report.files:
         for f in fr.findings:
             assert f.code in RULES

@@ -41,7 +41,12 @@ def write_turn(turn: Any, target: str, note: Note) -> list[dict]:
                 flush()
             error = block.state == "error" or block.fields.get("is_error") is True
             results.append(
-                {"id": block.id, "text": parts_text(block.output), "error": error, "line": part.line}
+                {
+                    "id": block.id,
+                    "text": parts_text(block.output),
+                    "error": error,
+                    "line": part.line,
+                }
             )
             continue
         if results:
@@ -86,7 +91,11 @@ def _message(target: str, role: str, texts, calls, turn, note) -> list[dict]:
 
 def _chat(role: str, texts, calls, turn, note) -> dict:
     if role not in ("system", "developer", "user", "assistant"):
-        note(turn.line, "/role", f"role {role!r} has no openai-chat counterpart: written as 'assistant'")
+        note(
+            turn.line,
+            "/role",
+            f"role {role!r} has no openai-chat counterpart: written as 'assistant'",
+        )
         role = "assistant"
     plain = [text for kind, text in texts if kind == "text"]
     thoughts = [text for kind, text in texts if kind == "thinking"]
@@ -125,7 +134,8 @@ def _anthropic(role: str, texts, calls, turn, note) -> dict:
             turn.line,
             "/role",
             f"role {role!r} has no counterpart in Anthropic's messages (a system prompt is the "
-            "request's 'system'): written as 'user'" if role in ("system", "developer")
+            "request's 'system'): written as 'user'"
+            if role in ("system", "developer")
             else f"role {role!r} has no anthropic counterpart: written as 'assistant'",
         )
         role = "user" if role in ("system", "developer") else "assistant"
@@ -148,7 +158,11 @@ def _anthropic(role: str, texts, calls, turn, note) -> dict:
 
 def _responses(role: str, texts, calls, turn, note) -> list[dict]:
     if role not in ("system", "developer", "user", "assistant"):
-        note(turn.line, "/role", f"role {role!r} has no openai-responses counterpart: written as 'assistant'")
+        note(
+            turn.line,
+            "/role",
+            f"role {role!r} has no openai-responses counterpart: written as 'assistant'",
+        )
         role = "assistant"
     out: list[dict] = []
     kind_of_text = "output_text" if role == "assistant" else "input_text"
@@ -181,12 +195,18 @@ def _results(target: str, results: list[dict]) -> list[dict]:
     if target == "anthropic":
         blocks = []
         for r in results:
-            block: dict[str, Any] = {"type": "tool_result", "tool_use_id": r["id"], "content": r["text"]}
+            block: dict[str, Any] = {
+                "type": "tool_result",
+                "tool_use_id": r["id"],
+                "content": r["text"],
+            }
             if r["error"]:
                 block["is_error"] = True
             blocks.append(block)
         return [{"role": "user", "content": blocks}]
-    return [{"type": "function_call_output", "call_id": r["id"], "output": r["text"]} for r in results]
+    return [
+        {"type": "function_call_output", "call_id": r["id"], "output": r["text"]} for r in results
+    ]
 
 
 def dumps(value: Any) -> str:

@@ -91,7 +91,9 @@ def _anthropic_content(content: Any, strong: bool) -> bool:
 
 
 def _only_text(content: list) -> bool:
-    return all(isinstance(b, dict) and as_key(b.get("type")) == "text" and "text" in b for b in content)
+    return all(
+        isinstance(b, dict) and as_key(b.get("type")) == "text" and "text" in b for b in content
+    )
 
 
 def _messages_are_anthropic(messages: list) -> bool:
@@ -122,7 +124,7 @@ class AnthropicDialect(WireDialect):
         messages = obj.get("messages")
         if isinstance(messages, list) and "content" not in obj and "role" not in obj:
             system = obj.get("system")
-            if "system" in obj and (isinstance(system, list) or isinstance(system, str)):
+            if "system" in obj and isinstance(system, (list, str)):
                 return MESSAGE
             model = obj.get("model")
             if isinstance(model, str) and model.startswith("claude"):
@@ -197,10 +199,14 @@ class AnthropicDialect(WireDialect):
             kind = as_key(block.get("type"))
             rest = {k: v for k, v in block.items() if k not in _BLOCK_CORE.get(kind, ("type",))}
             if kind == "text":
-                msg.content.append(TextBlock(type="text", path=where, text=block.get("text"), fields=rest))
+                msg.content.append(
+                    TextBlock(type="text", path=where, text=block.get("text"), fields=rest)
+                )
             elif kind == "thinking":
                 msg.content.append(
-                    ThinkingBlock(type="thinking", path=where, thinking=block.get("thinking"), fields=rest)
+                    ThinkingBlock(
+                        type="thinking", path=where, thinking=block.get("thinking"), fields=rest
+                    )
                 )
             elif kind in ("tool_use", "server_tool_use", "mcp_tool_use"):
                 msg.content.append(
@@ -249,7 +255,7 @@ class AnthropicDialect(WireDialect):
     def check_conversation(self, obj: dict, found: list[tuple[tuple, dict]], emit: Emit) -> None:
         pairing = Pairing(emit)
         previous: Any = None
-        waiting: list[str] = []  # the tool calls of the assistant turn before
+        waiting: list[Any] = []  # the tool calls of the assistant turn before
         first = True
         for path, message in found:
             if path == ("system",):
@@ -257,12 +263,16 @@ class AnthropicDialect(WireDialect):
             role = as_key(message.get("role"))
             where = pointer(path)
             if role not in ROLES:
-                emit("B007", f"role {short(role)}: Anthropic messages are user or assistant", f"{where}/role")
+                emit(
+                    "B007",
+                    f"role {short(role)}: Anthropic messages are user or assistant",
+                    f"{where}/role",
+                )
                 continue
             content = message.get("content")
-            if content is None or content == "" or content == []:
-                if not (role == "assistant" and path[-1] == len(obj["messages"]) - 1):
-                    emit("B008", f"a {role} message without content", f"{where}/content")
+            last = path[-1] == len(obj["messages"]) - 1
+            if content in (None, "", []) and not (role == "assistant" and last):
+                emit("B008", f"a {role} message without content", f"{where}/content")
             if first and role != "user":
                 emit("B005", "the first message must be the user's", f"{where}/role")
             first = False
@@ -285,7 +295,11 @@ class AnthropicDialect(WireDialect):
                         emit("B005", "a tool_use block in a user message", ptr)
                     pairing.call(block.get("id"), block.get("name"), ptr)
                     if not isinstance(block.get("input"), dict):
-                        emit("T004", f"the input of tool call {short(block.get('id'))} is not an object", f"{ptr}/input")
+                        emit(
+                            "T004",
+                            f"the input of tool call {short(block.get('id'))} is not an object",
+                            f"{ptr}/input",
+                        )
                 elif kind == "tool_result":
                     if role != "user":
                         emit("B005", "a tool_result block in an assistant message", ptr)
@@ -303,9 +317,11 @@ class AnthropicDialect(WireDialect):
                 else:
                     results_done = True
             if role == "assistant":
-                if waiting:
-                    pass
-                waiting = [b.get("id") for b in blocks if isinstance(b, dict) and as_key(b.get("type")) == "tool_use"]
+                waiting = [
+                    b.get("id")
+                    for b in blocks
+                    if isinstance(b, dict) and as_key(b.get("type")) == "tool_use"
+                ]
             elif waiting:
                 for cid in waiting:
                     emit(

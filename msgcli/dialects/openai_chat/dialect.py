@@ -10,7 +10,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...model import Message, TextBlock, ToolCallBlock, ToolResultBlock, UnknownBlock, Usage, pointer
+from ...model import (
+    Message,
+    TextBlock,
+    ToolCallBlock,
+    ToolResultBlock,
+    UnknownBlock,
+    Usage,
+)
 from ...textsafe import short
 from ..base import EVENT, MESSAGE, Emit
 from ..wire import Pairing, WireDialect, as_key, parse_arguments, reasoning_tokens
@@ -43,8 +50,10 @@ TOKEN_LIMIT = 65536
 def _chat_content(content: Any) -> bool:
     if content is None or isinstance(content, str):
         return True
-    return isinstance(content, list) and bool(content) and all(
-        isinstance(p, dict) and as_key(p.get("type")) in _PART_TYPES for p in content
+    return (
+        isinstance(content, list)
+        and bool(content)
+        and all(isinstance(p, dict) and as_key(p.get("type")) in _PART_TYPES for p in content)
     )
 
 
@@ -109,7 +118,7 @@ class ChatDialect(WireDialect):
             return [obj]
         if obj.get("object") == "chat.completion":
             # the answer keeps what the completion says of it
-            out = []
+            out: list[dict] = []
             for path, message in found:
                 choice = obj["choices"][path[1]]
                 extra = {"finish_reason": choice.get("finish_reason")}
@@ -138,7 +147,14 @@ class ChatDialect(WireDialect):
         msg = Message(dialect=NAME, role=as_key(obj.get("role")), name=obj.get("name"))
         completion = obj.get("msgcli_completion")
         for key, value in obj.items():
-            if key not in ("role", "content", "name", "tool_calls", "tool_call_id", "msgcli_completion"):
+            if key not in (
+                "role",
+                "content",
+                "name",
+                "tool_calls",
+                "tool_call_id",
+                "msgcli_completion",
+            ):
                 msg.fields[key] = value
         if isinstance(completion, dict):
             msg.id = completion.get("id")
@@ -235,20 +251,37 @@ def check_chat(obj: dict, emit: Emit) -> None:
             continue
         role = as_key(message.get("role"))
         if role not in ROLES:
-            emit("B007", f"role {short(role)} is not one of {', '.join(sorted(ROLES))}", f"{where}/role")
+            emit(
+                "B007",
+                f"role {short(role)} is not one of {', '.join(sorted(ROLES))}",
+                f"{where}/role",
+            )
             continue
         content = message.get("content")
         calls = message.get("tool_calls")
         if role == "assistant":
             assistant = True
-            if (content is None or content == "") and not calls and not message.get("function_call") and not message.get("refusal"):
-                emit("B008", "an assistant message with neither content nor tool calls", f"{where}/content")
+            if (
+                (content is None or content == "")
+                and not calls
+                and not message.get("function_call")
+                and not message.get("refusal")
+            ):
+                emit(
+                    "B008",
+                    "an assistant message with neither content nor tool calls",
+                    f"{where}/content",
+                )
         elif "content" not in message or content is None:
             emit("B008", f"a {role} message without content", f"{where}/content")
         if "weight" in message and training:
             weight = message["weight"]
             if role != "assistant":
-                emit("B009", f"weight on a {role} message: only assistant messages take a weight", f"{where}/weight")
+                emit(
+                    "B009",
+                    f"weight on a {role} message: only assistant messages take a weight",
+                    f"{where}/weight",
+                )
             elif weight not in (0, 1) or isinstance(weight, bool):
                 emit("B009", f"weight {short(weight)}: it must be 0 or 1", f"{where}/weight")
         if role == "tool":
@@ -278,7 +311,8 @@ def check_chat(obj: dict, emit: Emit) -> None:
                 ptr = f"{where}/tool_calls/{j}"
                 if not isinstance(call, dict):
                     continue
-                function = call.get("function") if isinstance(call.get("function"), dict) else {}
+                found = call.get("function")
+                function: dict = found if isinstance(found, dict) else {}
                 pairing.call(call.get("id"), function.get("name"), ptr)
                 open_calls.append(call.get("id"))
                 _, wrong = parse_arguments(function.get("arguments"))

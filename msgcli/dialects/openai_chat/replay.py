@@ -105,7 +105,9 @@ class ChatReplayer(WireReplayer):
         if type(logprobs) is dict:
             mine = snapshot["logprobs"]
             if type(mine) is not dict:
-                snapshot["logprobs"] = {k: list(v) if type(v) is list else v for k, v in logprobs.items()}
+                snapshot["logprobs"] = {
+                    k: list(v) if type(v) is list else v for k, v in logprobs.items()
+                }
             else:
                 for key, value in logprobs.items():
                     if type(value) is list:
@@ -153,13 +155,9 @@ class ChatReplayer(WireReplayer):
                 elif not old:
                     acc[key] = value
             elif isinstance(old, str) and isinstance(value, str):
-                acc[key] = old + value
-            elif (
-                isinstance(old, (int, float))
-                and isinstance(value, (int, float))
-                and not isinstance(old, bool)
-            ):
-                acc[key] = old + value
+                acc[key] = old + value  # content, refusal, arguments: joined
+            elif _number(old) and _number(value):
+                acc[key] = old + value  # counts: added
             elif type(old) is dict and type(value) is dict:
                 self._merge(old, value, f"{where}/{key}")
             elif type(old) is list and type(value) is list:
@@ -200,7 +198,9 @@ class ChatReplayer(WireReplayer):
         if completion is None:
             return
         self.completion = None
-        unfinished = [as_key(c.get("index")) for c in completion["choices"] if not c.get("finish_reason")]
+        unfinished = [
+            as_key(c.get("index")) for c in completion["choices"] if not c.get("finish_reason")
+        ]
         if state == "cut" and not unfinished:
             state = None  # type: ignore[assignment]
         elif report and state == "cut":
@@ -218,7 +218,11 @@ class ChatReplayer(WireReplayer):
                 message.setdefault(key, None)
             calls = message.get("tool_calls")
             if type(calls) is list:
-                calls.sort(key=lambda c: as_key(c.get("index")) if type(as_key(c.get("index"))) is int else 0)
+                calls.sort(
+                    key=lambda c: (
+                        as_key(c.get("index")) if type(as_key(c.get("index"))) is int else 0
+                    )
+                )
                 if state is None:
                     for call in calls:
                         function = call.get("function")
@@ -235,7 +239,9 @@ class ChatReplayer(WireReplayer):
             reasons.append(reason)
             if reason in ("length", "content_filter") and state is None:
                 error = (
-                    "LengthFinishReasonError" if reason == "length" else "ContentFilterFinishReasonError"
+                    "LengthFinishReasonError"
+                    if reason == "length"
+                    else "ContentFilterFinishReasonError"
                 )
                 self.emit(
                     "E017",
@@ -247,6 +253,10 @@ class ChatReplayer(WireReplayer):
 
     def open_messages(self) -> list[dict]:
         return [] if self.completion is None else [self.completion]
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _by_index(items: list, index: Any) -> dict | None:

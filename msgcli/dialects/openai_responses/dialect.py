@@ -123,7 +123,15 @@ class ResponsesDialect(WireDialect):
                 msg.usage = self.read_usage(response["usage"])
                 msg.fields["reasoning_tokens"] = reasoning_tokens(response["usage"])
         for key, value in obj.items():
-            if key not in ("role", "content", "id", "msgcli_response", "arguments", "output", "summary"):
+            if key not in (
+                "role",
+                "content",
+                "id",
+                "msgcli_response",
+                "arguments",
+                "output",
+                "summary",
+            ):
                 msg.fields[key] = value
         if kind == "message":
             msg.role = as_key(obj.get("role"))
@@ -135,11 +143,17 @@ class ResponsesDialect(WireDialect):
                 for i, part in enumerate(content):
                     where = (*path, "content", i)
                     if isinstance(part, dict) and as_key(part.get("type")) in _TEXT_PARTS:
-                        msg.content.append(TextBlock(type="text", path=where, text=part.get("text")))
+                        msg.content.append(
+                            TextBlock(type="text", path=where, text=part.get("text"))
+                        )
                     elif isinstance(part, dict) and as_key(part.get("type")) == "refusal":
-                        msg.content.append(TextBlock(type="text", path=where, text=part.get("refusal")))
+                        msg.content.append(
+                            TextBlock(type="text", path=where, text=part.get("refusal"))
+                        )
                     else:
-                        msg.content.append(UnknownBlock(type=str(_type(part)), path=where, raw=part))
+                        msg.content.append(
+                            UnknownBlock(type=str(_type(part)), path=where, raw=part)
+                        )
         elif kind == "function_call":
             msg.role = "assistant"
             arguments, _ = parse_arguments(obj.get("arguments"))
@@ -162,13 +176,17 @@ class ResponsesDialect(WireDialect):
                     for i, p in enumerate(output)
                     if isinstance(p, dict)
                 ]
-            msg.content.append(ToolResultBlock(type="tool_result", id=obj.get("call_id"), path=path, output=output))
+            msg.content.append(
+                ToolResultBlock(type="tool_result", id=obj.get("call_id"), path=path, output=output)
+            )
         elif kind == "reasoning":
             msg.role = "assistant"
             for i, part in enumerate(obj.get("summary") or ()):
                 if isinstance(part, dict):
                     msg.content.append(
-                        ThinkingBlock(type="thinking", path=(*path, "summary", i), thinking=part.get("text"))
+                        ThinkingBlock(
+                            type="thinking", path=(*path, "summary", i), thinking=part.get("text")
+                        )
                     )
             if not msg.content:
                 msg.content.append(ThinkingBlock(type="thinking", path=path, thinking=""))
@@ -204,14 +222,22 @@ class ResponsesDialect(WireDialect):
             if kind == "message":
                 role = as_key(item.get("role"))
                 if role not in ROLES:
-                    emit("B007", f"role {short(role)} is not one of {', '.join(sorted(ROLES))}", f"{where}/role")
+                    emit(
+                        "B007",
+                        f"role {short(role)} is not one of {', '.join(sorted(ROLES))}",
+                        f"{where}/role",
+                    )
                 if item.get("content") in (None, "", []):
                     emit("B008", f"a {short(role)} message without content", f"{where}/content")
             elif kind == "function_call":
                 pairing.call(item.get("call_id"), item.get("name"), where)
                 _, wrong = parse_arguments(item.get("arguments"))
                 if wrong is not None:
-                    emit("T004", f"the arguments of function call {short(item.get('call_id'))} {wrong}", f"{where}/arguments")
+                    emit(
+                        "T004",
+                        f"the arguments of function call {short(item.get('call_id'))} {wrong}",
+                        f"{where}/arguments",
+                    )
             elif kind == "function_call_output":
                 pairing.result(item.get("call_id"), where)
         pairing.finish()
@@ -223,7 +249,8 @@ def _type(part: Any) -> Any:
 
 def _responses_content(content: Any) -> bool:
     return isinstance(content, list) and any(
-        isinstance(p, dict) and as_key(p.get("type")) in ("input_text", "output_text", "input_image", "refusal")
+        isinstance(p, dict)
+        and as_key(p.get("type")) in ("input_text", "output_text", "input_image", "refusal")
         for p in content
     )
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...textsafe import short
-from ..wire import WireReplayer, as_key, parse_arguments, joined
+from ..wire import WireReplayer, as_key, joined, parse_arguments
 
 _TERMINAL = ("response.completed", "response.incomplete", "response.failed")
 _FLOAT_TIMES = ("created_at", "completed_at")
@@ -57,6 +57,9 @@ class ResponsesReplayer(WireReplayer):
         self.item_line: dict[Any, int] = {}  # output_index -> line of its last delta
 
     def event(self, line: int, event: dict) -> None:
+        part: Any
+        content: Any
+        summary: Any
         kind = as_key(event.get("type"))
         if kind not in self.known_types:
             self.unknown(kind)
@@ -75,7 +78,8 @@ class ResponsesReplayer(WireReplayer):
             self._open(line, event)
             return
         if kind == "error":
-            error = event.get("error") if type(event.get("error")) is dict else event
+            nested = event.get("error")
+            error: dict = nested if type(nested) is dict else event
             self.emit(
                 "E016",
                 f"the stream reports an error ({short(error.get('code'))}: "
@@ -102,7 +106,9 @@ class ResponsesReplayer(WireReplayer):
             index = as_key(event.get("output_index"))
             item = event.get("item")
             if index in self.items:
-                self.emit("E003", f"output item {short(index)} is added a second time", "/output_index")
+                self.emit(
+                    "E003", f"output item {short(index)} is added a second time", "/output_index"
+                )
             self.items[index] = _copy(item) if type(item) is dict else {}
             self.item_line[index] = line
         elif kind == "response.content_part.added":
@@ -213,7 +219,9 @@ class ResponsesReplayer(WireReplayer):
             mine, given, what = part.get("text"), event.get("text"), "summary text"
         else:
             key = "text" if kind == "response.output_text.done" else "refusal"
-            part = _part(item, as_key(event.get("content_index")), "output_text" if key == "text" else key)
+            part = _part(
+                item, as_key(event.get("content_index")), "output_text" if key == "text" else key
+            )
             mine, given, what = part.get(key), event.get(key), key
         if isinstance(given, str) and (mine or "") != given:
             # the done event's text stands from here (one finding per disagreement)
@@ -324,7 +332,9 @@ class ResponsesReplayer(WireReplayer):
     def open_messages(self) -> list[dict]:
         if self.response is None:
             return []
-        return [{**self.response, "output": [self.items[i] for i in sorted(self.items, key=_order)]}]
+        return [
+            {**self.response, "output": [self.items[i] for i in sorted(self.items, key=_order)]}
+        ]
 
 
 def _wire_names(response: dict) -> None:
