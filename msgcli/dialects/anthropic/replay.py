@@ -42,8 +42,25 @@ _USAGE_IF_PRESENT = (
 )
 
 
+_DELTAS = frozenset(
+    {"text_delta", "input_json_delta", "thinking_delta", "signature_delta", "citations_delta"}
+)
+
+
 class AnthropicReplayer(WireReplayer):
     known_types = _KNOWN
+    lean_types = _KNOWN
+
+    def quick(self, kind: str, event: dict) -> bool:
+        # a delta, most of a stream: what its schema asks, checked here
+        if kind != "content_block_delta":
+            return False
+        index = event.get("index")
+        delta = event.get("delta")
+        if type(index) is not int or index < 0 or type(delta) is not dict:
+            return False
+        what = delta.get("type")
+        return type(what) is str and what in _DELTAS
 
     def __init__(self, emit, sink=None):
         super().__init__(emit, sink)

@@ -27,6 +27,8 @@ _MESSAGE_DEFAULTS = ("content", "refusal", "role", "annotations", "audio", "func
 
 class ChatReplayer(WireReplayer):
     known_types = frozenset({"chat.completion.chunk"})
+    lean_key = "object"
+    lean_types = known_types
 
     def __init__(self, emit, sink=None):
         super().__init__(emit, sink)

@@ -52,6 +52,7 @@ class ResponsesReplayer(WireReplayer):
 
     def __init__(self, emit, sink=None):
         super().__init__(emit, sink)
+        self.lean_types = self.known_types - {"error"}  # (an error object may be either API's)
         self.response: dict | None = None
         self.items: dict[Any, dict] = {}  # output_index -> item as rebuilt
         self.item_line: dict[Any, int] = {}  # output_index -> line of its last delta
@@ -119,7 +120,7 @@ class ResponsesReplayer(WireReplayer):
                     content = item["content"] = []
                 part = event.get("part")
                 index = as_key(event.get("content_index"))
-                if type(index) is int and index < len(content):
+                if type(index) is int and 0 <= index < len(content):
                     content[index] = _copy(part) if type(part) is dict else {}
                 else:
                     content.append(_copy(part) if type(part) is dict else {})
@@ -149,6 +150,8 @@ class ResponsesReplayer(WireReplayer):
                 if type(summary) is not list:
                     summary = item["summary"] = []
                 at = as_key(event.get("summary_index"))
+                if type(at) is int and at < 0:
+                    at = None
                 while type(at) is int and len(summary) <= at:
                     summary.append({"type": "summary_text", "text": ""})
                 part = summary[at] if type(at) is int else summary[-1] if summary else None
@@ -215,7 +218,7 @@ class ResponsesReplayer(WireReplayer):
         elif kind == "response.reasoning_summary_text.done":
             summary = item.get("summary") or []
             at = as_key(event.get("summary_index"))
-            part = summary[at] if type(at) is int and at < len(summary) else {}
+            part = summary[at] if type(at) is int and 0 <= at < len(summary) else {}
             mine, given, what = part.get("text"), event.get("text"), "summary text"
         else:
             key = "text" if kind == "response.output_text.done" else "refusal"
@@ -360,6 +363,8 @@ def _copy(value: dict) -> dict:
 
 
 def _part(item: dict, index: Any, kind: str) -> dict:
+    if type(index) is int and index < 0:
+        index = None
     content = item.get("content")
     if type(content) is not list:
         content = item["content"] = []
