@@ -354,3 +354,35 @@ def test_any_provider_stream_is_reported_without_a_crash(data):
             assert f.code in RULES
             assert 0 <= f.line <= max(len(events), 1)
     assert all(type(m) is dict for m in written)
+
+
+# -- SSE decoded as the SDKs decode it ----------------------------------------------------
+
+
+def _reframed(sse: bytes, newline: bytes, ping: bool) -> bytes:
+    """The same events with other line ends, comments, a keep-alive (Anthropic's ``ping``) and
+    each JSON payload split over two ``data:`` lines (joined with a newline, which JSON takes
+    as white space)."""
+    out = [b": keep-alive" + newline]
+    if ping:
+        out.append(b"event: ping" + newline + b'data: {"type": "ping"}' + newline * 2)
+    for line in sse.splitlines():
+        if line.startswith(b"data: {") and b', "' not in line and b'","' in line:
+            head, _, tail = line.partition(b'","')
+            out.append(head + b'",' + newline + b'data: "' + tail + newline)
+        else:
+            out.append(line + newline)
+    out.append(b"data: [DONE]" + newline * 2)
+    return b"".join(out)
+
+
+@pytest.mark.parametrize("newline", [b"\r", b"\r\n", b"\n"], ids=["CR", "CRLF", "LF"])
+@pytest.mark.parametrize("api", sorted(DIALECT))
+def test_sse_line_ends_comments_and_multi_line_data(tmp_path: Path, api: str, newline: bytes):
+    folder = ROOT / api / "text-unicode"
+    path = tmp_path / "stream.txt"
+    sse = (folder / "sse.txt").read_bytes()
+    path.write_bytes(_reframed(sse, newline, ping=api == "anthropic-messages"))
+    report, written = replay(path)
+    assert [meaningful(m) for m in written] == [meaningful(json.loads((folder / "final.json").read_text()))]
+    assert [f for f in report.findings if f.severity.name == "ERROR"] == []
