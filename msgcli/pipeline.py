@@ -8,6 +8,7 @@ state kept is what the checks across records need (see
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -322,6 +323,8 @@ class _FileCheck:
         self.dialect: Dialect | None = forced
         self.kind: str | None = None
         self.first_line = 0
+        #: the last line counted (kept by a lean replay loop)
+        self.last = 0
         #: the file so far holds only plain messages, which every provider dialect takes
         self.tentative = False
         self.variants: dict[str, None] = {}
@@ -383,10 +386,15 @@ class _FileCheck:
                     break
                 lean = getattr(self.replayer, "lean", None)
                 if lean is not None and until is None and not self.budget.limit:
-                    # a provider stream: the rest in the replayer's own loop, which hands
-                    # back every record that needs more than its common case
-                    last = lean(records, self, last)
-                    break
+                    # a provider stream: the rest of its lines in the replayer's own loop,
+                    # which hands back every record that needs more than its common case
+                    from .reader import take_over
+
+                    self.last = last
+                    record = take_over(records, functools.partial(lean, check=self))
+                    last = self.last
+                    if record is not None:  # (not JSONL: the records go on as they were)
+                        last = self.take(record) or last
         if self.kind == MESSAGE:
             self.cross.finish()
         elif self.replayer is not None:

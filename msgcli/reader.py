@@ -217,7 +217,11 @@ def _read_jsonl(lines, whole: bool = True) -> Iterator[Record]:
                 continue
             count += 1
             if type(obj) is dict:
-                yield Record(number, obj, None, raw)
+                reader = yield Record(number, obj, None, raw)
+                if reader is not None:
+                    # the consumer reads the rest of the lines itself (see take_over)
+                    count += reader(lines)
+                    break
             else:
                 yield Record(number, None, _not_object(obj))
     except _Truncated as exc:
@@ -229,6 +233,29 @@ def _read_jsonl(lines, whole: bool = True) -> Iterator[Record]:
         yield _problem_record(*pending, last=True)
     if count == 0 and whole:
         yield Record(0, None, Problem("P008", "the file is empty: it holds only blank lines"))
+
+
+def take_over(records: Iterator[Record], reader: Any) -> Record | None:
+    """Let ``reader(lines)`` read the rest of a JSONL input's numbered lines ``(number, raw)``
+    itself, after the record ``records`` gave last (a loop that has no use for a Record per
+    line). It returns how many records it read, and hands each line it cannot take to
+    :func:`records_of_lines`. Other framings go on as they were: the record they give next
+    is returned (``None``: the input is done)."""
+    try:
+        return records.send(reader)  # type: ignore[attr-defined]
+    except StopIteration:
+        return None
+
+
+def records_of_lines(lines: Any) -> Iterator[Record]:
+    """The records of numbered JSONL lines, every problem said as for a whole file (the rest
+    of an input that a :func:`take_over` reader hands back)."""
+    return _read_jsonl(lines, whole=False)
+
+
+def not_object(obj: Any) -> Problem:
+    """The problem of a JSONL line that is a JSON value but no object."""
+    return _not_object(obj)
 
 
 def _not_object(obj: Any) -> Problem:

@@ -384,5 +384,7 @@ def test_sse_line_ends_comments_and_multi_line_data(tmp_path: Path, api: str, ne
     sse = (folder / "sse.txt").read_bytes()
     path.write_bytes(_reframed(sse, newline, ping=api == "anthropic-messages"))
     report, written = replay(path)
-    assert [meaningful(m) for m in written] == [meaningful(json.loads((folder / "final.json").read_text()))]
+    assert [meaningful(m) for m in written] == [
+        meaningful(json.loads((folder / "final.json").read_text()))
+    ]
     assert [f for f in report.findings if f.severity.name == "ERROR"] == []

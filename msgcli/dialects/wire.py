@@ -39,34 +39,75 @@ class WireReplayer(Replayer):
         """Whether an event is certainly valid without the schema (its common shape)."""
         return False
 
-    def lean(self, records: Any, check: Any, last: int) -> int:
-        """Replay the rest of a log in a loop of its own (the file's checker, ``check``,
-        keeps doing the rest): each event of this stream is checked against its schema
-        (or :meth:`quick`) and applied; any other record goes back to ``check.take``.
-        Returns the line of the last record counted."""
+    def lean(self, lines: Any, check: Any) -> int:
+        """Replay the rest of a JSONL log from its numbered lines, in a loop of its own;
+        ``check`` (the file's checker) keeps the rest: each event of this stream is checked
+        against its schema (or :meth:`quick`) and applied here, any other line goes to
+        ``check.take`` as a record. Returns how many records it read; ``check.last`` is the
+        line of the last one."""
+        import orjson
+
+        from ..reader import Record, not_object, records_of_lines
+
+        loads = orjson.loads
+        bad_json = orjson.JSONDecodeError
         valid = check.event_schema.is_valid_typed
         summary = check.summary
         stats = self.stats
         event = self.event
         quick = self.quick
+        inline = self.inline
         own = self.lean_types
         key = self.lean_key
+        often = self.inline_type
         take = check.take
-        for record in records:
-            obj = record.obj
-            line = record.line
-            if record.problem is None and obj is not None and line > 0:
-                kind = obj.get(key)
-                if type(kind) is str and kind in own and (quick(kind, obj) or valid(obj)):
-                    check.line = line
-                    summary.records += 1
-                    last = line
-                    self.line = line
-                    stats.events += 1
-                    event(line, obj)
+        count = inlined = 0
+        last = check.last
+        for number, raw in lines:
+            try:
+                obj = loads(raw)
+            except bad_json:
+                if not raw.strip():
                     continue
-            last = take(record) or last
-        return last
+                # the rest the reader's way: it says precisely what is wrong with a line
+                for record in records_of_lines(_chain([(number, raw)], lines)):
+                    count += 1
+                    last = take(record) or last
+                break
+            count += 1
+            if type(obj) is not dict:
+                last = take(Record(number, None, not_object(obj))) or last
+                continue
+            kind = obj.get(key)
+            if type(kind) is str and kind in own:
+                if kind == often and inline(kind, obj):
+                    inlined += 1
+                    last = number
+                    continue
+                if quick(kind, obj) or valid(obj):
+                    check.line = number
+                    summary.records += 1
+                    self.line = last = number
+                    stats.events += 1
+                    event(number, obj)
+                    continue
+            last = take(Record(number, obj, None, raw)) or last
+        summary.records += inlined
+        stats.events += inlined
+        self.inlined(inlined)
+        check.last = self.line = last
+        return count
+
+    #: the event type :meth:`inline` takes
+    inline_type = ""
+
+    def inline(self, kind: str, event: dict) -> bool:
+        """Apply the commonest event (a text delta) in place, when it is certainly valid and
+        has nothing to report; ``False``: it goes the whole way."""
+        return False
+
+    def inlined(self, count: int) -> None:
+        """Count the events :meth:`inline` applied."""
 
     def count(self, kind: str) -> None:
         self.stats.by_type[kind] += 1
@@ -96,6 +137,11 @@ class WireReplayer(Replayer):
     def close(self, line: int, state: str) -> None:
         """The log ends (or a new response begins) while a response is open."""
         raise NotImplementedError
+
+
+def _chain(first: list, rest: Any) -> Any:
+    yield from first
+    yield from rest
 
 
 def as_key(value: Any) -> Any:

@@ -42,6 +42,7 @@ _USAGE_IF_PRESENT = (
 )
 
 
+_NO_USAGE = object()
 _DELTAS = frozenset(
     {"text_delta", "input_json_delta", "thinking_delta", "signature_delta", "citations_delta"}
 )
@@ -51,16 +52,83 @@ class AnthropicReplayer(WireReplayer):
     known_types = _KNOWN
     lean_types = _KNOWN
 
-    def quick(self, kind: str, event: dict) -> bool:
-        # a delta, most of a stream: what its schema asks, checked here
-        if kind != "content_block_delta":
+    inline_type = "content_block_delta"
+
+    def inline(self, kind: str, event: dict) -> bool:
+        if self.message is None:
             return False
-        index = event.get("index")
         delta = event.get("delta")
-        if type(index) is not int or index < 0 or type(delta) is not dict:
+        index = event.get("index")
+        if type(delta) is not dict or type(index) is not int or index < 0:
             return False
         what = delta.get("type")
-        return type(what) is str and what in _DELTAS
+        block = self.blocks.get(index)
+        if block is None:
+            return False
+        if what == "text_delta" or what == "thinking_delta":
+            field = "text" if what == "text_delta" else "thinking"
+            text = delta.get(field)
+            old = block.get(field)
+            if type(text) is not str or type(old) is not str:
+                return False
+            block[field] = old + text
+            return True
+        if what == "input_json_delta":
+            piece = delta.get("partial_json")
+            if type(piece) is not str:
+                return False
+            pieces = self.json.get(index)
+            if pieces is None:
+                self.json[index] = [piece]
+                self.json_line[index] = self.line
+            else:
+                pieces.append(piece)
+            return True
+        return False
+
+    def inlined(self, count: int) -> None:
+        if count:
+            self.stats.by_type["content_block_delta"] += count
+
+    def quick(self, kind: str, event: dict) -> bool:
+        # what the event schema asks of the common events, checked here
+        if kind == "message_stop" or kind == "ping":
+            return True
+        index = event.get("index")
+        if kind == "content_block_stop":
+            return type(index) is int and index >= 0
+        if kind == "content_block_delta":
+            delta = event.get("delta")
+            if type(index) is not int or index < 0 or type(delta) is not dict:
+                return False
+            what = delta.get("type")
+            return type(what) is str and what in _DELTAS
+        if kind == "message_delta":
+            usage = event.get("usage", _NO_USAGE)
+            return type(event.get("delta")) is dict and (usage is _NO_USAGE or type(usage) is dict)
+        if kind == "content_block_start":
+            block = event.get("content_block")
+            if type(index) is not int or index < 0 or type(block) is not dict:
+                return False
+            what = block.get("type")
+            if what == "text":
+                return type(block.get("text")) is str and type(block.get("citations", [])) in (
+                    list,
+                    type(None),
+                )
+            if what == "tool_use":
+                return (
+                    type(block.get("id")) is str
+                    and type(block.get("name")) is str
+                    and bool(block["id"])
+                    and bool(block["name"])
+                    and type(block.get("input")) is dict
+                )
+            if what == "thinking":
+                return (
+                    type(block.get("thinking")) is str and type(block.get("signature", "")) is str
+                )
+        return False
 
     def __init__(self, emit, sink=None):
         super().__init__(emit, sink)
@@ -71,15 +139,15 @@ class AnthropicReplayer(WireReplayer):
         self.stopped: set[Any] = set()
 
     def event(self, line: int, event: dict) -> None:
-        kind = as_key(event.get("type"))
+        kind = event.get("type")
         if kind == "content_block_delta":
-            self.count(kind)
+            self.stats.by_type[kind] += 1
             self._delta(event)
             return
-        if kind not in _KNOWN:
-            self.unknown(kind)
+        if type(kind) is not str or kind not in _KNOWN:
+            self.unknown(as_key(kind))
             return
-        self.count(kind)
+        self.stats.by_type[kind] += 1
         if kind == "ping":
             return
         if kind == "message_start":
@@ -116,7 +184,9 @@ class AnthropicReplayer(WireReplayer):
             )
             return
         if kind == "content_block_start":
-            index = as_key(event.get("index"))
+            index = event.get("index")
+            if type(index) is not int:
+                index = as_key(index)
             block = event.get("content_block")
             block = dict(block) if type(block) is dict else {}
             if index in self.blocks:
@@ -131,7 +201,9 @@ class AnthropicReplayer(WireReplayer):
             message["content"].append(block)
             self.blocks[index] = block
         elif kind == "content_block_stop":
-            index = as_key(event.get("index"))
+            index = event.get("index")
+            if type(index) is not int:
+                index = as_key(index)
             if index not in self.blocks:
                 self.emit("E002", f"block {short(index)} stops but never started", "/index")
                 return
@@ -171,7 +243,9 @@ class AnthropicReplayer(WireReplayer):
 
     def _delta(self, event: dict) -> None:
         message = self.message
-        index = as_key(event.get("index"))
+        index = event.get("index")
+        if type(index) is not int:
+            index = as_key(index)
         delta = event.get("delta")
         if type(delta) is not dict:
             return
@@ -184,7 +258,9 @@ class AnthropicReplayer(WireReplayer):
             )
             return
         block = self.blocks.get(index)
-        kind = as_key(delta.get("type"))
+        kind = delta.get("type")
+        if type(kind) is not str:
+            kind = as_key(kind)
         if block is None:
             self.emit(
                 "E002",
