@@ -155,7 +155,9 @@ def _read_stream(stream: IO[bytes]) -> Iterator[Record]:
     elif start.startswith((b"data:", b":", b"event:", b"id:", b"retry:")):
         yield from _read_sse(_chain(first, lines))
     else:
-        yield from _read_jsonl(_chain(first, lines))
+        # (a plain file's lines can be read straight from it by a consumer that takes over)
+        direct = None if isinstance(stream, gzip.GzipFile) else stream
+        yield from _read_jsonl(_chain(first, lines), direct=direct)
 
 
 def _chain(first, rest):
@@ -197,7 +199,7 @@ def part_records(data: bytes, first: bool) -> Iterator[Record]:
     yield from _read_jsonl(enumerate(io.BytesIO(data), 1), whole=False)
 
 
-def _read_jsonl(lines, whole: bool = True) -> Iterator[Record]:
+def _read_jsonl(lines, whole: bool = True, direct: Any = None) -> Iterator[Record]:
     loads = orjson.loads
     JSONDecodeError = orjson.JSONDecodeError
     count = 0
@@ -220,7 +222,8 @@ def _read_jsonl(lines, whole: bool = True) -> Iterator[Record]:
                 reader = yield Record(number, obj, None, raw)
                 if reader is not None:
                     # the consumer reads the rest of the lines itself (see take_over)
-                    count += reader(lines)
+                    rest = lines if direct is None else enumerate(direct, number + 1)
+                    count += reader(rest)
                     break
             else:
                 yield Record(number, None, _not_object(obj))
