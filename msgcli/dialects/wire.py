@@ -229,11 +229,15 @@ class WireDialect(Dialect):
     a final response object, which holds several messages (:meth:`expand`)."""
 
     block_word = "block"
-    #: the replayer class of this provider's streams
-    replayer_class: type[WireReplayer]
+    #: ``module:class`` of this provider's stream replayer (imported when a stream is read)
+    replayer_class = ""
 
     def replayer(self, emit: Emit, sink: Sink | None = None) -> WireReplayer:
-        return self.replayer_class(emit, sink)
+        import importlib
+
+        module, _, name = self.replayer_class.partition(":")
+        found: type[WireReplayer] = getattr(importlib.import_module(module), name)
+        return found(emit, sink)
 
     def conversation(self, obj: dict) -> list[tuple[tuple, dict]] | None:
         """``[(path, message)]`` of a record that holds several messages, else ``None``."""

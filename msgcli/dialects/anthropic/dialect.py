@@ -21,7 +21,6 @@ from ...model import (
 from ...textsafe import short
 from ..base import EVENT, MESSAGE, Emit
 from ..wire import Pairing, WireDialect, as_key
-from .replay import AnthropicReplayer
 
 NAME = "anthropic"
 
@@ -111,7 +110,7 @@ class AnthropicDialect(WireDialect):
     title = "Anthropic Messages"
     tool_input_key = None
     tool_result_roles = frozenset({"user"})
-    replayer_class = AnthropicReplayer
+    replayer_class = "msgcli.dialects.anthropic.replay:AnthropicReplayer"
 
     def classify(self, obj: dict) -> str | None:
         if not isinstance(obj, dict):

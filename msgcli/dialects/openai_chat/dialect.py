@@ -21,7 +21,6 @@ from ...model import (
 from ...textsafe import short
 from ..base import EVENT, MESSAGE, Emit
 from ..wire import Pairing, WireDialect, as_key, parse_arguments, reasoning_tokens
-from .replay import ChatReplayer
 
 NAME = "openai-chat"
 
@@ -62,7 +61,7 @@ class ChatDialect(WireDialect):
     title = "OpenAI Chat Completions"
     tool_input_key = "arguments"
     tool_result_roles = frozenset({"tool", "function"})
-    replayer_class = ChatReplayer
+    replayer_class = "msgcli.dialects.openai_chat.replay:ChatReplayer"
 
     def classify(self, obj: dict) -> str | None:
         if not isinstance(obj, dict):

@@ -21,7 +21,6 @@ from ...model import (
 from ...textsafe import short
 from ..base import EVENT, MESSAGE, Emit
 from ..wire import Pairing, WireDialect, as_key, parse_arguments, reasoning_tokens
-from .replay import ResponsesReplayer
 
 NAME = "openai-responses"
 
@@ -50,7 +49,7 @@ class ResponsesDialect(WireDialect):
     tool_input_key = "arguments"
     tool_result_roles = frozenset({"tool"})
     tool_call_id_key = "call_id"
-    replayer_class = ResponsesReplayer
+    replayer_class = "msgcli.dialects.openai_responses.replay:ResponsesReplayer"
 
     def classify(self, obj: dict) -> str | None:
         if not isinstance(obj, dict):
