@@ -78,7 +78,14 @@ def _texts(obj) -> list[str]:
 
     def walk(value):
         if isinstance(value, dict):
-            for key in ("text", "content", "arguments", "thinking", "refusal"):
+            for key in (
+                "text",
+                "content",
+                "arguments",
+                "thinking",
+                "refusal",
+                "msgcli_partial_json",
+            ):
                 if isinstance(value.get(key), str) and value[key]:
                     out.append(value[key])
             for v in value.values():
@@ -388,3 +395,33 @@ def test_sse_line_ends_comments_and_multi_line_data(tmp_path: Path, api: str, ne
         meaningful(json.loads((folder / "final.json").read_text()))
     ]
     assert [f for f in report.findings if f.severity.name == "ERROR"] == []
+
+
+DISORDER = sorted(
+    p
+    for d in ("anthropic", "openai-chat", "openai-responses")
+    for p in (ROOT.parent / "events" / d).glob("*.jsonl")
+    if any(
+        " E0" in f" {x}"
+        for x in p.with_suffix(".expect").read_text().split("\n")
+        if not x.startswith("#")
+    )
+)
+
+
+@pytest.mark.parametrize("path", DISORDER, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_disordered_streams_fail_and_still_write_what_arrived(path: Path):
+    result = CliRunner().invoke(app, ["replay", "--no-config", str(path)])
+    errors = [
+        x
+        for x in path.with_suffix(".expect").read_text().splitlines()
+        if x and not x.startswith("#")
+    ]
+    codes = {x.split()[1] for x in errors}
+    from msgcli.rules import RULES
+
+    if any(RULES[c].severity.name == "ERROR" for c in codes):
+        assert result.exit_code == 1, result.output
+    written = [orjson.loads(x) for x in result.stdout.splitlines() if x.startswith("{")]
+    assert len(written) == 1
+    assert _texts(written[0])  # the text (or tool input) that arrived is kept

@@ -80,7 +80,7 @@ class WireReplayer(Replayer):
                 continue
             kind = obj.get(key)
             if type(kind) is str and kind in own:
-                if kind == often and inline(kind, obj):
+                if kind == often and inline(kind, obj, number):
                     inlined += 1
                     last = number
                     continue
@@ -101,7 +101,7 @@ class WireReplayer(Replayer):
     #: the event type :meth:`inline` takes
     inline_type = ""
 
-    def inline(self, kind: str, event: dict) -> bool:
+    def inline(self, kind: str, event: dict, line: int) -> bool:
         """Apply the commonest event (a text delta) in place, when it is certainly valid and
         has nothing to report; ``False``: it goes the whole way."""
         return False

@@ -54,7 +54,7 @@ class AnthropicReplayer(WireReplayer):
 
     inline_type = "content_block_delta"
 
-    def inline(self, kind: str, event: dict) -> bool:
+    def inline(self, kind: str, event: dict, line: int) -> bool:
         if self.message is None:
             return False
         delta = event.get("delta")
@@ -80,7 +80,7 @@ class AnthropicReplayer(WireReplayer):
             pieces = self.json.get(index)
             if pieces is None:
                 self.json[index] = [piece]
-                self.json_line[index] = self.line
+                self.json_line[index] = line
             else:
                 pieces.append(piece)
             return True

@@ -80,7 +80,7 @@ class ChatReplayer(WireReplayer):
         snapshot = self.choices.get(index)
         delta = choice.get("delta")
         if snapshot is None:
-            if index != len(self.choices):
+            if type(index) is not int or index > len(self.choices):
                 self.emit(
                     "E002",
                     f"choice {short(index)} arrives while the completion holds "
@@ -183,7 +183,7 @@ class ChatReplayer(WireReplayer):
             index = as_key(entry.get("index"))
             found = _by_index(calls, index)
             if found is None:
-                if index != len(calls):
+                if type(index) is not int or index > len(calls):
                     self.emit(
                         "E002",
                         f"tool call {short(index)} arrives while the message holds "
