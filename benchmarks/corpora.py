@@ -393,12 +393,24 @@ JAVA_EVENTS = _logs(
     "multi-agent",
     "minimal-run",
 )
+# every complete Anthropic Messages stream of the SDK corpus (streams one after another)
+ANTHROPIC_EVENTS = _logs(
+    "fixtures/provider-streams/anthropic-messages",
+    "text-unicode/events",
+    "thinking/events",
+    "tool-use/events",
+    "parallel-tools/events",
+    "usage-cache/events",
+    "stop-max-tokens/events",
+    "structured-output/events",
+)
 FAMILIES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("agentscope-py", "messages", ("fixtures/real/agentscope-py/transcript.jsonl",)),
     ("loongflow", "messages", ("fixtures/real/loongflow/transcript.jsonl",)),
     ("agentscope-java", "messages", JAVA_MESSAGES),
     ("agentscope-py", "events", PY_EVENTS),
     ("agentscope-java", "events", JAVA_EVENTS),
+    ("anthropic", "events", ANTHROPIC_EVENTS),
 )
 SIZES = {"10k": 10_000, "100k": 100_000, "1m": 1_000_000}
 BIG_SIZE = 1 << 30

@@ -59,7 +59,9 @@ def read_messages(source: Source, dialect: str | None = None) -> Iterator[tuple[
         kind = chosen.classify(obj)
         if kind == EVENT:
             continue
-        yield record.line, chosen.read(obj)
+        expand = getattr(chosen, "expand", None)  # a provider conversation holds several
+        for one in [obj] if expand is None else expand(obj):
+            yield record.line, chosen.read(one)
 
 
 def validate(

@@ -57,7 +57,14 @@ __all__ = [
 
 #: looked for in every directory from the current one up, in this order
 CONFIG_NAMES = ("msgcli.toml", "pyproject.toml")
-DIALECTS = ("agentscope-java", "agentscope-py", "loongflow")
+DIALECTS = (
+    "agentscope-java",
+    "agentscope-py",
+    "loongflow",
+    "openai-chat",
+    "openai-responses",
+    "anthropic",
+)
 EXPECTS = ("invalid", "valid")
 
 _TOP_KEYS = ("dialect", "select", "ignore", "strict", "exclude", "overrides")

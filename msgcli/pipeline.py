@@ -8,6 +8,7 @@ state kept is what the checks across records need (see
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -15,7 +16,7 @@ from pathlib import Path
 from typing import IO
 
 from .checks import CrossChecks, check_message, digest
-from .dialects import EVENT, MESSAGE, Dialect, classify, get_dialect
+from .dialects import EVENT, MESSAGE, Dialect, classify, fits, get_dialect, is_plain
 from .findings import ERROR, LOG_SUFFIXES, FileSummary, Finding, Severity, Summary, suffix_list
 from .progress import Tracker, tracker
 from .reader import STDIN_NAME, ReadError, read_records, source_name
@@ -324,6 +325,10 @@ class _FileCheck:
         self.dialect: Dialect | None = forced
         self.kind: str | None = None
         self.first_line = 0
+        #: the last line counted (kept by a lean replay loop)
+        self.last = 0
+        #: the file so far holds only plain messages, which every provider dialect takes
+        self.tentative = False
         self.variants: dict[str, None] = {}
         # a worker checking part of a file records the digests of its messages here, for
         # the process that owns the file to feed its cross-record checks in file order
@@ -383,6 +388,17 @@ class _FileCheck:
                 ):
                     cut = True
                     break
+                lean = getattr(self.replayer, "lean", None)
+                if lean is not None and until is None and not self.budget.limit:
+                    # a provider stream: the rest of its lines in the replayer's own loop,
+                    # which hands back every record that needs more than its common case
+                    from .reader import take_over
+
+                    self.last = last
+                    record = take_over(records, functools.partial(lean, check=self))
+                    last = self.last
+                    if record is not None:  # (not JSONL: the records go on as they were)
+                        last = self.take(record) or last
         if self.kind == MESSAGE:
             self.cross.finish()
         elif self.replayer is not None:
@@ -406,10 +422,21 @@ class _FileCheck:
         dialect, kind = found
         if self.dialect is None:
             self._settle(dialect, kind)
+            self.tentative = is_plain(obj)
         elif dialect is not self.dialect or kind != self.kind:
             assert self.kind is not None
-            self.emit("D002", _mixed(dialect, kind, self.dialect, self.kind, self.first_line))
-            return None
+            if self.tentative and kind == self.kind:
+                # the file so far held only plain messages: it is of this record's dialect
+                first = self.first_line
+                self._settle(dialect, kind)
+                self.first_line = first
+            elif fits(self.dialect, obj) == self.kind:
+                return self.kind
+            else:
+                self.emit("D002", _mixed(dialect, kind, self.dialect, self.kind, self.first_line))
+                return None
+        if self.tentative and not is_plain(obj):
+            self.tentative = False
         return kind
 
     def _settle(self, dialect: Dialect, kind: str) -> None:
@@ -432,6 +459,26 @@ class _FileCheck:
             else:
                 self.cross = CrossChecks(dialect, self.emit)
             self.schema = compiled(f"{dialect.name}/message")
+
+    def take(self, record) -> int:
+        """One record, the whole way (what a lean replay loop hands back); its line."""
+        self.line = record.line
+        problem = record.problem
+        if problem is not None:
+            if problem.code == "P009":
+                self.summary.readable = False
+            self.emit(problem.code, problem.message, problem.pointer)
+        counted = record.line > 0 and (problem is None or problem.code != "P009")
+        if counted:
+            self.summary.records += 1
+        obj = record.obj
+        if obj is not None:
+            kind = self._kind_of(obj)
+            if kind == MESSAGE:
+                self._check_message(obj, recovered=problem is not None)
+            elif kind == EVENT:
+                self._check_event(record, obj)
+        return record.line if counted else 0
 
     def _check_event(self, record, obj: dict) -> None:
         self.prepare(record.raw, obj, self.emit)

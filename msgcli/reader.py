@@ -150,10 +150,14 @@ def _read_stream(stream: IO[bytes]) -> Iterator[Record]:
     start = first[-1][1].lstrip()
     if start.startswith(b"["):
         yield from _read_array(first, lines)
+    elif start.startswith(b"{") and _opens_document(start):
+        yield from _read_document(first, lines)
     elif start.startswith((b"data:", b":", b"event:", b"id:", b"retry:")):
         yield from _read_sse(_chain(first, lines))
     else:
-        yield from _read_jsonl(_chain(first, lines))
+        # (a plain file's lines can be read straight from it by a consumer that takes over)
+        direct = None if isinstance(stream, gzip.GzipFile) else stream
+        yield from _read_jsonl(_chain(first, lines), direct=direct)
 
 
 def _chain(first, rest):
@@ -195,7 +199,7 @@ def part_records(data: bytes, first: bool) -> Iterator[Record]:
     yield from _read_jsonl(enumerate(io.BytesIO(data), 1), whole=False)
 
 
-def _read_jsonl(lines, whole: bool = True) -> Iterator[Record]:
+def _read_jsonl(lines, whole: bool = True, direct: Any = None) -> Iterator[Record]:
     loads = orjson.loads
     JSONDecodeError = orjson.JSONDecodeError
     count = 0
@@ -215,7 +219,12 @@ def _read_jsonl(lines, whole: bool = True) -> Iterator[Record]:
                 continue
             count += 1
             if type(obj) is dict:
-                yield Record(number, obj, None, raw)
+                reader = yield Record(number, obj, None, raw)
+                if reader is not None:
+                    # the consumer reads the rest of the lines itself (see take_over)
+                    rest = lines if direct is None else enumerate(direct, number + 1)
+                    count += reader(rest)
+                    break
             else:
                 yield Record(number, None, _not_object(obj))
     except _Truncated as exc:
@@ -227,6 +236,29 @@ def _read_jsonl(lines, whole: bool = True) -> Iterator[Record]:
         yield _problem_record(*pending, last=True)
     if count == 0 and whole:
         yield Record(0, None, Problem("P008", "the file is empty: it holds only blank lines"))
+
+
+def take_over(records: Iterator[Record], reader: Any) -> Record | None:
+    """Let ``reader(lines)`` read the rest of a JSONL input's numbered lines ``(number, raw)``
+    itself, after the record ``records`` gave last (a loop that has no use for a Record per
+    line). It returns how many records it read, and hands each line it cannot take to
+    :func:`records_of_lines`. Other framings go on as they were: the record they give next
+    is returned (``None``: the input is done)."""
+    try:
+        return records.send(reader)  # type: ignore[attr-defined]
+    except StopIteration:
+        return None
+
+
+def records_of_lines(lines: Any) -> Iterator[Record]:
+    """The records of numbered JSONL lines, every problem said as for a whole file (the rest
+    of an input that a :func:`take_over` reader hands back)."""
+    return _read_jsonl(lines, whole=False)
+
+
+def not_object(obj: Any) -> Problem:
+    """The problem of a JSONL line that is a JSON value but no object."""
+    return _not_object(obj)
 
 
 def _not_object(obj: Any) -> Problem:
@@ -353,6 +385,45 @@ def _constant_pointers(obj: Any, tokens: list[str]) -> list[tuple[str, str]]:
     return out or [(tokens[0], "")]
 
 
+# -- one JSON document over several lines ------------------------------------
+
+
+def _opens_document(line: bytes) -> bool:
+    """Whether a first line that opens an object is only the start of a pretty-printed
+    document (a request body, a final response saved with indentation)."""
+    stripped = line.strip()
+    if stripped in (b"{", b"{\r"):
+        return True
+    try:
+        orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return stripped.endswith((b"{", b"[", b",")) and b'":' in stripped[:200]
+    return False
+
+
+def _read_document(first, rest) -> Iterator[Record]:
+    """A file that is one JSON object written over several lines, read as one record
+    (or, when it is not one document, as JSONL after all)."""
+    chunks = [raw for _, raw in first]
+    truncated = None
+    try:
+        for _, raw in rest:
+            chunks.append(raw)
+    except _Truncated as exc:
+        truncated = exc
+    data = b"".join(chunks)
+    try:
+        value = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        value = None
+    if type(value) is dict:
+        yield Record(first[-1][0], value, None, b"")
+    else:
+        yield from _read_jsonl(enumerate(io.BytesIO(data), 1))
+    if truncated is not None:
+        yield Record(truncated.line, None, Problem("P009", truncated.reason))
+
+
 # -- JSON array framing ------------------------------------------------------
 
 
@@ -444,37 +515,50 @@ def _element_lines(data: bytes) -> list[int]:
 
 
 def _read_sse(lines) -> Iterator[Record]:
+    """Events as the OpenAI and Anthropic SDKs decode them: lines end at CR, LF or CRLF;
+    ``:`` lines are comments; several ``data:`` lines join with a newline; an event ends at
+    a blank line. ``data: [DONE]`` (OpenAI's end marker) and frames with empty data carry
+    no record; ``event:`` names are left to the JSON ``type`` each frame holds."""
     data: list[bytes] = []
     start = 0
     count = 0
     try:
         for number, raw in lines:
-            body = raw.rstrip(b"\r\n")
-            if not body.strip():
-                if data:
-                    count += 1
-                    yield _sse_record(start, data)
-                    data = []
-                continue
-            if body.startswith(b":"):
-                continue  # a comment or heartbeat
-            field, _, value = body.partition(b":")
-            if field == b"data":
-                if not data:
-                    start = number
-                data.append(value[1:] if value.startswith(b" ") else value)
-            # "event:", "id:", "retry:" and unknown fields carry nothing we rebuild from.
+            body = raw.rstrip(b"\n")
+            if body.endswith(b"\r"):
+                body = body[:-1]
+            for piece in body.split(b"\r") if b"\r" in body else (body,):
+                if not piece.strip():
+                    if data:
+                        count += 1
+                        record = _sse_record(start, data)
+                        if record is not None:
+                            yield record
+                        data = []
+                    continue
+                if piece.startswith(b":"):
+                    continue  # a comment or heartbeat
+                field, _, value = piece.partition(b":")
+                if field == b"data":
+                    if not data:
+                        start = number
+                    data.append(value[1:] if value.startswith(b" ") else value)
+                # "event:", "id:", "retry:" and unknown fields carry nothing we rebuild from.
     except _Truncated as exc:
         yield Record(exc.line, None, Problem("P009", exc.reason))
     if data:
         count += 1
-        yield _sse_record(start, data, last=True)
+        record = _sse_record(start, data, last=True)
+        if record is not None:
+            yield record
     if count == 0:
         yield Record(0, None, Problem("P008", "the event stream holds no data records"))
 
 
-def _sse_record(line: int, data: list[bytes], last: bool = False) -> Record:
+def _sse_record(line: int, data: list[bytes], last: bool = False) -> Record | None:
     payload = b"\n".join(data)
+    if payload == b"[DONE]" or not payload.strip():
+        return None  # OpenAI's end marker, or a frame with no data (the SDKs skip both)
     try:
         obj = orjson.loads(payload)
     except orjson.JSONDecodeError as exc:

@@ -158,6 +158,10 @@ EXPLAINED: dict[str, tuple[str, str]] = {
         "actor answers such a call with an error output.",
     ),
     # -- identifiers ----------------------------------------------------------------------------
+    "T010": (
+        'two {"role": "tool", "tool_call_id": "call_1", …} messages answer one call',
+        "Keep one result per call; a retried tool should answer with a new call id.",
+    ),
     "I001": (
         'line 2: {"id": "83cf2b30…", "role": "assistant", …}\n'
         'line 7: {"id": "83cf2b30…", "role": "assistant", …}   (the same reply stored twice)',
@@ -220,6 +224,39 @@ EXPLAINED: dict[str, tuple[str, str]] = {
         '{"type": "evolve_result", "best_solution": "…", "improvements": ["…"], …}\n'
         "(a string where 0.0.1 wants it, next to a list in the current shape)",
         "Write every field in one version's shape.",
+    ),
+    "B005": (
+        'anthropic request: {"role": "user", …}, {"role": "user", …}   (two user turns in a row),\n'
+        'or a user turn whose tool_result block comes after its text block',
+        "Merge consecutive turns of one role, put tool_result blocks first in the turn that "
+        "answers the calls, and let each OpenAI tool message follow the assistant message "
+        "that called it.",
+    ),
+    "B006": (
+        'finetune.jsonl line 3: {"messages": [{"role": "system", …}, {"role": "user", …}]}',
+        "Add the assistant's answer the model should learn, or drop the example.",
+    ),
+    "B007": (
+        '{"role": "bot", "content": "Hi"}   (the API knows system, developer, user, '
+        "assistant, tool)",
+        "Write one of the roles the provider's API accepts.",
+    ),
+    "B008": (
+        '{"role": "user"}   or   {"role": "assistant", "content": null}   with no tool calls',
+        "Give the message its content (an assistant message may omit it only when it holds "
+        "tool calls).",
+    ),
+    "B009": (
+        '{"role": "assistant", "content": "…", "weight": 0.5}   or a weight on a user message',
+        "Use weight 0 (do not train on this answer) or 1, and only on assistant messages.",
+    ),
+    "B010": (
+        'finetune.jsonl line 7: {"messages": []}',
+        "Remove the line, or write the conversation it was meant to hold.",
+    ),
+    "B011": (
+        "finetune.jsonl line 12: about 70,000 tokens (estimated at 4 characters a token)",
+        "Shorten the example or split it; training would cut it at the limit.",
     ),
     # -- event streams --------------------------------------------------------------------------
     "E001": (
@@ -298,6 +335,33 @@ EXPLAINED: dict[str, tuple[str, str]] = {
         '{"type": "REPLY_END", "finished_reason": "completed", …}   while text block '
         "0854db66… is still open",
         "Nothing is lost (the block is closed with the reply); the producer skipped an END.",
+    ),
+    "E016": (
+        'data: {"type": "error", "error": {"type": "overloaded_error", …}}   after three '
+        "text deltas",
+        "Nothing to repair in the log: the provider ended the response there. Retry the "
+        "request; the partial text is kept in the replayed response.",
+    ),
+    "E017": (
+        "a Chat Completions stream that stops with finish_reason \"length\": the SDK's "
+        "helper raises, msgcli writes the completion",
+        "Usually nothing: the finding says where a program relying on the SDK's accumulator "
+        "would see something else. Raise max_tokens for a length stop.",
+    ),
+    "E018": (
+        'response.output_text.delta events spell "Hello wor", response.completed says '
+        '"Hello world"',
+        "Capture every event of the stream: a missing or reordered delta line is the usual "
+        "cause.",
+    ),
+    "E019": (
+        '{"type": "response.incomplete", "response": {"status": "incomplete", '
+        '"incomplete_details": {"reason": "max_output_tokens"}, …}}',
+        "Raise the token limit, or accept the partial answer (it is written with its reason).",
+    ),
+    "E020": (
+        '{"type": "response.failed", "response": {"status": "failed", "error": {…}}}',
+        "Look at the error the response carries; retry the request.",
     ),
     # -- conversion --------------------------------------------------------------------------------
     "X001": (

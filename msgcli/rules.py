@@ -161,6 +161,12 @@ _RULES = [
     ),
     # -- identifiers --------------------------------------------------------
     Rule(
+        "T010",
+        "tool-result-repeated",
+        ERROR,
+        "A tool call is answered by more than one tool result in the same conversation.",
+    ),
+    Rule(
         "I001",
         "duplicate-message-id",
         ERROR,
@@ -216,6 +222,41 @@ _RULES = [
         "evolve-result-shape",
         ERROR,
         "A LoongFlow evolve_result mixes the 0.0.1 (string) and current (list) shapes.",
+    ),
+    Rule(
+        "B005",
+        "role-order",
+        ERROR,
+        "Messages in an order the provider's API rejects (Anthropic: alternation, tool_result "
+        "blocks first in the answering turn; OpenAI: a tool message must follow the call).",
+    ),
+    Rule(
+        "B006",
+        "no-assistant-message",
+        ERROR,
+        "A fine-tuning example has no assistant message to learn from.",
+    ),
+    Rule("B007", "unknown-role", ERROR, "A message's role is not one the provider's API knows."),
+    Rule(
+        "B008",
+        "missing-content",
+        ERROR,
+        "A message the provider's API requires content for has none.",
+    ),
+    Rule(
+        "B009",
+        "bad-weight",
+        ERROR,
+        "A fine-tuning weight that is not 0 or 1, or a weight on a message that is not the "
+        "assistant's.",
+    ),
+    Rule("B010", "empty-conversation", ERROR, "A request or example holds no messages at all."),
+    Rule(
+        "B011",
+        "over-token-limit",
+        WARNING,
+        "A fine-tuning example is longer than the training token limit (estimated); it would "
+        "be truncated.",
     ),
     # -- event streams ------------------------------------------------------
     Rule(
@@ -307,6 +348,41 @@ _RULES = [
         "open-at-reply-end",
         WARNING,
         "A block, tool call or model call is still open when its reply or model call ends.",
+    ),
+    Rule(
+        "E016",
+        "stream-error",
+        ERROR,
+        "A provider stream reports an error mid-stream (an error event or error object): "
+        "the response ends there; what arrived before it is written, marked.",
+    ),
+    Rule(
+        "E017",
+        "sdk-differs",
+        WARNING,
+        "The provider's SDK would rebuild this stream differently (or raise): msgcli writes "
+        "what the format means, and says where the SDK's result would differ.",
+    ),
+    Rule(
+        "E018",
+        "deltas-disagree",
+        ERROR,
+        "A response's streamed deltas disagree with the finished item or response the stream "
+        "reports at its end.",
+    ),
+    Rule(
+        "E019",
+        "response-incomplete",
+        WARNING,
+        "A response ended incomplete (a token limit, a content filter): written with its "
+        "status, reason and the text that streamed before.",
+    ),
+    Rule(
+        "E020",
+        "response-failed",
+        ERROR,
+        "A response ended with status failed: written with its error and the text that "
+        "streamed before.",
     ),
     # -- conversion (msgcli convert) ------------------------------------------
     Rule(

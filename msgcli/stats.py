@@ -126,6 +126,8 @@ class TokenTotals:
     output: Number = 0
     cached: Number = 0
     messages: int = 0  # messages that report usage
+    #: reasoning tokens (OpenAI's usage counts them apart, inside the output)
+    reasoning: Number = 0
 
     def add_counts(self, counts: tuple[Any, Any, Any]) -> None:
         self.messages += 1
@@ -142,6 +144,7 @@ class TokenTotals:
         self.output += other.output
         self.cached += other.cached
         self.messages += other.messages
+        self.reasoning += other.reasoning
 
     def to_dict(self) -> dict:
         return {
@@ -149,6 +152,7 @@ class TokenTotals:
             "output": _json_number(self.output),
             "cached": _json_number(self.cached),
             "messages": self.messages,
+            **({"reasoning": _json_number(self.reasoning)} if self.reasoning else {}),
         }
 
 
@@ -358,6 +362,9 @@ class _Collector:
         usage = dialect.token_counts(msg)
         if usage is not None:
             stats.tokens.add_counts(usage)
+            reasoning = msg.fields.get("reasoning_tokens")
+            if reasoning is not None and is_number(reasoning):
+                stats.tokens.reasoning += reasoning
         reason = dialect.finish_reason(msg)
         if reason is not None:
             stats.finish_reasons[_key(reason)] += 1

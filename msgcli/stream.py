@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from .dialects import EVENT, Dialect, classify, get_dialect
+from .dialects import EVENT, Dialect, classify, fits, get_dialect, is_plain
 from .findings import ERROR
 from .model import Message
 from .reader import read_records
@@ -43,6 +43,8 @@ class LogReader:
         self.forced: Dialect | None = get_dialect(dialect) if dialect else None
         self.dialect: Dialect | None = self.forced
         self.kind: str | None = None
+        #: the log so far holds only plain messages, which every provider dialect takes
+        self.tentative = False
         self.replayer: Any = None
         self.schema: Any = None
         self.records = 0
@@ -63,7 +65,8 @@ class LogReader:
 
     def _sink(self, line: int, obj: dict) -> None:
         assert self.dialect is not None
-        self._pending.append(Item(self.name, line, self.dialect.read(obj), obj))
+        for one in _messages_of(self.dialect, obj):
+            self._pending.append(Item(self.name, line, self.dialect.read(one), one))
 
     def items(self, source: Any, on_record: Callable[[], None] | None = None) -> Iterator[Item]:
         """The items of the log: a path, ``-``, or a binary stream (anything
@@ -108,7 +111,8 @@ class LogReader:
                     yield pending.popleft()
             else:
                 assert self.dialect is not None
-                yield Item(self.name, record.line, self.dialect.read(obj), obj)
+                for one in _messages_of(self.dialect, obj):
+                    yield Item(self.name, record.line, self.dialect.read(one), one)
         if self.replayer is not None:
             self.replayer.finish(self.replayer.line)
             while pending:
@@ -123,10 +127,17 @@ class LogReader:
     def _kind_of(self, obj: dict) -> str | None:
         if self.kind is not None:
             assert self.dialect is not None
-            found = self.dialect.classify(obj)
+            found = fits(self.dialect, obj)
+            if found is None and self.tentative and self.forced is None:
+                detected = classify(obj)
+                if detected is not None and detected[1] == self.kind:
+                    # the log so far held only plain messages: it is of this record's dialect
+                    self.dialect, found = detected
+            if self.tentative and not is_plain(obj):
+                self.tentative = False
             return found if found == self.kind else None
         if self.forced is not None:
-            kind = self.forced.classify(obj)
+            kind = fits(self.forced, obj)
         else:
             detected = classify(obj)
             if detected is None:
@@ -135,6 +146,7 @@ class LogReader:
         if kind is None:
             return None
         self.kind = kind
+        self.tentative = is_plain(obj)
         if kind == EVENT:
             from .replayers import replayer_for
             from .schemas import compiled
@@ -146,6 +158,13 @@ class LogReader:
                 return kind
             self.schema = compiled(f"{self.dialect.name}/event")
         return kind
+
+
+def _messages_of(dialect: Dialect, obj: dict) -> list[dict]:
+    """The messages a record holds: itself, or those of a provider conversation (a
+    request body, a request + answer line, a final response object)."""
+    expand = getattr(dialect, "expand", None)
+    return [obj] if expand is None else expand(obj)
 
 
 def _quiet(*_: Any, **__: Any) -> None:

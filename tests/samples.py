@@ -372,6 +372,62 @@ LOONGFLOW_MESSAGES = [
     },
 ]
 
+# -- provider wire forms --------------------------------------------------------------
+
+CHAT_MESSAGES = [
+    {"role": "user", "content": "What is 2+2?"},
+    {"role": "system", "content": "You are terse."},
+    {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {"id": "call_1", "type": "function", "function": {"name": "add", "arguments": "{}"}}
+        ],
+    },
+    {"role": "tool", "tool_call_id": "call_1", "content": "4"},
+    {"messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]},
+    {"id": "chatcmpl-1", "object": "chat.completion", "choices": []},
+]
+CHAT_EVENTS = [
+    {
+        "id": "chatcmpl-1",
+        "object": "chat.completion.chunk",
+        "created": 1,
+        "model": "m",
+        "choices": [{"index": 0, "delta": {"content": "4"}, "finish_reason": None}],
+    },
+]
+RESPONSES_MESSAGES = [
+    {"type": "function_call", "call_id": "call_1", "name": "add", "arguments": "{}"},
+    {"type": "function_call_output", "call_id": "call_1", "output": "4"},
+    {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "4"}]},
+    {"model": "gpt-5", "input": "What is 2+2?"},
+    {"id": "resp_1", "object": "response", "output": []},
+]
+RESPONSES_EVENTS = [
+    {"type": "response.created", "sequence_number": 0, "response": {"id": "resp_1"}},
+    {"type": "response.output_text.delta", "output_index": 0, "content_index": 0, "delta": "4"},
+    {"type": "error", "code": "server_error", "message": "boom", "sequence_number": 3},
+]
+ANTHROPIC_MESSAGES = [
+    {
+        "role": "assistant",
+        "content": [{"type": "tool_use", "id": "toolu_1", "name": "add", "input": {}}],
+    },
+    {
+        "role": "user",
+        "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "4"}],
+    },
+    {"system": "Be terse.", "messages": [{"role": "user", "content": "hi"}]},
+    {"id": "msg_1", "type": "message", "role": "assistant", "content": [], "model": "claude-x"},
+]
+ANTHROPIC_EVENTS = [
+    {"type": "message_start", "message": {"id": "msg_1", "content": []}},
+    {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "4"}},
+    {"type": "ping"},
+    {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}},
+]
+
 # -- no dialect's ------------------------------------------------------------------------
 
 #: AG-UI protocol events: camelCase like Java's, but no dialect of msgcli
@@ -395,6 +451,9 @@ DIALECT_SAMPLES: dict[str, dict[str, list]] = {
     },
     "agentscope-py": {MESSAGE: [*PY2_MESSAGES, *PY1_MESSAGES], EVENT: PY_EVENTS},
     "loongflow": {MESSAGE: LOONGFLOW_MESSAGES, EVENT: []},
+    "openai-chat": {MESSAGE: CHAT_MESSAGES, EVENT: CHAT_EVENTS},
+    "openai-responses": {MESSAGE: RESPONSES_MESSAGES, EVENT: RESPONSES_EVENTS},
+    "anthropic": {MESSAGE: ANTHROPIC_MESSAGES, EVENT: ANTHROPIC_EVENTS},
 }
 #: records no dialect may claim
 UNCLAIMED = [*AGUI_EVENTS, *NON_RECORDS]
@@ -405,6 +464,10 @@ EVENT_LOGS = {
     "real/agentscope-py/events.jsonl",
     "real/agentscope-py/events-data.jsonl",
     "real/agentscope-py/events.sse",
+    "real/openai-chat/events.jsonl",
+    "real/openai-responses/events.jsonl",
+    "real/anthropic/events.jsonl",
+    "real/anthropic/events.sse",
 }
 
 

@@ -381,7 +381,7 @@ def test_the_repository_validates_its_own_fixtures(run_cli, monkeypatch):
     )
     assert doc["summary"]["excluded"] == len(log_files(FIXTURES / "cases")) + len(
         log_files(FIXTURES / "format")
-    )
+    ) + len(log_files(FIXTURES / "provider-streams"))
 
 
 def test_the_library_reads_a_configuration_only_when_asked(project):

@@ -85,6 +85,9 @@ class DialectName(str, Enum):
     agentscope_java = "agentscope-java"
     agentscope_py = "agentscope-py"
     loongflow = "loongflow"
+    openai_chat = "openai-chat"
+    openai_responses = "openai-responses"
+    anthropic = "anthropic"
 
 
 class ListFormat(str, Enum):
@@ -476,7 +479,8 @@ def replay(
     no_config: NoConfigOption = False,
     traceback: TracebackOption = False,
 ) -> None:
-    """Rebuild the messages of AgentScope event logs, as the framework does.
+    """Rebuild the messages of AgentScope event logs, as the framework does, and the
+    responses of OpenAI and Anthropic streams, as their SDKs do.
 
     The messages are written as JSONL in the log's own dialect, one per line,
     in the order they complete. Stream problems (a delta that never started,

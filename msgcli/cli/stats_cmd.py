@@ -210,8 +210,9 @@ def _print_file(console: Console, fs: FileStats) -> None:
         summary.add_row(
             "tokens",
             f"input {_number(tokens.input)}, output {_number(tokens.output)}, "
-            f"cached {_number(tokens.cached)} "
-            f"({_plural(tokens.messages, 'message')} with usage)",
+            f"cached {_number(tokens.cached)}"
+            + (f", reasoning {_number(tokens.reasoning)}" if tokens.reasoning else "")
+            + f" ({_plural(tokens.messages, 'message')} with usage)",
         )
     if fs.first_time is not None and fs.last_time is not None and fs.seconds is not None:
         summary.add_row(

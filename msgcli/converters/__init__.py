@@ -20,7 +20,7 @@ from ..dialects import get_dialect
 from ..model import Message
 from ..writer import deep_recursion
 from . import carry
-from .mapping import DIALECT_NAMES, is_tool_message, read_turn, write_turn
+from .mapping import DIALECT_NAMES, WIRE, is_tool_message, read_turn, write_turn
 
 __all__ = ["CARRY_KEY", "DIALECT_NAMES", "Converter"]
 
@@ -138,7 +138,7 @@ class Converter:
         lost = carry.diff(originals, back)
         if lost is None:
             return records
-        if self.carry:
+        if self.carry and target not in WIRE:  # provider messages have no metadata to keep it
             metadata = records[0].get("metadata")
             if not isinstance(metadata, dict):
                 metadata = records[0]["metadata"] = {}

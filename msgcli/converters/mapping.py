@@ -54,7 +54,9 @@ __all__ = ["DIALECT_NAMES", "Part", "Turn", "read_turn", "write_turn"]
 JAVA = "agentscope-java"
 PY = "agentscope-py"
 LOONGFLOW = "loongflow"
-DIALECT_NAMES = (JAVA, PY, LOONGFLOW)
+#: the provider wire forms (written by :mod:`msgcli.dialects.wire_write`)
+WIRE = ("openai-chat", "openai-responses", "anthropic")
+DIALECT_NAMES = (JAVA, PY, LOONGFLOW, *WIRE)
 
 _UUID_TEXT = re.compile(
     r"[0-9a-fA-F]{32}|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
@@ -177,8 +179,10 @@ def is_tool_message(msg: Message) -> bool:
         return False
     if role == "tool":
         return True
-    # AgentScope Python 1.x writes tool results as system messages
-    return role == "system" and msg.dialect == PY
+    # AgentScope Python 1.x writes tool results as system messages, Anthropic as user turns
+    return (role == "system" and msg.dialect == PY) or (
+        role == "user" and msg.dialect == "anthropic"
+    )
 
 
 def read_turn(
@@ -337,6 +341,10 @@ class _Out:
 def write_turn(turn: Turn, target: str, local: tzinfo | None, note: Note) -> list[dict]:
     """The target dialect's records for a turn."""
     out = _Out(local, note)
+    if target in WIRE:
+        from ..dialects.wire_write import write_turn as write_wire
+
+        return write_wire(turn, target, note)
     if target == PY:
         return [get_dialect(PY).write(_py_message(turn, out))]
     messages = _split(turn, target, out)

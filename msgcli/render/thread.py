@@ -135,12 +135,13 @@ class Thread:
                 and all(_key(b.id) in self.waiting for b in results)
             ):
                 # a message of results only, answering queued calls: shown under them
+                owners = {_key(b.id): self.waiting[_key(b.id)] for b in results}
                 for block in results:
                     cid = _key(block.id)
-                    owner = self.waiting[cid]
-                    owner.results.setdefault(cid, []).append((block, item))
+                    # (a call answered twice in one message: both results go under it)
+                    owners[cid].results.setdefault(cid, []).append((block, item))
                     if block.state not in _NOT_FINAL:
-                        del self.waiting[cid]
+                        self.waiting.pop(cid, None)
                 self._flush()
                 return
             if not self.show(item):

@@ -192,6 +192,11 @@ def replayer_for(dialect: str, emit: Emit, sink: Sink | None = None) -> Replayer
         from .agentscope_java import JavaReplayer
 
         return JavaReplayer(emit, sink)
+    from ..dialects import DIALECTS
+
+    found = DIALECTS.get(dialect)
+    if found is not None and hasattr(found, "replayer"):
+        return found.replayer(emit, sink)
     raise KeyError(f"{dialect} has no event stream to replay")
 
 

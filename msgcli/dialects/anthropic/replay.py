@@ -1,0 +1,347 @@
+"""Rebuilding Anthropic Messages streams, as the SDK's ``accumulate_event`` does.
+
+``message_start`` opens a message (a copy of its ``message``); blocks are appended at
+``content_block_start``; text and thinking deltas are joined, ``signature_delta`` replaces
+the signature, citations are appended; a tool call's ``input_json_delta`` text is
+collected and parsed when its block stops; ``message_delta`` sets the stop reason and the
+cumulative usage; ``message_stop`` ends the message. ``ping`` is skipped.
+
+Where the SDK raises (a delta before its block started, an event before
+``message_start``, an ``error`` event, a cut stream, tool input that is not JSON), the
+replay reports it at its line and still writes what arrived, marked.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from ...textsafe import short
+from ..wire import WireReplayer, as_key, joined
+
+_KNOWN = frozenset(
+    {
+        "message_start",
+        "content_block_start",
+        "content_block_delta",
+        "content_block_stop",
+        "message_delta",
+        "message_stop",
+        "ping",
+        "error",
+    }
+)
+#: usage counts message_delta overwrites only when it carries them
+_USAGE_IF_PRESENT = (
+    "input_tokens",
+    "cache_creation_input_tokens",
+    "cache_read_input_tokens",
+    "server_tool_use",
+    "output_tokens_details",
+)
+
+
+_NO_USAGE = object()
+_DELTAS = frozenset(
+    {"text_delta", "input_json_delta", "thinking_delta", "signature_delta", "citations_delta"}
+)
+
+
+class AnthropicReplayer(WireReplayer):
+    known_types = _KNOWN
+    lean_types = _KNOWN
+
+    inline_type = "content_block_delta"
+
+    def inline(self, kind: str, event: dict, line: int) -> bool:
+        if self.message is None:
+            return False
+        delta = event.get("delta")
+        index = event.get("index")
+        if type(delta) is not dict or type(index) is not int or index < 0:
+            return False
+        what = delta.get("type")
+        block = self.blocks.get(index)
+        if block is None:
+            return False
+        if what == "text_delta" or what == "thinking_delta":
+            field = "text" if what == "text_delta" else "thinking"
+            text = delta.get(field)
+            old = block.get(field)
+            if type(text) is not str or type(old) is not str:
+                return False
+            block[field] = old + text
+            return True
+        if what == "input_json_delta":
+            piece = delta.get("partial_json")
+            if type(piece) is not str:
+                return False
+            pieces = self.json.get(index)
+            if pieces is None:
+                self.json[index] = [piece]
+                self.json_line[index] = line
+            else:
+                pieces.append(piece)
+            return True
+        return False
+
+    def inlined(self, count: int) -> None:
+        if count:
+            self.stats.by_type["content_block_delta"] += count
+
+    def quick(self, kind: str, event: dict) -> bool:
+        # what the event schema asks of the common events, checked here
+        if kind == "message_stop" or kind == "ping":
+            return True
+        index = event.get("index")
+        if kind == "content_block_stop":
+            return type(index) is int and index >= 0
+        if kind == "content_block_delta":
+            delta = event.get("delta")
+            if type(index) is not int or index < 0 or type(delta) is not dict:
+                return False
+            what = delta.get("type")
+            return type(what) is str and what in _DELTAS
+        if kind == "message_delta":
+            usage = event.get("usage", _NO_USAGE)
+            return type(event.get("delta")) is dict and (usage is _NO_USAGE or type(usage) is dict)
+        if kind == "content_block_start":
+            block = event.get("content_block")
+            if type(index) is not int or index < 0 or type(block) is not dict:
+                return False
+            what = block.get("type")
+            if what == "text":
+                return type(block.get("text")) is str and type(block.get("citations", [])) in (
+                    list,
+                    type(None),
+                )
+            if what == "tool_use":
+                return (
+                    type(block.get("id")) is str
+                    and type(block.get("name")) is str
+                    and bool(block["id"])
+                    and bool(block["name"])
+                    and type(block.get("input")) is dict
+                )
+            if what == "thinking":
+                return (
+                    type(block.get("thinking")) is str and type(block.get("signature", "")) is str
+                )
+        return False
+
+    def __init__(self, emit, sink=None):
+        super().__init__(emit, sink)
+        self.message: dict | None = None
+        self.blocks: dict[Any, dict] = {}  # event index -> block (in the message's content)
+        self.json: dict[Any, list[str]] = {}  # event index -> input_json_delta pieces
+        self.json_line: dict[Any, int] = {}
+        self.stopped: set[Any] = set()
+
+    def event(self, line: int, event: dict) -> None:
+        kind = event.get("type")
+        if kind == "content_block_delta":
+            self.stats.by_type[kind] += 1
+            self._delta(event)
+            return
+        if type(kind) is not str or kind not in _KNOWN:
+            self.unknown(as_key(kind))
+            return
+        self.stats.by_type[kind] += 1
+        if kind == "ping":
+            return
+        if kind == "message_start":
+            if self.message is not None:
+                self.close(line - 1, "cut")
+            message = event.get("message")
+            self.message = dict(message) if type(message) is dict else {}
+            content = self.message.get("content")
+            self.message["content"] = list(content) if type(content) is list else []
+            if type(self.message.get("usage")) is dict:
+                self.message["usage"] = dict(self.message["usage"])
+            self.blocks, self.json, self.json_line, self.stopped = {}, {}, {}, set()
+            self.start = line
+            return
+        if kind == "error":
+            error = event.get("error")
+            what = error if type(error) is dict else {}
+            self.emit(
+                "E016",
+                f"the stream reports an error ({short(what.get('type'))}: "
+                f"{short(what.get('message'))}); the message ends here",
+                "/error",
+            )
+            if self.message is not None:
+                self.close(line, "error", report=False)
+            return
+        message = self.message
+        if message is None:
+            self.emit(
+                "E002",
+                f"a {kind} event before message_start: no message is open (the SDK's "
+                "accumulate_event raises here; its stream helper leaves the event out)",
+                "/type",
+            )
+            return
+        if kind == "content_block_start":
+            index = event.get("index")
+            if type(index) is not int:
+                index = as_key(index)
+            block = event.get("content_block")
+            block = dict(block) if type(block) is dict else {}
+            if index in self.blocks:
+                self.emit("E003", f"block {short(index)} starts a second time", "/index")
+            elif index != len(message["content"]):
+                self.emit(
+                    "E002",
+                    f"block {short(index)} starts while the message holds "
+                    f"{len(message['content'])} block(s): an index skipped ahead",
+                    "/index",
+                )
+            message["content"].append(block)
+            self.blocks[index] = block
+        elif kind == "content_block_stop":
+            index = event.get("index")
+            if type(index) is not int:
+                index = as_key(index)
+            if index not in self.blocks:
+                self.emit("E002", f"block {short(index)} stops but never started", "/index")
+                return
+            self.stopped.add(index)
+            self._parse_input(index)
+        elif kind == "message_delta":
+            delta = event.get("delta")
+            if type(delta) is dict:
+                message["stop_reason"] = delta.get("stop_reason")
+                message["stop_sequence"] = delta.get("stop_sequence")
+                if "stop_details" in delta:
+                    message["stop_details"] = delta["stop_details"]
+                if delta.get("container") is not None:
+                    message["container"] = delta["container"]
+            usage = event.get("usage")
+            if type(usage) is dict:
+                mine = message.get("usage")
+                if type(mine) is not dict:
+                    mine = message["usage"] = {}
+                mine["output_tokens"] = usage.get("output_tokens")
+                for key in _USAGE_IF_PRESENT:
+                    value = usage.get(key)
+                    if value is not None:
+                        mine[key] = value
+        elif kind == "message_stop":
+            open_blocks = [i for i in self.blocks if i not in self.stopped]
+            if open_blocks:
+                self.emit(
+                    "E015",
+                    f"block(s) {', '.join(map(str, open_blocks))} never stopped before "
+                    "message_stop",
+                )
+                for index in open_blocks:
+                    self._parse_input(index)
+            self.message = None
+            self.done(line, message, message.get("stop_reason"))
+
+    def _delta(self, event: dict) -> None:
+        message = self.message
+        index = event.get("index")
+        if type(index) is not int:
+            index = as_key(index)
+        delta = event.get("delta")
+        if type(delta) is not dict:
+            return
+        if message is None:
+            self.emit(
+                "E002",
+                "a content_block_delta before message_start: no message is open (the SDK's "
+                "accumulate_event raises here; its stream helper leaves the event out)",
+                "/type",
+            )
+            return
+        block = self.blocks.get(index)
+        kind = delta.get("type")
+        if type(kind) is not str:
+            kind = as_key(kind)
+        if block is None:
+            self.emit(
+                "E002",
+                f"a {short(kind)} for block {short(index)}, which never started "
+                "(the SDK raises IndexError here); kept in a block of its own",
+                "/index",
+            )
+            block = {"type": _BLOCK_OF.get(kind, "text")}
+            message["content"].append(block)
+            self.blocks[index] = block
+        if kind == "text_delta":
+            block["text"] = joined(block.get("text"), delta.get("text"))
+        elif kind == "input_json_delta":
+            piece = delta.get("partial_json")
+            if isinstance(piece, str):
+                self.json.setdefault(index, []).append(piece)
+                self.json_line.setdefault(index, self.line)
+        elif kind == "thinking_delta":
+            block["thinking"] = joined(block.get("thinking"), delta.get("thinking"))
+        elif kind == "signature_delta":
+            block["signature"] = delta.get("signature")
+        elif kind == "citations_delta":
+            citations = block.get("citations")
+            if type(citations) is not list:
+                citations = block["citations"] = []
+            citations.append(delta.get("citation"))
+
+    def _parse_input(self, index: Any) -> None:
+        pieces = self.json.pop(index, None)
+        if not pieces:
+            return
+        text = "".join(pieces)
+        block = self.blocks[index]
+        if not text:
+            return
+        try:
+            block["input"] = orjson.loads(text)
+        except orjson.JSONDecodeError:
+            self.emit(
+                "E006",
+                f"the input streamed for tool call {short(block.get('id'))} "
+                f"({short(block.get('name'))}) is not valid JSON: {short(text)} (the SDK raises "
+                "'Unable to parse tool parameter JSON from model'); the text is kept in "
+                "msgcli_partial_json",
+                line=self.json_line.get(index, self.line),
+            )
+            block["msgcli_partial_json"] = text
+
+    def close(self, line: int, state: str, report: bool = True) -> None:
+        message = self.message
+        if message is None:
+            return
+        self.message = None
+        if report and state == "cut":
+            self.emit(
+                "E007",
+                f"the stream ends before message_stop: the message begun on line {self.start} "
+                "is cut off (written as far as it arrived, marked)",
+                line=line,
+            )
+        for index in list(self.json):
+            if index in self.blocks:
+                _partial_input(self.blocks[index], "".join(self.json.pop(index)))
+        self.done(line, message, message.get("stop_reason"), state)
+
+    def open_messages(self) -> list[dict]:
+        return [] if self.message is None else [self.message]
+
+
+_BLOCK_OF = {
+    "text_delta": "text",
+    "thinking_delta": "thinking",
+    "signature_delta": "thinking",
+    "input_json_delta": "tool_use",
+    "citations_delta": "text",
+}
+
+
+def _partial_input(block: dict, text: str) -> None:
+    """A cut tool call keeps the argument text that arrived (and its value, if it parses)."""
+    try:
+        block["input"] = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        block["msgcli_partial_json"] = text

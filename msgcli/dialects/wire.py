@@ -1,0 +1,289 @@
+"""What the provider wire-form dialects share (``openai-chat``, ``openai-responses``,
+``anthropic``): the replayer base, and the checks over a conversation held in one record.
+
+A provider stream holds one response after another (one per streamed API call); the
+replayer keeps only the response being built, and writes each one, as the provider's
+SDK would return it, as soon as the next begins or the log ends.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..model import Message, Usage
+from ..replayers import MARK_KEY, Replayer, Sink
+from ..textsafe import short
+from .base import Dialect
+
+Emit = Callable[..., None]
+
+
+class WireReplayer(Replayer):
+    """A provider stream's state machine: :meth:`event` applies one event."""
+
+    def __init__(self, emit: Emit, sink: Sink | None = None):
+        super().__init__(emit, sink)
+        self.start = 0  # the line of the event that opened the response being built
+
+    def feed(self, line: int, event: dict, valid: bool = True) -> None:
+        self.line = line
+        self.stats.events += 1
+        self.event(line, event)
+
+    #: the key and the values that make a record one of this stream's events for sure
+    lean_key = "type"
+    lean_types: frozenset[str] = frozenset()
+
+    def quick(self, kind: str, event: dict) -> bool:
+        """Whether an event is certainly valid without the schema (its common shape)."""
+        return False
+
+    def lean(self, lines: Any, check: Any) -> int:
+        """Replay the rest of a JSONL log from its numbered lines, in a loop of its own;
+        ``check`` (the file's checker) keeps the rest: each event of this stream is checked
+        against its schema (or :meth:`quick`) and applied here, any other line goes to
+        ``check.take`` as a record. Returns how many records it read; ``check.last`` is the
+        line of the last one."""
+        import orjson
+
+        from ..reader import Record, not_object, records_of_lines
+
+        loads = orjson.loads
+        bad_json = orjson.JSONDecodeError
+        valid = check.event_schema.is_valid_typed
+        summary = check.summary
+        stats = self.stats
+        event = self.event
+        quick = self.quick
+        inline = self.inline
+        own = self.lean_types
+        key = self.lean_key
+        often = self.inline_type
+        take = check.take
+        count = inlined = 0
+        last = check.last
+        for number, raw in lines:
+            try:
+                obj = loads(raw)
+            except bad_json:
+                if not raw.strip():
+                    continue
+                # the rest the reader's way: it says precisely what is wrong with a line
+                for record in records_of_lines(_chain([(number, raw)], lines)):
+                    count += 1
+                    last = take(record) or last
+                break
+            count += 1
+            if type(obj) is not dict:
+                last = take(Record(number, None, not_object(obj))) or last
+                continue
+            kind = obj.get(key)
+            if type(kind) is str and kind in own:
+                if kind == often and inline(kind, obj, number):
+                    inlined += 1
+                    last = number
+                    continue
+                if quick(kind, obj) or valid(obj):
+                    check.line = number
+                    summary.records += 1
+                    self.line = last = number
+                    stats.events += 1
+                    event(number, obj)
+                    continue
+            last = take(Record(number, obj, None, raw)) or last
+        summary.records += inlined
+        stats.events += inlined
+        self.inlined(inlined)
+        check.last = self.line = last
+        return count
+
+    #: the event type :meth:`inline` takes
+    inline_type = ""
+
+    def inline(self, kind: str, event: dict, line: int) -> bool:
+        """Apply the commonest event (a text delta) in place, when it is certainly valid and
+        has nothing to report; ``False``: it goes the whole way."""
+        return False
+
+    def inlined(self, count: int) -> None:
+        """Count the events :meth:`inline` applied."""
+
+    def count(self, kind: str) -> None:
+        self.stats.by_type[kind] += 1
+
+    def unknown(self, kind: Any) -> None:
+        self.stats.unknown[str(kind)] += 1
+        self.emit("E009", f"unknown event type {short(kind)}: skipped", "/type")
+
+    def event(self, line: int, event: dict) -> None:
+        raise NotImplementedError
+
+    def done(self, line: int, response: dict, reason: Any, state: str | None = None) -> None:
+        """Write a response. ``state`` (``cut``, ``error``, ``open``) marks one that did
+        not finish, with the line where it stopped."""
+        stats = self.stats
+        if state is None:
+            stats.completed += 1
+            stats.finished_reasons[str(reason)] += 1
+        else:
+            stats.cut += 1
+            response[MARK_KEY] = {"state": state, "line": line, "from": self.start}
+        self.write(line, response)
+
+    def finish(self, line: int, cut: bool = False) -> None:
+        self.close(line, "open" if cut else "cut")
+
+    def close(self, line: int, state: str) -> None:
+        """The log ends (or a new response begins) while a response is open."""
+        raise NotImplementedError
+
+
+def _chain(first: list, rest: Any) -> Any:
+    yield from first
+    yield from rest
+
+
+def as_key(value: Any) -> Any:
+    """``value`` as a dict key or set member (a record may put a list where a name belongs)."""
+    return value if value is None or isinstance(value, (str, int, float)) else repr(value)
+
+
+def joined(text: Any, piece: Any) -> str:
+    """A streamed text with one more delta (what is not text on either side counts as none)."""
+    text = text if isinstance(text, str) else ""
+    return text + piece if isinstance(piece, str) else text
+
+
+def parse_arguments(text: Any) -> tuple[Any, str | None]:
+    """A tool call's argument text parsed, and what is wrong with it (``None``: a JSON object)."""
+    import orjson
+
+    if not isinstance(text, str):
+        return None, "are not a string"
+    if not text.strip():
+        return {}, None
+    try:
+        value = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return None, f"are not valid JSON: {short(text)}"
+    if type(value) is not dict:
+        return value, "are JSON but not an object"
+    return value, None
+
+
+class Pairing:
+    """Tool calls and their results inside one conversation (one record).
+
+    ``call(id, name, pointer)`` and ``result(id, pointer)`` in message order;
+    ``finish()`` reports calls that never got a result. Every finding points into
+    the record.
+    """
+
+    __slots__ = ("_answered", "_emit", "_open")
+
+    def __init__(self, emit: Emit):
+        self._emit = emit
+        self._open: dict[Any, tuple[Any, str]] = {}
+        self._answered: dict[Any, str] = {}
+
+    def call(self, cid: Any, name: Any, ptr: str) -> None:
+        if not isinstance(cid, str) or not cid:
+            return
+        if cid in self._open or cid in self._answered:
+            self._emit("I002", f"tool call id {short(cid)} is used twice", ptr)
+            return
+        self._open[cid] = (name, ptr)
+
+    def result(self, cid: Any, ptr: str) -> None:
+        if not isinstance(cid, str) or not cid:
+            return
+        if cid in self._open:
+            del self._open[cid]
+            self._answered[cid] = ptr
+        elif cid in self._answered:
+            self._emit(
+                "T010",
+                f"tool call {short(cid)} is answered a second time (first at "
+                f"{self._answered[cid]})",
+                ptr,
+            )
+        else:
+            self._emit("T001", f"tool result {short(cid)} answers no tool call before it", ptr)
+
+    def pending(self) -> list[Any]:
+        return list(self._open)
+
+    def finish(self) -> None:
+        for cid, (name, ptr) in self._open.items():
+            self._emit("T002", f"tool call {short(cid)} ({short(name)}) never gets a result", ptr)
+        self._open.clear()
+
+
+# -- the dialects ---------------------------------------------------------------
+
+
+class WireDialect(Dialect):
+    """A provider's wire forms. A record is an event of a stream, one message, or a
+    *conversation*: a request body, a ``conversations.jsonl`` line, a fine-tuning line or
+    a final response object, which holds several messages (:meth:`expand`)."""
+
+    block_word = "block"
+    #: ``module:class`` of this provider's stream replayer (imported when a stream is read)
+    replayer_class = ""
+
+    def replayer(self, emit: Emit, sink: Sink | None = None) -> WireReplayer:
+        import importlib
+
+        module, _, name = self.replayer_class.partition(":")
+        found: type[WireReplayer] = getattr(importlib.import_module(module), name)
+        return found(emit, sink)
+
+    def conversation(self, obj: dict) -> list[tuple[tuple, dict]] | None:
+        """``[(path, message)]`` of a record that holds several messages, else ``None``."""
+        raise NotImplementedError
+
+    def read_message(self, obj: dict, path: tuple = ()) -> Message:
+        raise NotImplementedError
+
+    def expand(self, obj: dict) -> list[dict]:
+        """The messages of a record, each as this dialect's message JSON."""
+        found = self.conversation(obj)
+        return [obj] if found is None else [m for _, m in found]
+
+    def read(self, obj: dict) -> Message:
+        if not isinstance(obj, dict):
+            return Message(dialect=self.name)
+        found = self.conversation(obj)
+        if found is None:
+            return self.read_message(obj)
+        # a whole conversation: its checks run in check(); the file-wide ones see nothing
+        msg = Message(dialect=self.name, role=None)
+        msg.fields["messages"] = len(found)
+        usage = obj.get("usage")
+        if isinstance(usage, dict):
+            msg.usage = self.read_usage(usage)
+        return msg
+
+    def read_usage(self, usage: dict) -> Usage:
+        return Usage()
+
+    def check(self, obj: dict, msg: Message, emit: Emit) -> None:
+        found = self.conversation(obj)
+        if found is None:
+            return
+        self.check_conversation(obj, found, emit)
+
+    def check_conversation(self, obj: dict, found: list[tuple[tuple, dict]], emit: Emit) -> None:
+        pass
+
+
+def reasoning_tokens(usage: Any) -> Any:
+    """The reasoning tokens an OpenAI usage object counts (chat or Responses), or None."""
+    if not isinstance(usage, dict):
+        return None
+    for key in ("completion_tokens_details", "output_tokens_details"):
+        details = usage.get(key)
+        if isinstance(details, dict) and details.get("reasoning_tokens") is not None:
+            return details["reasoning_tokens"]
+    return None
