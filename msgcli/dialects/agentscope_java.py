@@ -261,6 +261,15 @@ class AgentScopeJava(Dialect):
                 return chat.get("inputTokens"), chat.get("outputTokens"), chat.get("cachedTokens")
         return counts
 
+    def parked(self, metadata: Any) -> bool:
+        """A paused session: the engine keeps the reply id of the confirmation or external
+        execution it waits for in the metadata of the message holding the calls, until the
+        resume (``ReActAgent.persistPendingRequestReplyId``); those calls have no result yet."""
+        return type(metadata) is dict and (
+            "agentscope_confirm_request_reply_id" in metadata
+            or "agentscope_external_execution_request_reply_id" in metadata
+        )
+
     def variant(self, obj: dict) -> str | None:
         if not isinstance(obj, dict):
             return None
@@ -467,7 +476,8 @@ class AgentScopeJava(Dialect):
                 text = block["content"]
                 if text is not None and (type(text) is not str or not object_text(text)):
                     return None
-                tools.append((_CALL, bid, ("content", index), name, block["state"], bid))
+                state = "parked" if self.parked(obj["metadata"]) else block["state"]
+                tools.append((_CALL, bid, ("content", index), name, state, bid))
             elif results_allowed:  # a tool_result
                 output = block["output"]
                 if type(output) is not list:

@@ -30,6 +30,7 @@ as a string.
 from __future__ import annotations
 
 import re
+import zlib
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
@@ -282,6 +283,19 @@ class AgentScopePyDialect(Dialect):
         else:
             _check_v2(obj, emit)
 
+    def message_part(self, msg: Message) -> Any:
+        """A message may be written in parts under its one id: when the agent compresses
+        its context in the middle of a reply, ``_split_context_for_compression``
+        (src/agentscope/agent/_agent.py, agentscope 2.0.11) splits the boundary message
+        into two deep copies, ``content[:k+1]`` and ``content[k+1:]``, and
+        ``LocalWorkspace.offload_context`` (src/agentscope/workspace/_base.py) appends the
+        first to the session's context.jsonl; the kept part, which the reply goes on
+        adding to, is offloaded by a later compression. Both keep the id and created_at;
+        they start with different blocks. So the part is told by its first block's id."""
+        if msg.content and msg.content[0].id is not None:
+            return _part(msg.content[0].id)
+        return None
+
     def parse_time(self, value: Any) -> datetime | None:
         if not isinstance(value, str):
             return None
@@ -391,7 +405,9 @@ class AgentScopePyDialect(Dialect):
         if empty:
             return None
         mid = obj["id"]
-        return V2, (id_key(mid), mid, micros(when), None, tuple(tools))
+        first = content[0].get("id") if content else None
+        digest = (id_key(mid), mid, micros(when), None, tuple(tools))
+        return V2, digest if first is None else (*digest, _part(first))
 
 
 def _fast_iso(value: Any) -> bool:
@@ -888,3 +904,9 @@ def _check_v1(obj: dict, emit: Emit) -> None:
 
 
 DIALECT = AgentScopePyDialect()
+
+
+def _part(first_block_id: Any) -> int:
+    """The part of a message a record holds, kept as a number (one is kept per message);
+    the same in every process, as parts of a file are digested in several."""
+    return zlib.crc32(str(first_block_id).encode("utf-8", "surrogatepass"))

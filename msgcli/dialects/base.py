@@ -168,6 +168,17 @@ class Dialect:
         """The message time as a datetime (naive = the dialect's own zone), or ``None``."""
         return None
 
+    def message_part(self, msg: Message) -> Any:
+        """What tells apart two records of one message that its framework writes as parts
+        of it (e.g. the first block's id), or ``None`` when the framework never splits a
+        message (default): then a recurring message id is always a duplicate (I001)."""
+        return None
+
+    def parked(self, metadata: Any) -> bool:
+        """Whether a message with this metadata says its unanswered tool calls wait for
+        someone by design (a paused session); default: no dialect says so."""
+        return False
+
     def time_group(self, msg: Message) -> Any:
         """Messages are compared for time order within one group (default: the whole file)."""
         return None

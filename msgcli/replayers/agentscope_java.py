@@ -10,6 +10,14 @@ phases, each with a reply id of its own. The engine persists:
   written at ``MODEL_CALL_END``;
 - one ``TOOL`` message per tool result, written at its ``TOOL_RESULT_END``.
 
+The engine edits a model call's ``tool_use`` states in memory after the call
+(``ReActAgent.actingStream``/``updateToolCallStates``, ``applyConfirmResults``):
+a call that runs (or is handed to the caller) becomes ``allowed``, one denied by
+the permission rules stays ``pending``, one that waits for the user's
+confirmation is ``asking`` (and the message gets the request's reply id in its
+metadata until the resume). So a message with tool calls is held back until
+its calls are decided, and the tool messages after it wait behind it.
+
 ``AGENT_RESULT`` carries the run's final message: it is compared with the
 last message rebuilt from the events.
 
@@ -106,6 +114,7 @@ class _Stream:
         "calls",
         "ended_calls",
         "event_ids",
+        "held",
         "hints",
         "last_line",
         "last_message",
@@ -131,6 +140,30 @@ class _Stream:
         self.hints: list[dict] = []  # HINT_BLOCKs waiting for the next event of this stream
         self.max_iters = False
         self.event_ids: set[str] = set()
+        self.held: _Held | None = None  # a message whose tool-call states are not decided
+
+
+class _Held:
+    """An assistant message with tool calls, held until the engine's edits of their states
+    are known, and the messages completed after it (written once it is)."""
+
+    __slots__ = ("line", "message", "paused", "queue", "undecided")
+
+    def __init__(self, line: int, message: dict) -> None:
+        self.line = line
+        self.message = message
+        self.queue: list[tuple[int, dict]] = []
+        self.undecided = {
+            b["id"]: b for b in message["content"] if b.get("type") == "tool_use"
+        }
+        self.paused: str | None = None  # metadata key of a pending confirmation or execution
+
+    def blocks(self, cid: Any) -> list[dict]:
+        return [
+            b
+            for b in self.message["content"]
+            if b.get("type") == "tool_use" and b.get("id") == cid
+        ]
 
 
 class JavaReplayer(Replayer):
@@ -170,6 +203,7 @@ class JavaReplayer(Replayer):
                 self._finalise(stream, call, line, mark_as=("open" if cut else "cut", items))
             for result in list(stream.results.values()):
                 self._tool_message(stream, result, "running", line, ("open" if cut else "cut"))
+            self._release(stream)
             if stream.run is not None and not cut:
                 self.stats.cut += 1
                 self.emit(
@@ -185,6 +219,9 @@ class JavaReplayer(Replayer):
         """The messages still being built, as they stand (for a live view)."""
         out = []
         for stream in self.streams.values():
+            if stream.held is not None:
+                out.append(stream.held.message)
+                out += [message for _line, message in stream.held.queue]
             for call in stream.calls.values():
                 out.append(self._message(call.rid, call.agent, "ASSISTANT", _content(call)))
             for result in stream.results.values():
@@ -219,11 +256,63 @@ class JavaReplayer(Replayer):
         }
         return self._message(f"{result.rid}:{result.cid}", stream.agent, "TOOL", [block], metadata)
 
+    def _put(self, stream: _Stream, line: int, message: dict) -> None:
+        """Write a message of this stream, behind the message held back (if any)."""
+        held = stream.held
+        if held is not None:
+            held.queue.append((line, message))
+        else:
+            self.write(line, message)
+
+    def _release(self, stream: _Stream) -> None:
+        """Write the held message as its tool calls now stand, and what waited behind it."""
+        held = stream.held
+        if held is None:
+            return
+        stream.held = None
+        self.write(held.line, held.message)
+        for line, message in held.queue:
+            self.write(line, message)
+
+    def _decide(self, stream: _Stream, cid: Any, state: str) -> None:
+        """A tool call of the held message was decided (``updateToolCallStates``)."""
+        held = stream.held
+        if held is None:
+            return
+        for block in held.blocks(cid):
+            block["state"] = state
+        held.undecided.pop(cid, None)
+
+    def _pause(self, stream: _Stream, key: str, rid: Any) -> None:
+        """``persistPendingRequestReplyId``: the paused request's reply id is kept in the
+        metadata of the message that holds its calls, until the resume."""
+        held = stream.held
+        if held is None:
+            return
+        metadata = held.message.get("metadata")
+        metadata = dict(metadata) if type(metadata) is dict else {}
+        metadata[key] = rid
+        held.message["metadata"] = java_hash_order(metadata)  # a new HashMap
+        held.paused = key
+
+    def _unpause(self, stream: _Stream, key: str) -> _Held | None:
+        """``clearPendingRequestReplyId``: the resume was accepted."""
+        held = stream.held
+        if held is None or held.paused != key:
+            return None
+        metadata = held.message.get("metadata")
+        if type(metadata) is dict:
+            metadata.pop(key, None)
+        held.paused = None
+        return held
+
     # -- runs ------------------------------------------------------------------
 
     def _agent_start(self, stream: _Stream, event: dict) -> None:
         if stream.run is not None:
             self._close_run(stream, "a new AGENT_START")
+        if stream.held is not None and stream.held.paused is None:
+            self._release(stream)
         stream.run = event.get("replyId") or ""
         stream.run_line = self.line
         stream.agent = event.get("name")
@@ -262,6 +351,8 @@ class JavaReplayer(Replayer):
             return
         self._close_run(stream, "AGENT_END")
         stream.run = None
+        if stream.held is not None and stream.held.paused is None:
+            self._release(stream)
         self.stats.completed += 1
 
     def _agent_result(self, stream: _Stream, event: dict) -> None:
@@ -277,6 +368,7 @@ class JavaReplayer(Replayer):
             # message that no other event carries: write both
             for call in list(stream.calls.values()):
                 self._finalise(stream, call, self.line)
+            self._release(stream)
             self.write(self.line, result)
             return
         if reason == "TOOL_SUSPENDED":
@@ -333,6 +425,7 @@ class JavaReplayer(Replayer):
                 "has not ended",
             )
             return old
+        self._release(stream)
         call = _Call(rid, stream.agent, self.line, stream.max_iters)
         stream.calls[rid] = call
         return call
@@ -394,7 +487,11 @@ class JavaReplayer(Replayer):
         message = self._message(call.rid, call.agent, "ASSISTANT", content, metadata, usage)
         stream.last_message = message
         stream.last_line = line
-        self.write(line, message)
+        self._release(stream)
+        if mark_as is None and any(b["type"] == "tool_use" for b in content):
+            stream.held = _Held(line, message)
+        else:
+            self.write(line, message)
 
     # -- blocks ------------------------------------------------------------------
 
@@ -504,6 +601,8 @@ class JavaReplayer(Replayer):
             event.get("metadata"),
         )
         stream.results[cid] = result
+        # the call was let through (or handed to the caller): ALLOWED (actingStream)
+        self._decide(stream, cid, "allowed")
         return result
 
     def _tool_result(self, stream: _Stream, event: dict) -> None:
@@ -536,6 +635,10 @@ class JavaReplayer(Replayer):
         else:
             if "metadata" in event:
                 result.metadata = event["metadata"]
+            if event.get("state") == "denied":
+                # runToolBatch's result for a call the permission rules deny: the call
+                # itself gets no state update, it stays "pending"
+                self._decide(stream, result.cid, "pending")
             metadata = result.metadata
             if (
                 event.get("state") == "running"
@@ -555,7 +658,7 @@ class JavaReplayer(Replayer):
         metadata: dict = {}
         if mark_as is not None:
             mark(metadata, mark_as, [f"result of tool call {result.cid}"], line)
-        self.write(line, self._tool_result_message(stream, result, state, metadata))
+        self._put(stream, line, self._tool_result_message(stream, result, state, metadata))
 
     # -- human in the loop ---------------------------------------------------------
 
@@ -567,6 +670,20 @@ class JavaReplayer(Replayer):
                 calls[call["id"]] = call
         if type(rid) is str:
             self.pending[rid] = calls
+        held = stream.held
+        if held is None:
+            return
+        if event["type"] == "REQUIRE_USER_CONFIRM":
+            # actingStream: the calls waiting for the user are ASKING, every other call of
+            # the batch ALLOWED (a call the rules deny on this path stays "pending", but it
+            # leaves no event to tell it by)
+            for cid in calls:
+                self._decide(stream, cid, "asking")
+            for cid in list(held.undecided):
+                self._decide(stream, cid, "allowed")
+            self._pause(stream, "agentscope_confirm_request_reply_id", rid)
+        else:
+            self._pause(stream, "agentscope_external_execution_request_reply_id", rid)
 
     def _resume(self, stream: _Stream, event: dict) -> None:
         rid = event.get("replyId")
@@ -580,12 +697,22 @@ class JavaReplayer(Replayer):
             )
             waiting = {}
         if event["type"] == "USER_CONFIRM_RESULT":
+            held = self._unpause(stream, "agentscope_confirm_request_reply_id")
             for item in event.get("confirmResults") or ():
                 use = item.get("toolCall") if type(item) is dict else None
                 if type(use) is not dict or type(use.get("id")) is not str:
                     continue
                 cid = use["id"]
                 stream.tool_ids.add(cid)
+                if item.get("confirmed") is True and held is not None:
+                    # applyConfirmResults: the call is replaced by the one the user
+                    # confirmed (edited arguments included), state ALLOWED; a declined
+                    # call keeps its state ("asking")
+                    content = held.message["content"]
+                    for i, block in enumerate(content):
+                        if block.get("type") == "tool_use" and block.get("id") == cid:
+                            content[i] = {**use, "state": "allowed"}
+                    held.undecided.pop(cid, None)
                 if item.get("confirmed") is not True:
                     # a declined call: the engine stores a denial, with no event of its own
                     result = _Result(rid or "", cid, use.get("name"), self.line, {})
@@ -593,13 +720,14 @@ class JavaReplayer(Replayer):
                     stream.results[cid] = result
                     self._tool_message(stream, result, "denied", self.line, None)
             return
+        self._unpause(stream, "agentscope_external_execution_request_reply_id")
         # the caller's own message with the results is what the engine stores
         results = [b for b in event.get("toolResults") or () if type(b) is dict]
         for block in results:
             if type(block.get("id")) is str:
                 stream.tool_ids.add(block["id"])
         mid = f"{rid}:results" if type(rid) is str else None
-        self.write(self.line, self._message(mid, None, "TOOL", results))
+        self._put(stream, self.line, self._message(mid, None, "TOOL", results))
 
     def _hint(self, stream: _Stream, event: dict) -> None:
         stream.hints.append(
@@ -616,7 +744,9 @@ class JavaReplayer(Replayer):
         their own (or added to this agent's last message, which a stream cannot change
         once written: then they are a message of their own here too)."""
         hints, stream.hints = stream.hints, []
-        self.write(self.line, self._message(hints[0]["id"], stream.agent, "ASSISTANT", hints))
+        self._put(
+            stream, self.line, self._message(hints[0]["id"], stream.agent, "ASSISTANT", hints)
+        )
 
     def _max_iters(self, stream: _Stream, event: dict) -> None:
         stream.max_iters = True
