@@ -147,7 +147,7 @@ class _Held:
     """An assistant message with tool calls, held until the engine's edits of their states
     are known, and the messages completed after it (written once it is)."""
 
-    __slots__ = ("line", "message", "paused", "queue", "undecided")
+    __slots__ = ("line", "message", "paused", "queue", "suspending", "tentative", "undecided")
 
     def __init__(self, line: int, message: dict) -> None:
         self.line = line
@@ -157,6 +157,12 @@ class _Held:
             b["id"]: b for b in message["content"] if b.get("type") == "tool_use"
         }
         self.paused: str | None = None  # metadata key of a pending confirmation or execution
+        # the call whose result just started: "allowed", unless its result ends "denied" next
+        self.tentative: Any = None
+        self.suspending = False  # a result was handed to the caller: a request follows
+
+    def settled(self) -> bool:
+        return not (self.undecided or self.paused or self.suspending) and self.tentative is None
 
     def blocks(self, cid: Any) -> list[dict]:
         return [
@@ -189,9 +195,23 @@ class JavaReplayer(Replayer):
         if stream.hints and kind != "HINT_BLOCK":
             self._write_hints(stream)
         self.note_event_id(stream.event_ids, event, "run")
+        for other in self.streams.values():
+            held = other.held
+            if held is not None and held.tentative is not None:
+                # a denied call's result is START, its text, END "denied", one after the other
+                if not (
+                    other is stream
+                    and kind in _RESULT_GOES_ON
+                    and event.get("toolCallId") == held.tentative
+                ):
+                    held.tentative = None
         handler = _HANDLERS.get(kind)
         if handler is not None:
             handler(self, stream, event)
+        for other in list(self.streams.values()):
+            if other.held is not None and other.held.settled():
+                # every call is decided: written now, in the order the engine's context has
+                self._release(other)
 
     def finish(self, line: int, cut: bool = False) -> None:
         self.stats.parked += len(self.pending)
@@ -602,7 +622,9 @@ class JavaReplayer(Replayer):
         )
         stream.results[cid] = result
         # the call was let through (or handed to the caller): ALLOWED (actingStream)
-        self._decide(stream, cid, "allowed")
+        if stream.held is not None and cid in stream.held.undecided:
+            self._decide(stream, cid, "allowed")
+            stream.held.tentative = cid
         return result
 
     def _tool_result(self, stream: _Stream, event: dict) -> None:
@@ -635,10 +657,14 @@ class JavaReplayer(Replayer):
         else:
             if "metadata" in event:
                 result.metadata = event["metadata"]
-            if event.get("state") == "denied":
-                # runToolBatch's result for a call the permission rules deny: the call
-                # itself gets no state update, it stays "pending"
-                self._decide(stream, result.cid, "pending")
+            held = stream.held
+            if held is not None and held.tentative == result.cid:
+                held.tentative = None
+                if event.get("state") == "denied":
+                    # runToolBatch's result for a call the permission rules deny: the call
+                    # itself gets no state update, it stays "pending"
+                    for block in held.blocks(result.cid):
+                        block["state"] = "pending"
             metadata = result.metadata
             if (
                 event.get("state") == "running"
@@ -648,6 +674,8 @@ class JavaReplayer(Replayer):
                 # left to the caller to run: the engine stores no message for it; the
                 # result comes back in EXTERNAL_EXECUTION_RESULT
                 del stream.results[result.cid]
+                if held is not None:
+                    held.suspending = True  # REQUIRE_EXTERNAL_EXECUTION follows
                 return
             self._tool_message(stream, result, event.get("state"), self.line, None)
 
@@ -683,6 +711,7 @@ class JavaReplayer(Replayer):
                 self._decide(stream, cid, "allowed")
             self._pause(stream, "agentscope_confirm_request_reply_id", rid)
         else:
+            held.suspending = False
             self._pause(stream, "agentscope_external_execution_request_reply_id", rid)
 
     def _resume(self, stream: _Stream, event: dict) -> None:
@@ -877,6 +906,9 @@ def _diff(a: Any, b: Any, path: str, out: list[str]) -> None:
         else:
             out.append(f"{path} is {short(a, 40)} in AGENT_RESULT, {short(b, 40)} rebuilt")
 
+
+#: the events that continue a tool result
+_RESULT_GOES_ON = frozenset({"TOOL_RESULT_TEXT_DELTA", "TOOL_RESULT_DATA_DELTA", "TOOL_RESULT_END"})
 
 _HANDLERS: dict[str, Callable[[JavaReplayer, _Stream, dict], object]] = {
     "AGENT_START": JavaReplayer._agent_start,
