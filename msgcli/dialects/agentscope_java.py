@@ -244,6 +244,12 @@ class AgentScopeJava(Dialect):
             )
             obj["type"] = current
 
+    def event_schema(self, obj: dict) -> str:
+        """The deprecated coarse ``Event`` (``type, message, isLast``) has a schema of its own."""
+        if "isLast" in obj and "createdAt" not in obj:
+            return f"{NAME}/legacy-event"
+        return f"{NAME}/event"
+
     def finish_reason(self, msg: Message) -> Any:
         """The generate reason, which the engine writes on its stop, suspension and summary
         paths only."""

@@ -145,6 +145,11 @@ class Dialect:
         reporting what that took. ``raw`` is the record's JSON text, when known.
         Default: nothing to do."""
 
+    def event_schema(self, obj: dict) -> str:
+        """The name of the schema an event record is checked against (default: the
+        dialect's one event schema)."""
+        return f"{self.name}/event"
+
     def finish_reason(self, msg: Message) -> Any:
         """How a reply ended, as the message records it (default: the dialect does not say)."""
         return None

@@ -46,13 +46,31 @@ __all__ = ["ALIASES", "EVENT_TYPES", "JavaReplayer", "java_timestamp"]
 EVENT_TYPES = frozenset(type_branches(load_schema("agentscope-java/event")) or ())
 
 
-def java_timestamp(instant: Any) -> Any:
-    """``2026-08-22T15:15:55.901234Z`` -> ``2026-08-22 15:15:55.901`` (Msg.timestamp's form)."""
+def java_timestamp(instant: Any, zone: Any = None) -> Any:
+    """``2026-08-22T15:15:55.901234Z`` -> ``2026-08-22 15:15:55.901`` (Msg.timestamp's form),
+    in UTC, or in ``zone`` (a ``tzinfo``) as the engine writes it: the JVM's local time."""
     if type(instant) is not str or len(instant) < 19:
         return None
+    if zone is not None:
+        instant = _in_zone(instant, zone)
+        if instant is None:
+            return None
     day, _, time = instant.rstrip("Z").partition("T")
     whole, _, fraction = time.partition(".")
     return f"{day} {whole}.{(fraction + '000')[:3]}"
+
+
+def _in_zone(instant: str, zone: Any) -> str | None:
+    """An ``Instant.toString()`` text as the local time of ``zone`` (same form, no ``Z``)."""
+    from datetime import datetime, timezone
+
+    head, _dot, fraction = instant.rstrip("Z").partition(".")
+    try:
+        moment = datetime.fromisoformat(head).replace(tzinfo=timezone.utc)
+    except ValueError:
+        return None
+    local = moment.astimezone(zone).replace(tzinfo=None).isoformat()
+    return f"{local}.{fraction}" if fraction else local
 
 
 class _Call:
@@ -177,11 +195,28 @@ class JavaReplayer(Replayer):
     time_key = "createdAt"
     id_keys = ("replyId", "blockId", "toolCallId")
 
-    def __init__(self, emit: Emit, sink: Sink | None = None) -> None:
+    def __init__(self, emit: Emit, sink: Sink | None = None, zone: Any = None) -> None:
         super().__init__(emit, sink)
+        self.zone = zone  # the zone the rebuilt messages' times are written in (None: UTC)
         self.streams: dict[Any, _Stream] = {}
+        # the deprecated coarse stream: (message id, chunks) of the reply being streamed
+        self.chunks: dict[Any, tuple[Any, list[dict]]] = {}
         # REQUIRE_* reply id -> {tool-call id: tool_use block}, waiting for a *_RESULT
         self.pending: dict[str, dict[str, dict]] = {}
+
+    def feed(self, line: int, event: dict, valid: bool = True) -> None:
+        if "isLast" in event and "createdAt" not in event:
+            self.line = line
+            self.stats.events += 1
+            kind = event.get("type")
+            if type(kind) is str and kind in LEGACY_TYPES:
+                self.stats.by_type[kind] += 1
+                self._legacy(kind, event)
+            elif type(kind) is str and valid:
+                self.stats.unknown[kind] += 1
+                self.emit("E009", f"unknown event type {short(kind)}: skipped", "/type")
+            return
+        super().feed(line, event, valid)
 
     # -- the event loop --------------------------------------------------------
 
@@ -214,6 +249,8 @@ class JavaReplayer(Replayer):
                 self._release(other)
 
     def finish(self, line: int, cut: bool = False) -> None:
+        for key in list(self.chunks):
+            self._legacy_flush(key, line)
         self.stats.parked += len(self.pending)
         for stream in self.streams.values():
             if stream.hints:
@@ -258,7 +295,7 @@ class JavaReplayer(Replayer):
             "role": role,
             "content": content,
             "metadata": {} if metadata is None else metadata,
-            "timestamp": java_timestamp(self.stamp),
+            "timestamp": java_timestamp(self.stamp, self.zone),
             "usage": usage,
         }
 
@@ -779,6 +816,180 @@ class JavaReplayer(Replayer):
 
     def _max_iters(self, stream: _Stream, event: dict) -> None:
         stream.max_iters = True
+
+    # -- the deprecated coarse stream ----------------------------------------------
+
+    def _legacy(self, kind: str, event: dict) -> None:
+        """One event of the deprecated coarse stream (``io.agentscope.core.agent.Event``, made
+        by ``StreamingHook``): a message snapshot. REASONING and SUMMARY come as chunks
+        (``isLast`` false: the pieces of one reply, tool calls as argument fragments) and then,
+        unless the stream was asked to leave it out, the whole message (``isLast`` true,
+        ``PostReasoningEvent``): that is the message the engine keeps. TOOL_RESULT with
+        ``isLast`` true is a tool's result, in a message made for the stream (named
+        ``"system"``, ``StreamingHook.createToolMessage``); the engine stores the result under
+        the agent's name. AGENT_RESULT repeats the run's last message."""
+        key = _legacy_source(event)
+        stream = self.streams.get(key)
+        if stream is None:
+            stream = self.streams[key] = _Stream(key)
+        message = event.get("message")
+        if type(message) is not dict:
+            return
+        last = event.get("isLast") is True
+        mid = message.get("id")
+        if kind in ("REASONING", "SUMMARY"):
+            open_ = self.chunks.get(key)
+            if open_ is not None and open_[0] != mid:
+                self._legacy_flush(key, self.line)  # a reply whose whole message never came
+            if not last:
+                self.chunks.setdefault(key, (mid, []))[1].append(message)
+                return
+            self.chunks.pop(key, None)
+            self._legacy_message(stream, dict(message))
+            return
+        self._legacy_flush(key, self.line)
+        if kind == "TOOL_RESULT":
+            if not last:
+                return  # a piece of a streaming tool's output: the whole result follows
+            stored = dict(message)
+            if stored.get("name") == "system" and stream.agent is not None:
+                stored["name"] = stream.agent  # ToolResultMessageBuilder: the agent's name
+            held = stream.held
+            for block in stored.get("content") or ():
+                if type(block) is dict and block.get("type") == "tool_result" and held is not None:
+                    cid = block.get("id")
+                    state = "pending" if block.get("state") == "denied" else "allowed"
+                    for use in held.blocks(cid):
+                        use["state"] = state
+                    held.undecided.pop(cid, None)
+            self._put(stream, self.line, stored)
+            if stream.held is not None and stream.held.settled():
+                self._release(stream)
+            return
+        if kind == "AGENT_RESULT":
+            held = stream.held
+            if held is not None and held.message.get("id") == mid:
+                # a paused run: its last message as the engine holds it (calls "asking", the
+                # request's reply id in metadata)
+                states = {
+                    b.get("id"): b.get("state")
+                    for b in message.get("content") or ()
+                    if type(b) is dict and b.get("type") == "tool_use"
+                }
+                for block in held.message["content"]:
+                    if block.get("type") == "tool_use" and block.get("id") in states:
+                        block["state"] = states[block["id"]]
+                        held.undecided.pop(block["id"], None)
+                metadata = message.get("metadata")
+                for pause in _PAUSE_KEYS:
+                    if type(metadata) is dict and pause in metadata:
+                        self._pause(stream, pause, metadata[pause])
+            self.stats.finished_reasons[str(_reason(message) or "MODEL_STOP")] += 1
+            self.stats.completed += 1
+            return
+        self._legacy_message(stream, dict(message))  # HINT
+
+
+    def _legacy_message(self, stream: _Stream, message: dict) -> None:
+        """A whole message of the coarse stream: written, or held while its calls are open."""
+        self._release(stream)
+        if message.get("role") == "ASSISTANT" and message.get("name") is not None:
+            stream.agent = message.get("name")
+        content = message.get("content")
+        calls = [
+            b for b in content if type(b) is dict and b.get("type") == "tool_use"
+        ] if type(content) is list else []
+        if calls and all(type(b.get("id")) is str for b in calls):
+            stream.held = _Held(self.line, message)
+            message["content"] = [dict(b) if type(b) is dict else b for b in content]
+            stream.held.undecided = {
+                b["id"]: b for b in message["content"] if type(b) is dict and b.get("type") == "tool_use"
+            }
+        else:
+            self.write(self.line, message)
+        stream.last_message = message
+        stream.last_line = self.line
+
+
+    def _legacy_flush(self, key: Any, line: int) -> None:
+        """The chunks of a reply whose whole message never came, put together as the engine's
+        accumulator does (text and thinking joined, tool-call fragments joined per call)."""
+        open_ = self.chunks.pop(key, None)
+        if open_ is None:
+            return
+        mid, chunks = open_
+        first = chunks[0]
+        thinking: list[str] = []
+        text: list[str] = []
+        tools: dict[Any, dict] = {}
+        last_tool: Any = None
+        for chunk in chunks:
+            for block in chunk.get("content") or ():
+                if type(block) is not dict:
+                    continue
+                kind = block.get("type")
+                if kind == "thinking" and type(block.get("thinking")) is str:
+                    thinking.append(block["thinking"])
+                elif kind == "text" and type(block.get("text")) is str:
+                    text.append(block["text"])
+                elif kind == "tool_use":
+                    cid = block.get("id") or last_tool
+                    tool = tools.setdefault(cid, {"id": cid, "name": None, "raw": []})
+                    name = block.get("name")
+                    if type(name) is str and not name.startswith("__"):
+                        tool["name"] = name
+                    if type(block.get("content")) is str:
+                        tool["raw"].append(block["content"])
+                    last_tool = cid
+        content: list[dict] = []
+        if thinking:
+            content.append({"type": "thinking", "thinking": "".join(thinking), "metadata": None})
+        if text:
+            content.append({"type": "text", "text": "".join(text)})
+        for tool in tools.values():
+            raw = "".join(tool["raw"])
+            parsed = _parse_object(raw)
+            content.append(
+                {
+                    "type": "tool_use",
+                    "id": tool["id"],
+                    "name": tool["name"],
+                    "input": parsed or {},
+                    "content": raw if parsed is not None else "{}",
+                    "metadata": {},
+                    "state": "pending",
+                }
+            )
+        message = {**first, "id": mid, "content": content}
+        stream = self.streams.get(key)
+        if stream is None:
+            stream = self.streams[key] = _Stream(key)
+        saved, self.line = self.line, line
+        self._legacy_message(stream, message)
+        self.line = saved
+
+
+#: the types of the deprecated coarse ``Event`` (``io.agentscope.core.agent.EventType``)
+LEGACY_TYPES = frozenset({"REASONING", "TOOL_RESULT", "HINT", "AGENT_RESULT", "SUMMARY"})
+
+
+def _legacy_source(event: dict) -> Any:
+    source = event.get("source")
+    if type(source) is dict:
+        path = source.get("path")
+        return path if type(path) is str else orjson.dumps(source, option=orjson.OPT_SORT_KEYS)
+    return None
+
+
+_PAUSE_KEYS = ("agentscope_confirm_request_reply_id", "agentscope_external_execution_request_reply_id")
+
+
+def _reason(message: dict) -> Any:
+    metadata = message.get("metadata")
+    return metadata.get("agentscope_generate_reason") if type(metadata) is dict else None
+
+
+
 
 
 def _of(stream: _Stream) -> str:
