@@ -180,9 +180,7 @@ def _seconds(stamp: str) -> float | None:
     return moment.timestamp() + (int(digits) / 10 ** len(digits) if digits else 0.0)
 
 
-def replayer_for(
-    dialect: str, emit: Emit, sink: Sink | None = None, zone: Any = None
-) -> Replayer:
+def replayer_for(dialect: str, emit: Emit, sink: Sink | None = None, zone: Any = None) -> Replayer:
     """The replayer of a dialect's event logs (``KeyError`` when it has none). ``zone``:
     the zone AgentScope Java's message times are written in (None: UTC)."""
     if dialect == "agentscope-py":

@@ -172,7 +172,9 @@ class _Held:
         self.message = message
         self.queue: list[tuple[int, dict]] = []
         self.undecided = {
-            b["id"]: b for b in message["content"] if b.get("type") == "tool_use"
+            b["id"]: b
+            for b in message["content"]
+            if type(b) is dict and b.get("type") == "tool_use"
         }
         self.paused: str | None = None  # metadata key of a pending confirmation or execution
         # the call whose result just started: "allowed", unless its result ends "denied" next
@@ -186,7 +188,7 @@ class _Held:
         return [
             b
             for b in self.message["content"]
-            if b.get("type") == "tool_use" and b.get("id") == cid
+            if type(b) is dict and b.get("type") == "tool_use" and b.get("id") == cid
         ]
 
 
@@ -232,14 +234,17 @@ class JavaReplayer(Replayer):
         self.note_event_id(stream.event_ids, event, "run")
         for other in self.streams.values():
             held = other.held
-            if held is not None and held.tentative is not None:
-                # a denied call's result is START, its text, END "denied", one after the other
-                if not (
+            # a denied call's result is START, its text, END "denied", one after the other
+            if (
+                held is not None
+                and held.tentative is not None
+                and not (
                     other is stream
                     and kind in _RESULT_GOES_ON
                     and event.get("toolCallId") == held.tentative
-                ):
-                    held.tentative = None
+                )
+            ):
+                held.tentative = None
         handler = _HANDLERS.get(kind)
         if handler is not None:
             handler(self, stream, event)
@@ -877,7 +882,11 @@ class JavaReplayer(Replayer):
                     if type(b) is dict and b.get("type") == "tool_use"
                 }
                 for block in held.message["content"]:
-                    if block.get("type") == "tool_use" and block.get("id") in states:
+                    if (
+                        type(block) is dict
+                        and block.get("type") == "tool_use"
+                        and block.get("id") in states
+                    ):
                         block["state"] = states[block["id"]]
                         held.undecided.pop(block["id"], None)
                 metadata = message.get("metadata")
@@ -889,27 +898,24 @@ class JavaReplayer(Replayer):
             return
         self._legacy_message(stream, dict(message))  # HINT
 
-
     def _legacy_message(self, stream: _Stream, message: dict) -> None:
         """A whole message of the coarse stream: written, or held while its calls are open."""
         self._release(stream)
         if message.get("role") == "ASSISTANT" and message.get("name") is not None:
             stream.agent = message.get("name")
         content = message.get("content")
-        calls = [
-            b for b in content if type(b) is dict and b.get("type") == "tool_use"
-        ] if type(content) is list else []
-        if calls and all(type(b.get("id")) is str for b in calls):
-            stream.held = _Held(self.line, message)
+        calls = (
+            [b for b in content if type(b) is dict and b.get("type") == "tool_use"]
+            if type(content) is list
+            else []
+        )
+        if calls and type(content) is list and all(type(b.get("id")) is str for b in calls):
             message["content"] = [dict(b) if type(b) is dict else b for b in content]
-            stream.held.undecided = {
-                b["id"]: b for b in message["content"] if type(b) is dict and b.get("type") == "tool_use"
-            }
+            stream.held = _Held(self.line, message)
         else:
             self.write(self.line, message)
         stream.last_message = message
         stream.last_line = self.line
-
 
     def _legacy_flush(self, key: Any, line: int) -> None:
         """The chunks of a reply whose whole message never came, put together as the engine's
@@ -981,15 +987,15 @@ def _legacy_source(event: dict) -> Any:
     return None
 
 
-_PAUSE_KEYS = ("agentscope_confirm_request_reply_id", "agentscope_external_execution_request_reply_id")
+_PAUSE_KEYS = (
+    "agentscope_confirm_request_reply_id",
+    "agentscope_external_execution_request_reply_id",
+)
 
 
 def _reason(message: dict) -> Any:
     metadata = message.get("metadata")
     return metadata.get("agentscope_generate_reason") if type(metadata) is dict else None
-
-
-
 
 
 def _of(stream: _Stream) -> str:
