@@ -383,8 +383,8 @@ def test_json_document_shape(run_cli):
     assert doc["version"] == 1 and doc["exit_code"] == 0
     for entry in doc["files"]:
         assert set(entry) == FILE_KEYS
-        assert set(entry["messages"]) == {"total", "by_role", "by_sender"}
-        assert set(entry["blocks"]) == {"by_type", "media"}
+        assert set(entry["messages"]) == {"total", "by_role", "by_sender", "structured_outputs"}
+        assert set(entry["blocks"]) == {"by_type", "in_tool_results", "media"}
         assert set(entry["tools"]) == {"calls", "results", "no_result", "by_tool"}
         assert set(entry["tokens"]) == {"input", "output", "cached", "messages"}
         assert set(entry["time"]) == {"first", "last", "seconds"}

@@ -482,6 +482,12 @@ def _read_source(raw: Any, v1: bool) -> Source | None:
     )
 
 
+def read_nested_block(item: Any, path: tuple) -> Block:
+    """A block inside a ``tool_result`` output or a ``hint`` list, read as this dialect reads
+    it (text and data blocks; anything else is an :class:`UnknownBlock`)."""
+    return _read_block_v2(item, path, True)
+
+
 def _read_block_v2(item: Any, path: tuple, nested: bool) -> Block:
     if not isinstance(item, dict):
         return _unknown(item, path)
