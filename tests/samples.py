@@ -374,7 +374,8 @@ LOONGFLOW_MESSAGES = [
 
 # -- no dialect's ------------------------------------------------------------------------
 
-#: AG-UI protocol events: camelCase like Java's, but no dialect of msgcli
+#: AG-UI protocol events (camelCase like Java's): the form AgentScope Python's service
+#: publishes its events in, read as AgentScope Python events
 AGUI_EVENTS = [
     {"type": "RUN_STARTED", "threadId": "t1", "runId": "r1"},
     {"type": "TOOL_CALL_START", "toolCallId": "call_1", "toolCallName": "get_weather"},
@@ -393,11 +394,14 @@ DIALECT_SAMPLES: dict[str, dict[str, list]] = {
         MESSAGE: [*JAVA_MESSAGES, *JAVA_RESULT_MESSAGES],
         EVENT: [*JAVA_EVENTS, *JAVA_EVENT_LOG],
     },
-    "agentscope-py": {MESSAGE: [*PY2_MESSAGES, *PY1_MESSAGES], EVENT: PY_EVENTS},
+    "agentscope-py": {
+        MESSAGE: [*PY2_MESSAGES, *PY1_MESSAGES],
+        EVENT: [*PY_EVENTS, *AGUI_EVENTS],
+    },
     "loongflow": {MESSAGE: LOONGFLOW_MESSAGES, EVENT: []},
 }
 #: records no dialect may claim
-UNCLAIMED = [*AGUI_EVENTS, *NON_RECORDS]
+UNCLAIMED = [*NON_RECORDS]
 
 #: the bundled logs that hold events; every other log under fixtures/real and
 #: fixtures/valid/<dialect> holds messages
@@ -405,6 +409,12 @@ EVENT_LOGS = {
     "real/agentscope-py/events.jsonl",
     "real/agentscope-py/events-data.jsonl",
     "real/agentscope-py/events.sse",
+    "real/agentscope-py/agui/weather-events.jsonl",
+    "real/agentscope-py/agui/weather-agui-events.jsonl",
+    "real/agentscope-java/events.jsonl",
+    "real/agentscope-java/events-hitl.jsonl",
+    "real/agentscope-java/events-external.jsonl",
+    "real/agentscope-java/legacy-events.jsonl",
 }
 
 

@@ -361,7 +361,11 @@ def _block(block: Any, options: ShowOptions, standalone: bool = False) -> list[R
         return [media_line(block)]
     if isinstance(block, ValueBlock):
         kind = Text(f"value ({visible(str(block.mime_type or 'json'))})", style="dim")
-        mime = block.mime_type.split(";")[0].strip().lower() if block.mime_type else ""
+        mime = (
+            block.mime_type.split(";")[0].strip().lower()
+            if isinstance(block.mime_type, str)
+            else ""
+        )
         if isinstance(block.value, str) and mime.startswith("text/"):
             # text of another kind than plain (markdown, csv, html ...): shown as text
             if options.markdown and mime == "text/markdown":
