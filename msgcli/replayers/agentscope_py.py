@@ -831,7 +831,17 @@ class _AGUI:
     ended in when it has output (taken as success, as AG-UI clients show it).
     """
 
-    __slots__ = ("line", "open", "replayer", "results", "run", "run_line", "started", "thread")
+    __slots__ = (
+        "line",
+        "open",
+        "outside",
+        "replayer",
+        "results",
+        "run",
+        "run_line",
+        "started",
+        "thread",
+    )
 
     def __init__(self, replayer: PyReplayer) -> None:
         self.replayer = replayer
@@ -842,6 +852,7 @@ class _AGUI:
         self.open: dict[Any, tuple[str, int]] = {}  # messages and calls open -> (what, line)
         self.started: set[Any] = set()  # tool results whose start came (as CUSTOM)
         self.results: dict[Any, bool] = {}  # tool call id -> output text seen
+        self.outside = False  # events outside a run were reported
 
     def feed(self, line: int, event: dict, valid: bool) -> None:
         rp = self.replayer
@@ -861,6 +872,7 @@ class _AGUI:
                 )
                 self._end_run("completed")
             self.run, self.thread, self.run_line = event.get("runId"), event.get("threadId"), line
+            self.outside = False
             self._native(
                 "REPLY_START",
                 session_id=self.thread,
@@ -880,11 +892,13 @@ class _AGUI:
         if kind in ("RAW", "STATE_SNAPSHOT", "STATE_DELTA", "MESSAGES_SNAPSHOT"):
             return  # no part of a message
         if self.run is None:
-            rp.emit(
-                "E002",
-                f"{kind} outside a run (AG-UI: the first event of a run is RUN_STARTED): "
-                "not applied",
-            )
+            if not self.outside:  # once until the next RUN_STARTED
+                rp.emit(
+                    "E002",
+                    f"{kind} outside a run (AG-UI: the first event of a run is RUN_STARTED): "
+                    "it and what follows until the next RUN_STARTED are not applied",
+                )
+            self.outside = True
             return
         if kind in ("RUN_FINISHED", "RUN_ERROR"):
             for what, since in self.open.values():
