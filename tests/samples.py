@@ -411,6 +411,8 @@ EVENT_LOGS = {
     "real/agentscope-py/events.sse",
     "real/agentscope-py/agui/weather-events.jsonl",
     "real/agentscope-py/agui/weather-agui-events.jsonl",
+    "real/agentscope-py/structured/structured-events.jsonl",
+    "real/agentscope-py/structured/structured-agui-events.jsonl",
     "real/agentscope-java/events.jsonl",
     "real/agentscope-java/events-hitl.jsonl",
     "real/agentscope-java/events-external.jsonl",
