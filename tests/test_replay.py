@@ -75,6 +75,12 @@ REAL_PAIRS = [
     (REAL / "events.jsonl", REAL / "events-final.jsonl"),
     (REAL / "events.sse", REAL / "events-final.jsonl"),
     (REAL / "events-data.jsonl", REAL / "events-data-final.jsonl"),
+] + [
+    # more real runs: each reply's native events and the message the framework rebuilt
+    (p, p.with_name(p.name.replace("-events.jsonl", "-final.jsonl")))
+    for folder in ("agui", "structured", "runs")
+    for p in sorted((REAL / folder).glob("*-events.jsonl"))
+    if not p.name.endswith("-agui-events.jsonl")
 ]
 
 
