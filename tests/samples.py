@@ -413,20 +413,17 @@ EVENT_LOGS = {
     "real/agentscope-py/agui/weather-agui-events.jsonl",
     "real/agentscope-py/structured/structured-events.jsonl",
     "real/agentscope-py/structured/structured-agui-events.jsonl",
-    "real/agentscope-py/runs/eight-tools-agui-events.jsonl",
-    "real/agentscope-py/runs/eight-tools-events.jsonl",
-    "real/agentscope-py/runs/hitl-edit-reject-agui-events.jsonl",
-    "real/agentscope-py/runs/hitl-edit-reject-events.jsonl",
-    "real/agentscope-py/runs/max-iters-agui-events.jsonl",
-    "real/agentscope-py/runs/max-iters-events.jsonl",
-    "real/agentscope-py/runs/parked-interrupt-agui-events.jsonl",
-    "real/agentscope-py/runs/parked-interrupt-events.jsonl",
-    "real/agentscope-py/runs/unicode-agui-events.jsonl",
-    "real/agentscope-py/runs/unicode-events.jsonl",
     "real/agentscope-java/events.jsonl",
     "real/agentscope-java/events-hitl.jsonl",
     "real/agentscope-java/events-external.jsonl",
     "real/agentscope-java/legacy-events.jsonl",
+}
+
+
+#: the real AgentScope Python runs: native events and their AG-UI form
+EVENT_LOGS |= {
+    f"real/agentscope-py/runs/{p.name}"
+    for p in (FIXTURES / "real" / "agentscope-py" / "runs").glob("*events.jsonl")
 }
 
 

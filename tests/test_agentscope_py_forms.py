@@ -86,6 +86,37 @@ def test_agui_stream_replays_to_the_messages_of_the_native_stream_of_the_same_ru
     assert msg["usage"] is None  # AG-UI carries no token counts
 
 
+RUNS = sorted((FIXTURES / "real" / "agentscope-py" / "runs").glob("*-agui-events.jsonl"))
+
+
+@pytest.mark.parametrize("agui_log", RUNS, ids=[p.name for p in RUNS])
+def test_every_real_agui_stream_replays_like_its_native_stream(agui_log):
+    """Parked and resumed replies, the iteration limit, interrupts, media results."""
+    agui, agui_findings, _ = replay(agui_log)
+    native, native_findings, _ = replay(
+        agui_log.with_name(agui_log.name.replace("-agui-events", "-events"))
+    )
+    assert agui_findings == [] and native_findings == []
+
+    def comparable(msg):
+        # AG-UI's TOOL_CALL_RESULT carries a result's text, not the state it ended in nor
+        # the metadata of its end (an error with output reads as success)
+        # and the reason a reply ended unless it hit the iteration limit (RUN_FINISHED for
+        # an interrupted one too); its CUSTOM events leave out null values
+        msg = without_what_agui_lacks(msg)
+        msg.pop("finished_reason")
+        for block in msg["content"]:
+            if block["type"] == "tool_result":
+                block.pop("state")
+                block.pop("metadata")
+            for rule in block.get("suggested_rules") or ():
+                for key in [k for k, v in rule.items() if v is None]:
+                    del rule[key]
+        return msg
+
+    assert [comparable(m) for m in agui] == [comparable(m) for m in native]
+
+
 def test_native_replay_is_what_the_framework_rebuilt():
     native, _, _ = replay(AGUI / "weather-events.jsonl")
     (final,) = read_jsonl(AGUI / "weather-final.jsonl")

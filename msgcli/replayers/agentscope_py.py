@@ -827,8 +827,9 @@ class _AGUI:
     before anything else and finishes with no message or tool call open.
 
     What the AG-UI form does not carry stays unknown: the agent's name, token usage, the
-    times of the events (so of the message and its blocks), and the state a tool result
-    ended in when it has output (taken as success, as AG-UI clients show it).
+    times of the events (so of the message and its blocks), why a reply ended unless it hit
+    the iteration limit (RUN_FINISHED reads as completed), and the state and metadata a tool
+    result ended with when it has output (taken as success, as AG-UI clients show it).
     """
 
     __slots__ = (
