@@ -296,12 +296,17 @@ class AgentScopePyDialect(Dialect):
     def message_part(self, msg: Message) -> Any:
         """A message may be written in parts under its one id: when the agent compresses
         its context in the middle of a reply, ``_split_context_for_compression``
-        (src/agentscope/agent/_agent.py, agentscope 2.0.11) splits the boundary message
-        into two deep copies, ``content[:k+1]`` and ``content[k+1:]``, and
-        ``LocalWorkspace.offload_context`` (src/agentscope/workspace/_base.py) appends the
-        first to the session's context.jsonl; the kept part, which the reply goes on
-        adding to, is offloaded by a later compression. Both keep the id and created_at;
-        they start with different blocks. So the part is told by its first block's id."""
+        (agentscope-ai/agentscope, src/agentscope/agent/_agent.py:2685-2795) splits the
+        boundary message into two deep copies, ``content[:k+1]`` and ``content[k+1:]``,
+        and ``offload_context`` (src/agentscope/workspace/_base.py:1004-1058, called at
+        _agent.py:629) appends the first to the session's context.jsonl; the kept part,
+        which the reply goes on adding to, is offloaded by a later compression. Both keep
+        the id and created_at; they start with different blocks. So the part is told by
+        its first block's id. (No other writer of this dialect repeats an id; LoongFlow's
+        interrupt message, added twice when a run is cancelled through ``interrupt()``
+        (framework/base/agent_base.py:66-104), is made anew each time by
+        ``Message.from_text`` (framework/react/react_agent.py:194-201), with a fresh
+        uuid4 id, so it is two messages.)"""
         if msg.content and msg.content[0].id is not None:
             return _part(msg.content[0].id)
         return None

@@ -11,7 +11,9 @@ phases, each with a reply id of its own. The engine persists:
 - one ``TOOL`` message per tool result, written at its ``TOOL_RESULT_END``.
 
 The engine edits a model call's ``tool_use`` states in memory after the call
-(``ReActAgent.actingStream``/``updateToolCallStates``, ``applyConfirmResults``):
+(agentscope-ai/agentscope-java, agentscope-core/.../ReActAgent.java: ``actingStream``
+2834-2895, ``updateToolCallStates`` 3889-3918, ``applyConfirmResults`` 1974-2006,
+``runToolBatch`` 2924-2960, ``persistPendingRequestReplyId`` 1928-1937):
 a call that runs (or is handed to the caller) becomes ``allowed``, one denied by
 the permission rules stays ``pending``, one that waits for the user's
 confirmation is ``asking`` (and the message gets the request's reply id in its
@@ -826,7 +828,8 @@ class JavaReplayer(Replayer):
 
     def _legacy(self, kind: str, event: dict) -> None:
         """One event of the deprecated coarse stream (``io.agentscope.core.agent.Event``, made
-        by ``StreamingHook``): a message snapshot. REASONING and SUMMARY come as chunks
+        by ``StreamingHook``, agentscope-core/.../agent/StreamingHook.java:69-160): a message
+        snapshot. REASONING and SUMMARY come as chunks
         (``isLast`` false: the pieces of one reply, tool calls as argument fragments) and then,
         unless the stream was asked to leave it out, the whole message (``isLast`` true,
         ``PostReasoningEvent``): that is the message the engine keeps. TOOL_RESULT with
