@@ -291,8 +291,8 @@ class CrossChecks:
         self._dialect = dialect
         self._emit = emit
         self._message_ids: dict[Any, int] = {}
-        # message key -> (time, part) of each part seen (see Dialect.message_part); a set
-        # only for a message seen in more than one part
+        # message key -> (sender, first block, unfinished, time) of each part seen (see
+        # Dialect.message_part); a set only for a message seen in more than one part
         self._parts: dict[Any, Any] = {}
         # call key -> (line first seen, tool name, id as written) of the latest call with it
         self._seen: dict[Any, tuple] = {}
@@ -312,8 +312,8 @@ class CrossChecks:
         if key is not None:
             ckey = _compact(key)
             first = self._message_ids.setdefault(ckey, line)
-            if part is not None and when is not None:
-                part = (when, part)
+            if part is not None:
+                part = (*part, when)
                 if first == line:
                     self._parts[ckey] = part
                     part = None
@@ -334,8 +334,9 @@ class CrossChecks:
 
     def _another_part(self, ckey: Any, part: Any) -> bool:
         """Whether a record with an id seen before is another part of that message: its
-        framework wrote the message in parts (same id and time, parts that start with
-        different blocks), not the same record twice."""
+        framework wrote the message in parts (the same sender; parts that start with
+        different blocks; split from a reply still going on, or copies of one message made
+        at one time), not the same record twice nor another message."""
         if part is None:
             return False
         seen = self._parts.get(ckey)
@@ -343,7 +344,10 @@ class CrossChecks:
             return False
         if type(seen) is not set:
             seen = self._parts[ckey] = {seen}
-        if part in seen or all(when != part[0] for when, _first in seen):
+        who, first, _open, when = part
+        if any(s[1] == first for s in seen):
+            return False  # the same part again
+        if not any(s[0] == who and (s[2] or (when is not None and s[3] == when)) for s in seen):
             return False
         seen.add(part)
         return True

@@ -20,6 +20,7 @@ from msgcli.pipeline import Options, validate_paths
 
 AGUI = FIXTURES / "real" / "agentscope-py" / "agui"
 OFFLOAD = FIXTURES / "real" / "agentscope-py" / "offload" / "context.jsonl"
+LONG = FIXTURES / "real" / "agentscope-py" / "offload" / "long-context.jsonl"
 
 
 def replay(path, **options):
@@ -197,6 +198,22 @@ def test_a_reply_split_across_offloads_is_not_a_duplicate():
     assert run.files[0].findings == []
 
 
+def test_replies_split_by_automatic_compressions_are_not_duplicates():
+    """A 24-turn conversation compressed while it went on: reply after reply is offloaded in
+    parts, each part stamped when its reasoning step began."""
+    records = read_jsonl(LONG)
+    ids = [r["id"] for r in records]
+    repeated = {i for i in ids if ids.count(i) > 1}
+    assert len(repeated) >= 2
+    for rid in repeated:
+        parts = [r for r in records if r["id"] == rid]
+        assert len({(p["role"], p["name"]) for p in parts}) == 1
+        assert len({p["content"][0]["id"] for p in parts}) == len(parts)
+    assert any(len({p["created_at"] for p in records if p["id"] == rid}) > 1 for rid in repeated)
+    run = validate_paths([LONG])
+    assert run.files[0].findings == []
+
+
 @pytest.mark.parametrize("which", [1, 2])
 def test_a_copied_line_is_still_a_duplicate(tmp_path, which):
     lines = OFFLOAD.read_bytes().splitlines()
@@ -208,11 +225,11 @@ def test_a_copied_line_is_still_a_duplicate(tmp_path, which):
     assert all(line == len(lines) + 1 for line, _ in found)
 
 
-def test_another_reply_under_the_same_id_is_a_duplicate(tmp_path):
-    """Parts of one message share its creation time; a record made at another time with
-    the same id is another message."""
+def test_another_senders_message_under_the_same_id_is_a_duplicate(tmp_path):
+    """Parts of one message have its sender; a record of another sender with the same id
+    is another message."""
     records = read_jsonl(OFFLOAD)
-    other = dict(records[2], created_at="2099-01-01T00:00:00.000001")
+    other = dict(records[2], name="Bob")
     path = tmp_path / "context.jsonl"
     write_jsonl(path, [*records[:2], other])
     run = validate_paths([path])

@@ -294,21 +294,27 @@ class AgentScopePyDialect(Dialect):
             _check_v2(obj, emit)
 
     def message_part(self, msg: Message) -> Any:
-        """A message may be written in parts under its one id: when the agent compresses
-        its context in the middle of a reply, ``_split_context_for_compression``
+        """A message may be written in parts under its one id. When the agent compresses its
+        context in the middle of a reply, ``_split_context_for_compression``
         (agentscope-ai/agentscope, src/agentscope/agent/_agent.py:2685-2795) splits the
-        boundary message into two deep copies, ``content[:k+1]`` and ``content[k+1:]``,
-        and ``offload_context`` (src/agentscope/workspace/_base.py:1004-1058, called at
-        _agent.py:629) appends the first to the session's context.jsonl; the kept part,
-        which the reply goes on adding to, is offloaded by a later compression. Both keep
-        the id and created_at; they start with different blocks. So the part is told by
-        its first block's id. (No other writer of this dialect repeats an id; LoongFlow's
-        interrupt message, added twice when a run is cancelled through ``interrupt()``
-        (framework/base/agent_base.py:66-104), is made anew each time by
-        ``Message.from_text`` (framework/react/react_agent.py:194-201), with a fresh
-        uuid4 id, so it is two messages.)"""
+        boundary message into two deep copies, ``content[:k+1]`` and ``content[k+1:]``, and
+        ``offload_context`` (src/agentscope/workspace/_base.py:1004-1058, called at
+        _agent.py:629) appends the first to the session's context.jsonl; the kept part, and
+        what the reply adds after it, are offloaded by a later compression. The parts keep
+        the reply's id, role and name; they start with different blocks (their
+        ``created_at`` may differ: in a real run each reasoning step's part has its own, and
+        is offloaded unfinished, before the reply ends). So a record is another part of a
+        message seen before when it has the same sender and starts with another block, and
+        an earlier part is unfinished (no ``finished_reason``) or has its ``created_at``; a
+        record with the same first block is the same record again (I001), as is one from
+        another sender or a second finished message under the id. (No other writer of this
+        dialect repeats an id; LoongFlow's interrupt message, added twice when a run is
+        cancelled through ``interrupt()`` (framework/base/agent_base.py:66-104), is made
+        anew each time by ``Message.from_text`` (framework/react/react_agent.py:194-201),
+        with a fresh uuid4 id, so it is two messages.)"""
         if msg.content and msg.content[0].id is not None:
-            return _part(msg.content[0].id)
+            unfinished = msg.fields.get("finished_reason") is None
+            return _part(msg.role, msg.name, msg.content[0].id, unfinished)
         return None
 
     def parse_time(self, value: Any) -> datetime | None:
@@ -422,7 +428,10 @@ class AgentScopePyDialect(Dialect):
         mid = obj["id"]
         first = content[0].get("id") if content else None
         digest = (id_key(mid), mid, micros(when), None, tuple(tools))
-        return V2, digest if first is None else (*digest, _part(first))
+        return V2, digest if first is None else (
+            *digest,
+            _part(obj["role"], obj["name"], first, obj["finished_reason"] is None),
+        )
 
 
 def _fast_iso(value: Any) -> bool:
@@ -927,10 +936,11 @@ def _check_v1(obj: dict, emit: Emit) -> None:
 DIALECT = AgentScopePyDialect()
 
 
-def _part(first_block_id: Any) -> int:
-    """The part of a message a record holds, kept as a number (one is kept per message);
+def _part(role: Any, name: Any, first_block_id: Any, unfinished: bool) -> tuple[int, int, bool]:
+    """``(sender, first block, unfinished)`` of a record, kept as numbers (one per message);
     the same in every process, as parts of a file are digested in several."""
-    return zlib.crc32(str(first_block_id).encode("utf-8", "surrogatepass"))
+    who = zlib.crc32(f"{role}\x00{name}".encode("utf-8", "surrogatepass"))
+    return who, zlib.crc32(str(first_block_id).encode("utf-8", "surrogatepass")), unfinished
 
 
 #: the event types of the AG-UI protocol (``ag_ui.core.events.EventType``)
