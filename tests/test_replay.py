@@ -81,6 +81,7 @@ REAL_PAIRS = [
     for folder in ("agui", "structured", "runs")
     for p in sorted((REAL / folder).glob("*-events.jsonl"))
     if not p.name.endswith("-agui-events.jsonl")
+    and p.with_name(p.name.replace("-events.jsonl", "-final.jsonl")).is_file()
 ]
 
 
