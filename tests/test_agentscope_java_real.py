@@ -177,3 +177,12 @@ def test_legacy_chunks_are_joined_when_no_whole_message_came(tmp_path):
         {"city": "Genf"},
         "allowed",
     )
+
+
+def test_the_library_takes_the_zone():
+    from datetime import timedelta, timezone
+
+    from msgcli import api
+
+    result = api.replay(REAL / "events.jsonl", zone=timezone(timedelta(hours=8)))
+    assert result.messages[0]["timestamp"] == "2026-11-24 08:59:45.203"
