@@ -130,14 +130,16 @@ def replay(
     select: list[str] | None = None,
     ignore: list[str] | None = None,
     sink: Callable[[str, int, dict], None] | None = None,
+    zone: tzinfo | None = None,
 ) -> ReplayResult:
     """Rebuild the messages of event logs, as ``msgcli replay`` does.
 
     ``until`` stops each log after that many events, or after the event with that
-    id. Pass ``sink(path, line, message)`` to receive each message as soon as it
+    id. ``zone`` writes AgentScope Java message times in that zone (the JVM's) rather
+    than UTC. Pass ``sink(path, line, message)`` to receive each message as soon as it
     completes instead of collecting them (a long log then needs no memory for them).
     """
-    options = Options(dialect=dialect, select=select_codes(select, ignore), until=until)
+    options = Options(dialect=dialect, select=select_codes(select, ignore), until=until, zone=zone)
     result = ReplayResult(RunReport())
     if sink is None:
 

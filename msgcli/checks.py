@@ -28,8 +28,9 @@ from .textsafe import short
 
 __all__ = ["CrossChecks", "check_message", "digest"]
 
-#: tool calls in these states are waiting by design, so no result is expected yet
-_WAITING_STATES = frozenset({"asking", "submitted"})
+#: tool calls in these states are waiting by design, so no result is expected yet;
+#: "parked" stands for a call whose message says it waits (``Dialect.parked``)
+_WAITING_STATES = frozenset({"asking", "submitted", "parked"})
 #: how far back in time a message may go before C002 speaks (clock skew between writers)
 TIME_TOLERANCE = timedelta(seconds=1)
 _TOLERANCE_US = TIME_TOLERANCE // timedelta(microseconds=1)
@@ -275,12 +276,24 @@ class CrossChecks:
     parts are exactly those of a single pass. Every finding names its line.
     """
 
-    __slots__ = ("_dialect", "_early", "_emit", "_last_time", "_message_ids", "_open", "_seen")
+    __slots__ = (
+        "_dialect",
+        "_early",
+        "_emit",
+        "_last_time",
+        "_message_ids",
+        "_open",
+        "_parts",
+        "_seen",
+    )
 
     def __init__(self, dialect: Dialect, emit):
         self._dialect = dialect
         self._emit = emit
         self._message_ids: dict[Any, int] = {}
+        # message key -> (sender, first block, unfinished, time) of each part seen (see
+        # Dialect.message_part); a set only for a message seen in more than one part
+        self._parts: dict[Any, Any] = {}
         # call key -> (line first seen, tool name, id as written) of the latest call with it
         self._seen: dict[Any, tuple] = {}
         # call key -> [(line, path, name, state, id)] calls waiting for a result, oldest first
@@ -294,10 +307,17 @@ class CrossChecks:
 
     def feed_digest(self, line: int, digest: tuple) -> None:
         """Take in one message, as :func:`digest` made it, read on ``line``."""
-        key, mid, when, group, tools = digest
+        key, mid, when, group, tools = digest[:5]
+        part = digest[5] if len(digest) > 5 else None
         if key is not None:
-            first = self._message_ids.setdefault(_compact(key), line)
-            if first != line:
+            ckey = _compact(key)
+            first = self._message_ids.setdefault(ckey, line)
+            if part is not None:
+                part = (*part, when)
+                if first == line:
+                    self._parts[ckey] = part
+                    part = None
+            if first != line and not self._another_part(ckey, part):
                 self._emit(
                     "I001",
                     f"message id {short(mid)} was already used on line {first}",
@@ -311,6 +331,26 @@ class CrossChecks:
                 self._call(line, *item[1:])
             else:
                 self._result(line, *item[1:])
+
+    def _another_part(self, ckey: Any, part: Any) -> bool:
+        """Whether a record with an id seen before is another part of that message: its
+        framework wrote the message in parts (the same sender; parts that start with
+        different blocks; split from a reply still going on, or copies of one message made
+        at one time), not the same record twice nor another message."""
+        if part is None:
+            return False
+        seen = self._parts.get(ckey)
+        if seen is None:
+            return False
+        if type(seen) is not set:
+            seen = self._parts[ckey] = {seen}
+        who, first, _open, when = part
+        if any(s[1] == first for s in seen):
+            return False  # the same part again
+        if not any(s[0] == who and (s[2] or (when is not None and s[3] == when)) for s in seen):
+            return False
+        seen.add(part)
+        return True
 
     def _check_time(self, line: int, when: int, group_key: Any) -> None:
         last = self._last_time.get(group_key)
@@ -441,16 +481,20 @@ def digest(dialect: Dialect, msg: Message) -> tuple:
             group = dialect.time_group(msg)
             group_key = group if group is None or isinstance(group, (str, int)) else repr(group)
     tools: list[tuple] = []
+    parked = dialect.parked(msg.metadata)
     for block in msg.blocks():
         if isinstance(block, ToolCallBlock):
             key = _pair_key(dialect, block.id)
             if key is not None:
-                tools.append((_CALL, key, block.path, block.name, block.state, block.id))
+                state = "parked" if parked else block.state
+                tools.append((_CALL, key, block.path, block.name, state, block.id))
         elif isinstance(block, ToolResultBlock):
             key = _pair_key(dialect, block.id)
             if key is not None:
                 tools.append((_RESULT, key, block.path, block.name, block.id))
-    return (_pair_key(dialect, msg.id), msg.id, when, group_key, tuple(tools))
+    part = dialect.message_part(msg)
+    out = (_pair_key(dialect, msg.id), msg.id, when, group_key, tuple(tools))
+    return out if part is None else (*out, part)
 
 
 def _span(delta: timedelta) -> str:

@@ -13,7 +13,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from .checks import CrossChecks, check_message, digest
 from .dialects import EVENT, MESSAGE, Dialect, classify, fits, get_dialect, is_plain
@@ -50,6 +50,9 @@ class Options:
     #: event logs: stop the replay after this many events (an int) or after the
     #: event with this id (a str); what is open then is written, marked "open"
     until: int | str | None = None
+    #: event logs: the zone replayed AgentScope Java messages' times are written in (a
+    #: ``tzinfo``; None: UTC)
+    zone: Any = None
     #: worker processes (1: check everything in this process); see :mod:`msgcli.parallel`
     jobs: int = 1
     #: "invalid": every file is a negative fixture, held to its expectation (:mod:`msgcli.expect`)
@@ -313,6 +316,7 @@ class _FileCheck:
         self.selected = options.select
         self.until = options.until
         self.events_only = options.events_only
+        self.zone = options.zone
         self.sink = sink
         self.replayer: Replayer | None = None
         self.event_schema: CompiledSchema | None = None
@@ -447,10 +451,12 @@ class _FileCheck:
             sink = self.sink
             name = self.name
             self.event_schema = compiled(f"{dialect.name}/event")
+            zone = self.zone
             self.replayer = replayer_for(
                 dialect.name,
                 self.emit,
                 None if sink is None else (lambda line, message: sink(name, line, message)),
+                zone=zone,
             )
             self.prepare = dialect.prepare_event
         else:
@@ -483,7 +489,10 @@ class _FileCheck:
     def _check_event(self, record, obj: dict) -> None:
         self.prepare(record.raw, obj, self.emit)
         schema = self.event_schema
-        assert schema is not None and self.replayer is not None
+        assert schema is not None and self.replayer is not None and self.dialect is not None
+        name = self.dialect.event_schema(obj)
+        if name != schema.name:
+            schema = compiled(name)
         valid = record.problem is None and schema.is_valid_typed(obj)
         if not valid:
             for code, message, ptr in explain(schema, obj) or [

@@ -9,7 +9,10 @@ waiting for a result (and the ids of results that came before any call).
 What is counted, per file and in total:
 
 - messages by role and by sender name;
-- blocks by neutral type (every block, those inside tool results too), and
+- messages that carry a structured output (AgentScope Python's
+  ``structured_output``);
+- blocks by neutral type (every block, those inside tool results too; the
+  blocks inside tool results are also counted on their own, by type), and
   media blocks by family: ``image``, ``audio``, ``video`` or ``other``, from
   the block's own kind or else the major part of its media type;
 - tool calls by tool name, and their results by state (``success``,
@@ -178,7 +181,10 @@ class FileStats:
     messages: int = 0
     roles: Counter = field(default_factory=Counter)
     senders: Counter = field(default_factory=Counter)
+    structured_outputs: int = 0
     blocks: Counter = field(default_factory=Counter)
+    #: the blocks inside tool results' outputs (counted in ``blocks`` too)
+    nested: Counter = field(default_factory=Counter)
     media: Counter = field(default_factory=Counter)
     tools: dict[str, ToolStats] = field(default_factory=dict)
     tokens: TokenTotals = field(default_factory=TokenTotals)
@@ -239,6 +245,8 @@ class FileStats:
         self.roles.update(other.roles)
         self.senders.update(other.senders)
         self.blocks.update(other.blocks)
+        self.nested.update(other.nested)
+        self.structured_outputs += other.structured_outputs
         self.media.update(other.media)
         for name, tool in other.tools.items():
             self.tool(name).add(tool)
@@ -275,8 +283,13 @@ class FileStats:
                 "total": self.messages,
                 "by_role": _ordered(self.roles),
                 "by_sender": _ordered(self.senders),
+                "structured_outputs": self.structured_outputs,
             },
-            "blocks": {"by_type": _ordered(self.blocks), "media": _ordered(self.media)},
+            "blocks": {
+                "by_type": _ordered(self.blocks),
+                "in_tool_results": _ordered(self.nested),
+                "media": _ordered(self.media),
+            },
             "tools": {
                 "calls": self.tool_calls,
                 "results": _ordered(self.tool_results),
@@ -373,8 +386,13 @@ class _Collector:
                 when = dialect.parse_time(value)
                 if when is not None:
                     stats.see_time(when, value)
+        if msg.fields.get("structured_output") is not None:
+            stats.structured_outputs += 1
         for block in msg.blocks():
             stats.blocks[_key(block.type)] += 1
+            if isinstance(block, ToolResultBlock) and isinstance(block.output, list):
+                for inner in block.output:
+                    _count_nested(stats.nested, inner)
             if isinstance(block, ToolCallBlock):
                 self._call(block, dialect)
             elif isinstance(block, ToolResultBlock):
@@ -484,3 +502,11 @@ def collect_stats(paths: Iterable[str | Path], dialect: str | None = None) -> St
             continue
         report.add(file_stats(source, name=name, dialect=dialect))
     return report
+
+
+def _count_nested(counter: Counter, block: Any) -> None:
+    """Count a block inside a tool result's output, and what it holds in turn."""
+    counter[_key(getattr(block, "type", None))] += 1
+    if isinstance(block, ToolResultBlock) and isinstance(block.output, list):
+        for inner in block.output:
+            _count_nested(counter, inner)

@@ -103,7 +103,13 @@ class LogReader:
                     continue
                 if self.schema is not None:
                     self.dialect.prepare_event(record.raw, obj, _quiet)  # type: ignore[union-attr]
-                    valid = self.schema.is_valid_typed(obj)
+                    schema = self.schema
+                    name = self.dialect.event_schema(obj)  # type: ignore[union-attr]
+                    if name != schema.name:
+                        from .schemas import compiled
+
+                        schema = compiled(name)
+                    valid = schema.is_valid_typed(obj)
                 else:
                     valid = True
                 self.replayer.feed(record.line, obj, valid)

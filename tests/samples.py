@@ -430,7 +430,8 @@ ANTHROPIC_EVENTS = [
 
 # -- no dialect's ------------------------------------------------------------------------
 
-#: AG-UI protocol events: camelCase like Java's, but no dialect of msgcli
+#: AG-UI protocol events (camelCase like Java's): the form AgentScope Python's service
+#: publishes its events in, read as AgentScope Python events
 AGUI_EVENTS = [
     {"type": "RUN_STARTED", "threadId": "t1", "runId": "r1"},
     {"type": "TOOL_CALL_START", "toolCallId": "call_1", "toolCallName": "get_weather"},
@@ -449,14 +450,17 @@ DIALECT_SAMPLES: dict[str, dict[str, list]] = {
         MESSAGE: [*JAVA_MESSAGES, *JAVA_RESULT_MESSAGES],
         EVENT: [*JAVA_EVENTS, *JAVA_EVENT_LOG],
     },
-    "agentscope-py": {MESSAGE: [*PY2_MESSAGES, *PY1_MESSAGES], EVENT: PY_EVENTS},
+    "agentscope-py": {
+        MESSAGE: [*PY2_MESSAGES, *PY1_MESSAGES],
+        EVENT: [*PY_EVENTS, *AGUI_EVENTS],
+    },
     "loongflow": {MESSAGE: LOONGFLOW_MESSAGES, EVENT: []},
     "openai-chat": {MESSAGE: CHAT_MESSAGES, EVENT: CHAT_EVENTS},
     "openai-responses": {MESSAGE: RESPONSES_MESSAGES, EVENT: RESPONSES_EVENTS},
     "anthropic": {MESSAGE: ANTHROPIC_MESSAGES, EVENT: ANTHROPIC_EVENTS},
 }
 #: records no dialect may claim
-UNCLAIMED = [*AGUI_EVENTS, *NON_RECORDS]
+UNCLAIMED = [*NON_RECORDS]
 
 #: the bundled logs that hold events; every other log under fixtures/real and
 #: fixtures/valid/<dialect> holds messages
@@ -468,6 +472,21 @@ EVENT_LOGS = {
     "real/openai-responses/events.jsonl",
     "real/anthropic/events.jsonl",
     "real/anthropic/events.sse",
+    "real/agentscope-py/agui/weather-events.jsonl",
+    "real/agentscope-py/agui/weather-agui-events.jsonl",
+    "real/agentscope-py/structured/structured-events.jsonl",
+    "real/agentscope-py/structured/structured-agui-events.jsonl",
+    "real/agentscope-java/events.jsonl",
+    "real/agentscope-java/events-hitl.jsonl",
+    "real/agentscope-java/events-external.jsonl",
+    "real/agentscope-java/legacy-events.jsonl",
+}
+
+
+#: the real AgentScope Python runs: native events and their AG-UI form
+EVENT_LOGS |= {
+    f"real/agentscope-py/runs/{p.name}"
+    for p in (FIXTURES / "real" / "agentscope-py" / "runs").glob("*events.jsonl")
 }
 
 

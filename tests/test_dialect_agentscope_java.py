@@ -47,6 +47,20 @@ GOOD = VALID_MESSAGES + RESULT_MESSAGES
 GOOD_IDS = ids(GOOD)
 
 
+def _system() -> dict:
+    """A SYSTEM message (the agent's prompt, which the framework sends but never keeps in
+    memory, so no stored log holds one)."""
+    return {
+        "id": "922f3d9b-20be-461f-9b69-90928701ce93",
+        "name": "system",
+        "role": "SYSTEM",
+        "content": [{"type": "text", "text": "You are WeatherAgent, a concise weather assistant."}],
+        "metadata": {},
+        "timestamp": "2026-08-22 23:15:41.207",
+        "usage": None,
+    }
+
+
 def _by_file(name: str) -> list[dict]:
     return lines(VALID / name)
 
@@ -60,7 +74,7 @@ def _same(a, b) -> bool:
 
 
 def test_a_broken_java_message_is_still_claimed():
-    good = _by_file("react-weather.jsonl")[1]
+    good = _by_file("react-weather.jsonl")[0]
     # a wrong-case role or no role at all, in the 2.x key order: a Java record with a schema error
     lower = dict(good, role="user")
     no_role = {k: v for k, v in good.items() if k != "role"}
@@ -83,9 +97,8 @@ def test_variant():
 
 def test_read_react_run():
     records = _by_file("react-weather.jsonl")
-    system, user, reasoning, tool, final = (DIALECT.read(r) for r in records[:5])
-    assert [m.role for m in (system, user, reasoning, tool, final)] == [
-        "system",
+    user, reasoning, tool, final = (DIALECT.read(r) for r in records[:4])
+    assert [m.role for m in (user, reasoning, tool, final)] == [
         "user",
         "assistant",
         "tool",
@@ -111,7 +124,7 @@ def test_read_react_run():
     assert reasoning.usage.total_tokens == 470 and reasoning.usage.time == pytest.approx(1.734)
     assert tool.usage is None
     assert reasoning.timestamp == "2026-08-22 23:15:57.198"
-    assert not any(m.extra for m in (system, user, reasoning, tool, final))
+    assert not any(m.extra for m in (user, reasoning, tool, final))
 
 
 def test_read_media():
@@ -185,7 +198,7 @@ def test_unknown_keys_go_to_extra_at_every_level():
 
 
 def test_unknown_and_broken_blocks_are_kept_whole():
-    record = copy.deepcopy(_by_file("react-weather.jsonl")[1])
+    record = copy.deepcopy(_by_file("react-weather.jsonl")[0])
     odd = [{"type": "image_url", "image_url": {"url": "u"}}, {"text": "no type"}, None, 7]
     record["content"] = odd
     msg = DIALECT.read(record)
@@ -195,7 +208,7 @@ def test_unknown_and_broken_blocks_are_kept_whole():
 
 
 def test_role_spelling_is_written_back():
-    record = dict(_by_file("react-weather.jsonl")[1], role="user")
+    record = dict(_by_file("react-weather.jsonl")[0], role="user")
     msg = DIALECT.read(record)
     assert msg.role == "user"
     assert DIALECT.write(msg)["role"] == "user"
@@ -383,11 +396,11 @@ def test_schema_accepts_good_records(validator, record):
 
 
 def _base() -> dict:
-    return copy.deepcopy(_by_file("react-weather.jsonl")[2])  # ASSISTANT thinking/text/tool_use
+    return copy.deepcopy(_by_file("react-weather.jsonl")[1])  # ASSISTANT thinking/text/tool_use
 
 
 def _tool() -> dict:
-    return copy.deepcopy(_by_file("react-weather.jsonl")[3])  # TOOL with a tool_result
+    return copy.deepcopy(_by_file("react-weather.jsonl")[2])  # TOOL with a tool_result
 
 
 def _user_media() -> dict:
@@ -540,7 +553,7 @@ def test_schema_rejects(validator, case):
     ],
 )
 def test_schema_role_block_errors_are_s002(validator, role, block):
-    record = copy.deepcopy(_by_file("react-weather.jsonl")[0])
+    record = _system()
     record["role"] = role
     record["content"].append(block)
     (error,) = validator.iter_errors(record)
@@ -555,7 +568,7 @@ def test_schema_unknown_block_in_user_message_is_s001_only(validator):
 
 
 def test_schema_accepts_what_the_framework_accepts(validator):
-    system = copy.deepcopy(_by_file("react-weather.jsonl")[0])
+    system = _system()
     accepted = [
         set_at(copy.deepcopy(system), ["content"], []),  # role check skipped on empty content
         set_at(copy.deepcopy(system), ["content"], None),  # null content reads as []

@@ -901,9 +901,21 @@ def test_fields_of_the_wrong_type_are_stringified_or_taken_as_missing(dialect):
 # -- the command -------------------------------------------------------------------------
 
 
-def test_cli_writes_the_request(run_cli):
-    log = str(FIXTURES / "valid/agentscope-java/react-weather.jsonl")
-    code, out = run_cli("format", log, "--provider", "anthropic")
+def test_cli_writes_the_request(run_cli, tmp_path):
+    # the agent's memory never holds its system prompt: a log with one put first
+    system = {
+        "id": "922f3d9b-20be-461f-9b69-90928701ce93",
+        "name": "system",
+        "role": "SYSTEM",
+        "content": [{"type": "text", "text": "You are WeatherAgent, a concise assistant."}],
+        "metadata": {},
+        "timestamp": "2026-08-22 23:15:41.207",
+        "usage": None,
+    }
+    memory = (FIXTURES / "valid/agentscope-java/react-weather.jsonl").read_bytes()
+    log = tmp_path / "with-system.jsonl"
+    log.write_bytes(json.dumps(system).encode() + b"\n" + memory)
+    code, out = run_cli("format", str(log), "--provider", "anthropic")
     assert code == 0
     doc = json.loads(out)
     assert doc["system"].startswith("You are WeatherAgent")

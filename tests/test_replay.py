@@ -75,6 +75,13 @@ REAL_PAIRS = [
     (REAL / "events.jsonl", REAL / "events-final.jsonl"),
     (REAL / "events.sse", REAL / "events-final.jsonl"),
     (REAL / "events-data.jsonl", REAL / "events-data-final.jsonl"),
+] + [
+    # more real runs: each reply's native events and the message the framework rebuilt
+    (p, p.with_name(p.name.replace("-events.jsonl", "-final.jsonl")))
+    for folder in ("agui", "structured", "runs")
+    for p in sorted((REAL / folder).glob("*-events.jsonl"))
+    if not p.name.endswith("-agui-events.jsonl")
+    and p.with_name(p.name.replace("-events.jsonl", "-final.jsonl")).is_file()
 ]
 
 
@@ -103,12 +110,20 @@ def test_python_scenarios_replay_to_what_the_framework_built(events):
 JAVA_SCENARIOS = with_final(JAVA_EVENTS, "-expected.jsonl")
 
 
+def java_persisted(events):
+    """The messages as the engine's memory holds them at the end of the log (its in-place
+    edits of tool-call states and pause metadata done), where they differ from the
+    messages as first written."""
+    persisted = events.with_name(events.stem + "-persisted.jsonl")
+    return persisted if persisted.is_file() else events.with_name(events.stem + "-expected.jsonl")
+
+
 @pytest.mark.parametrize("events", JAVA_SCENARIOS, ids=[p.name for p in JAVA_SCENARIOS])
 def test_java_scenarios_replay_to_what_the_engine_persists(events):
     """What the engine persists; and for a run that failed mid-stream, also the model call
     it was in, which the engine drops and the replay keeps, marked 'cut', with an E007."""
     messages, findings, _ = replay(events)
-    expected = events.with_name(events.stem + "-expected.jsonl")
+    expected = java_persisted(events)
     kept = [m for m in messages if MARK_KEY not in m["metadata"]]
     assert [java_view(m) for m in kept] == [java_view(m) for m in read_jsonl(expected)]
     sidecar = events.with_name(events.stem + ".expect")
@@ -122,7 +137,7 @@ def test_java_scenarios_replay_to_what_the_engine_persists(events):
 ALL_PAIRS = (
     REAL_PAIRS
     + [(p, p.with_name(p.stem + "-final.jsonl")) for p in PY_SCENARIOS]
-    + [(p, p.with_name(p.stem + "-expected.jsonl")) for p in JAVA_SCENARIOS]
+    + [(p, java_persisted(p)) for p in JAVA_SCENARIOS]
 )
 
 

@@ -28,7 +28,8 @@ def raw_messages(path):
     text = path.read_text(encoding="utf-8")
     if text.lstrip().startswith("["):
         return json.loads(text)
-    return [json.loads(x) for x in text.splitlines() if x.strip()]
+    # (split at newlines only: a record may hold U+2028 or U+0085 unescaped, as JSON allows)
+    return [json.loads(x) for x in text.split("\n") if x.strip()]
 
 
 def expectations(messages):

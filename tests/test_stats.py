@@ -383,8 +383,8 @@ def test_json_document_shape(run_cli):
     assert doc["version"] == 1 and doc["exit_code"] == 0
     for entry in doc["files"]:
         assert set(entry) == FILE_KEYS
-        assert set(entry["messages"]) == {"total", "by_role", "by_sender"}
-        assert set(entry["blocks"]) == {"by_type", "media"}
+        assert set(entry["messages"]) == {"total", "by_role", "by_sender", "structured_outputs"}
+        assert set(entry["blocks"]) == {"by_type", "in_tool_results", "media"}
         assert set(entry["tools"]) == {"calls", "results", "no_result", "by_tool"}
         assert set(entry["tokens"]) == {"input", "output", "cached", "messages"}
         assert set(entry["time"]) == {"first", "last", "seconds"}
@@ -416,7 +416,8 @@ def test_a_directory_is_every_log_below_it(run_cli):
     code, out = run_cli("stats", "--format", "json", str(folder))
     assert code == 0
     doc = json.loads(out)
-    assert [f["path"] for f in doc["files"]] == [str(p) for p in log_files(folder)]
+    # (each folder's files before its subfolders)
+    assert sorted(f["path"] for f in doc["files"]) == [str(p) for p in log_files(folder)]
     for key in ("records", "unreadable_lines"):
         assert doc["total"][key] == sum(f[key] for f in doc["files"])
     assert doc["total"]["messages"]["total"] == sum(f["messages"]["total"] for f in doc["files"])

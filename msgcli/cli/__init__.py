@@ -469,6 +469,16 @@ def replay(
             "at that point (what is unfinished is marked 'open' in its metadata).",
         ),
     ] = None,
+    zone: Annotated[
+        str | None,
+        typer.Option(
+            "--zone",
+            metavar="ZONE",
+            help="Write AgentScope Java message times in this zone, as the JVM that made the "
+            "log writes them: 'local' (this machine's), 'UTC', +08:00, or a name like "
+            "Asia/Shanghai. Default: UTC, the zone of the events' own stamps.",
+        ),
+    ] = None,
     dialect: DialectOption = None,
     output_format: FindingsFormatOption = Format.text,
     select: SelectOption = None,
@@ -495,6 +505,18 @@ def replay(
         stop = int(until) if until.isdecimal() and len(until) < 12 else until
         if stop == 0 or stop == "":
             raise _fail("--until needs a positive event count or an event id")
+    tz = None
+    if zone is not None:
+        from .convert_cmd import parse_zone
+
+        try:
+            tz = parse_zone(zone)
+        except ValueError as exc:
+            raise _fail(str(exc)) from None
+        if tz is None:  # 'local'
+            from datetime import datetime
+
+            tz = datetime.now().astimezone().tzinfo
     options = _resolver(
         config=config,
         no_config=no_config,
@@ -505,6 +527,7 @@ def replay(
         expectations=False,
         until=stop,
         events_only=True,
+        zone=tz,
     ).top()
     from ..pipeline import validate_paths
     from ..report import get_reporter

@@ -205,6 +205,8 @@ def _print_file(console: Console, fs: FileStats) -> None:
     summary.add_column(style="bold")
     summary.add_column(overflow="fold")
     summary.add_row("messages", str(fs.messages))
+    if fs.structured_outputs:
+        summary.add_row("structured outputs", str(fs.structured_outputs))
     tokens = fs.tokens
     if tokens.messages:
         summary.add_row(
@@ -243,6 +245,9 @@ def _print_file(console: Console, fs: FileStats) -> None:
         blocks = table("block", "count")
         for kind, n in fs.blocks.most_common():
             blocks.add_row(_named(kind), str(n))
+            nested = fs.nested.get(kind, 0)
+            if nested:  # how many of them are inside tool results, indented
+                blocks.add_row("  in tool results", str(nested))
             if kind == "data":  # then its media families, indented
                 for family, m in fs.media.most_common():
                     blocks.add_row(f"  {_named(family)}", str(m))

@@ -244,6 +244,12 @@ class AgentScopeJava(Dialect):
             )
             obj["type"] = current
 
+    def event_schema(self, obj: dict) -> str:
+        """The deprecated coarse ``Event`` (``type, message, isLast``) has a schema of its own."""
+        if "isLast" in obj and "createdAt" not in obj:
+            return f"{NAME}/legacy-event"
+        return f"{NAME}/event"
+
     def finish_reason(self, msg: Message) -> Any:
         """The generate reason, which the engine writes on its stop, suspension and summary
         paths only."""
@@ -260,6 +266,15 @@ class AgentScopeJava(Dialect):
             if isinstance(chat, dict):
                 return chat.get("inputTokens"), chat.get("outputTokens"), chat.get("cachedTokens")
         return counts
+
+    def parked(self, metadata: Any) -> bool:
+        """A paused session: the engine keeps the reply id of the confirmation or external
+        execution it waits for in the metadata of the message holding the calls, until the
+        resume (``ReActAgent.persistPendingRequestReplyId``); those calls have no result yet."""
+        return type(metadata) is dict and (
+            "agentscope_confirm_request_reply_id" in metadata
+            or "agentscope_external_execution_request_reply_id" in metadata
+        )
 
     def variant(self, obj: dict) -> str | None:
         if not isinstance(obj, dict):
@@ -467,7 +482,8 @@ class AgentScopeJava(Dialect):
                 text = block["content"]
                 if text is not None and (type(text) is not str or not object_text(text)):
                     return None
-                tools.append((_CALL, bid, ("content", index), name, block["state"], bid))
+                state = "parked" if self.parked(obj["metadata"]) else block["state"]
+                tools.append((_CALL, bid, ("content", index), name, state, bid))
             elif results_allowed:  # a tool_result
                 output = block["output"]
                 if type(output) is not list:

@@ -30,6 +30,7 @@ as a string.
 from __future__ import annotations
 
 import re
+import zlib
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
@@ -227,6 +228,8 @@ class AgentScopePyDialect(Dialect):
         has_content = "content" in obj
         if "reply_id" in obj and not has_content:
             return EVENT
+        if is_agui(obj) or is_stream_wrapper(obj):
+            return EVENT
         kind = obj.get("type")
         if isinstance(kind, str) and kind.isupper() and "created_at" in obj and not has_content:
             return EVENT  # CUSTOM events have no reply_id
@@ -248,6 +251,14 @@ class AgentScopePyDialect(Dialect):
             if isinstance(mid, str) and len(mid) == 22:  # a shortuuid
                 return MESSAGE
         return None
+
+    def event_schema(self, obj: dict) -> str:
+        """The AG-UI form and the 1.x streaming wrapper have schemas of their own."""
+        if is_agui(obj):
+            return f"{NAME}/agui-event"
+        if is_stream_wrapper(obj):
+            return f"{NAME}/stream-wrapper"
+        return f"{NAME}/event"
 
     def finish_reason(self, msg: Message) -> Any:
         return msg.fields.get("finished_reason")
@@ -281,6 +292,30 @@ class AgentScopePyDialect(Dialect):
             _check_v1(obj, emit)
         else:
             _check_v2(obj, emit)
+
+    def message_part(self, msg: Message) -> Any:
+        """A message may be written in parts under its one id. When the agent compresses its
+        context in the middle of a reply, ``_split_context_for_compression``
+        (agentscope-ai/agentscope, src/agentscope/agent/_agent.py:2685-2795) splits the
+        boundary message into two deep copies, ``content[:k+1]`` and ``content[k+1:]``, and
+        ``offload_context`` (src/agentscope/workspace/_base.py:1004-1058, called at
+        _agent.py:629) appends the first to the session's context.jsonl; the kept part, and
+        what the reply adds after it, are offloaded by a later compression. The parts keep
+        the reply's id, role and name; they start with different blocks (their
+        ``created_at`` may differ: in a real run each reasoning step's part has its own, and
+        is offloaded unfinished, before the reply ends). So a record is another part of a
+        message seen before when it has the same sender and starts with another block, and
+        an earlier part is unfinished (no ``finished_reason``) or has its ``created_at``; a
+        record with the same first block is the same record again (I001), as is one from
+        another sender or a second finished message under the id. (No other writer of this
+        dialect repeats an id; LoongFlow's interrupt message, added twice when a run is
+        cancelled through ``interrupt()`` (framework/base/agent_base.py:66-104), is made
+        anew each time by ``Message.from_text`` (framework/react/react_agent.py:194-201),
+        with a fresh uuid4 id, so it is two messages.)"""
+        if msg.content and msg.content[0].id is not None:
+            unfinished = msg.fields.get("finished_reason") is None
+            return _part(msg.role, msg.name, msg.content[0].id, unfinished)
+        return None
 
     def parse_time(self, value: Any) -> datetime | None:
         if not isinstance(value, str):
@@ -391,7 +426,12 @@ class AgentScopePyDialect(Dialect):
         if empty:
             return None
         mid = obj["id"]
-        return V2, (id_key(mid), mid, micros(when), None, tuple(tools))
+        first = content[0].get("id") if content else None
+        digest = (id_key(mid), mid, micros(when), None, tuple(tools))
+        return V2, digest if first is None else (
+            *digest,
+            _part(obj["role"], obj["name"], first, obj["finished_reason"] is None),
+        )
 
 
 def _fast_iso(value: Any) -> bool:
@@ -464,6 +504,12 @@ def _read_source(raw: Any, v1: bool) -> Source | None:
         media_type=raw.get("media_type") if "media_type" in known else None,
         extra=other_keys(raw, known),
     )
+
+
+def read_nested_block(item: Any, path: tuple) -> Block:
+    """A block inside a ``tool_result`` output or a ``hint`` list, read as this dialect reads
+    it (text and data blocks; anything else is an :class:`UnknownBlock`)."""
+    return _read_block_v2(item, path, True)
 
 
 def _read_block_v2(item: Any, path: tuple, nested: bool) -> Block:
@@ -888,3 +934,70 @@ def _check_v1(obj: dict, emit: Emit) -> None:
 
 
 DIALECT = AgentScopePyDialect()
+
+
+def _part(role: Any, name: Any, first_block_id: Any, unfinished: bool) -> tuple[int, int, bool]:
+    """``(sender, first block, unfinished)`` of a record, kept as numbers (one per message);
+    the same in every process, as parts of a file are digested in several."""
+    who = zlib.crc32(f"{role}\x00{name}".encode("utf-8", "surrogatepass"))
+    return who, zlib.crc32(str(first_block_id).encode("utf-8", "surrogatepass")), unfinished
+
+
+#: the event types of the AG-UI protocol (``ag_ui.core.events.EventType``)
+AGUI_TYPES = frozenset(
+    {
+        "TEXT_MESSAGE_START",
+        "TEXT_MESSAGE_CONTENT",
+        "TEXT_MESSAGE_END",
+        "TEXT_MESSAGE_CHUNK",
+        "TOOL_CALL_START",
+        "TOOL_CALL_ARGS",
+        "TOOL_CALL_END",
+        "TOOL_CALL_CHUNK",
+        "TOOL_CALL_RESULT",
+        "STATE_SNAPSHOT",
+        "STATE_DELTA",
+        "MESSAGES_SNAPSHOT",
+        "ACTIVITY_SNAPSHOT",
+        "ACTIVITY_DELTA",
+        "RAW",
+        "CUSTOM",
+        "RUN_STARTED",
+        "RUN_FINISHED",
+        "RUN_ERROR",
+        "STEP_STARTED",
+        "STEP_FINISHED",
+        "REASONING_START",
+        "REASONING_MESSAGE_START",
+        "REASONING_MESSAGE_CONTENT",
+        "REASONING_MESSAGE_END",
+        "REASONING_MESSAGE_CHUNK",
+        "REASONING_END",
+        "REASONING_ENCRYPTED_VALUE",
+        "SUBAGENT_STARTED",
+        "SUBAGENT_FINISHED",
+        "SUBAGENT_ERROR",
+        "THINKING_START",
+        "THINKING_END",
+        "THINKING_TEXT_MESSAGE_START",
+        "THINKING_TEXT_MESSAGE_CONTENT",
+        "THINKING_TEXT_MESSAGE_END",
+    }
+)
+
+
+def is_agui(obj: dict) -> bool:
+    """An AG-UI event (camelCase keys, no ``created_at``), as AgentScope's service sends it."""
+    kind = obj.get("type")
+    return (
+        type(kind) is str
+        and kind in AGUI_TYPES
+        and "created_at" not in obj
+        and "reply_id" not in obj
+        and ("content" not in obj or kind == "TOOL_CALL_RESULT")
+    )
+
+
+def is_stream_wrapper(obj: dict) -> bool:
+    """AgentScope 1.x's streamed snapshot ``{"msg": ..., "last": ...}``."""
+    return "msg" in obj and "last" in obj and type(obj.get("msg")) is dict

@@ -145,6 +145,11 @@ class Dialect:
         reporting what that took. ``raw`` is the record's JSON text, when known.
         Default: nothing to do."""
 
+    def event_schema(self, obj: dict) -> str:
+        """The name of the schema an event record is checked against (default: the
+        dialect's one event schema)."""
+        return f"{self.name}/event"
+
     def finish_reason(self, msg: Message) -> Any:
         """How a reply ended, as the message records it (default: the dialect does not say)."""
         return None
@@ -167,6 +172,17 @@ class Dialect:
     def parse_time(self, value: Any) -> datetime | None:
         """The message time as a datetime (naive = the dialect's own zone), or ``None``."""
         return None
+
+    def message_part(self, msg: Message) -> Any:
+        """What tells apart two records of one message that its framework writes as parts
+        of it (e.g. the first block's id), or ``None`` when the framework never splits a
+        message (default): then a recurring message id is always a duplicate (I001)."""
+        return None
+
+    def parked(self, metadata: Any) -> bool:
+        """Whether a message with this metadata says its unanswered tool calls wait for
+        someone by design (a paused session); default: no dialect says so."""
+        return False
 
     def time_group(self, msg: Message) -> Any:
         """Messages are compared for time order within one group (default: the whole file)."""

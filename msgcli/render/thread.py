@@ -216,6 +216,11 @@ def render_unit(unit: Unit, options: ShowOptions) -> RenderableType:
             answers.extend(unit.results.get(cid, ()))
             for result, source in answers:
                 parts.extend(_indent(r, 4) for r in _result(result, source, options))
+    structured = msg.fields.get("structured_output")
+    if structured is not None:
+        # what the reply returned for the structured model (AgentScope Python)
+        parts.append(_indent(Text("structured output", style="bold")))
+        parts.append(_indent(_json(structured, options), 4))
     footer = _footer(msg)
     if footer is not None:
         parts.append(_indent(footer))
@@ -372,14 +377,23 @@ def _block(block: Any, options: ShowOptions, standalone: bool = False) -> list[R
     if isinstance(block, ThinkingBlock):
         if options.thinking == "hide":
             return []
-        body = block.thinking if isinstance(block.thinking, str) else json.dumps(block.thinking)
+        thought = block.thinking
+        if (
+            not thought
+            and "content" in block.fields
+            and not isinstance(block.fields["content"], str)
+        ):
+            thought = block.fields["content"]  # LoongFlow: a thought that is an object
+        body = thought if isinstance(thought, str) else _pretty(thought)
         return _folded("thinking", body, "dim", options)
     if isinstance(block, HintBlock):
         if options.thinking == "hide":
             return []
         hint = block.hint
-        body = hint if isinstance(hint, str) else json.dumps(hint, ensure_ascii=False)
         label = "hint" + (f" ({visible(str(block.source))})" if block.source else "")
+        if isinstance(hint, list):
+            return _list_hint(label, hint, options)
+        body = hint if isinstance(hint, str) else _pretty(hint)
         return _folded(label, body, "dim", options)
     if isinstance(block, ToolCallBlock):
         return _call(block, options)
@@ -389,6 +403,19 @@ def _block(block: Any, options: ShowOptions, standalone: bool = False) -> list[R
         return [media_line(block)]
     if isinstance(block, ValueBlock):
         kind = Text(f"value ({visible(str(block.mime_type or 'json'))})", style="dim")
+        mime = (
+            block.mime_type.split(";")[0].strip().lower()
+            if isinstance(block.mime_type, str)
+            else ""
+        )
+        if isinstance(block.value, str) and mime.startswith("text/"):
+            # text of another kind than plain (markdown, csv, html ...): shown as text
+            if options.markdown and mime == "text/markdown":
+                from rich.markdown import Markdown
+
+                shown = visible(_cut(block.value, options.max_chars), multiline=True)
+                return [kind, _indent(Markdown(shown))]
+            return [kind, _indent(_plain(block.value, options))]
         return [kind, _indent(_json(block.value, options))]
     if isinstance(block, EvolveResultBlock):
         return [_evolve(block)]
@@ -398,6 +425,37 @@ def _block(block: Any, options: ShowOptions, standalone: bool = False) -> list[R
             _indent(_json(block.raw, options)),
         ]
     return [Text(f"{visible(str(getattr(block, 'type', '?')))} block", style="dim")]
+
+
+def _pretty(value: Any) -> str:
+    try:
+        return json.dumps(value, ensure_ascii=False, indent=2)
+    except (TypeError, ValueError):
+        return repr(value)
+
+
+def _list_hint(label: str, items: list, options: ShowOptions) -> list[RenderableType]:
+    """A hint made of blocks (AgentScope Python: text and data blocks, e.g. the framework's
+    structured-output hint or a background tool's result): its text, folded as a hint is,
+    and one line per media block, never the base64 itself."""
+    from ..dialects.agentscope_py import read_nested_block
+
+    texts: list[str] = []
+    media: list[RenderableType] = []
+    for i, item in enumerate(items):
+        inner = read_nested_block(item, ("hint", i))
+        if isinstance(inner, TextBlock) and isinstance(inner.text, str):
+            texts.append(inner.text)
+        elif isinstance(inner, DataBlock):
+            media.append(_indent(media_line(inner)))
+        else:
+            texts.append(_pretty(item))
+    out = (
+        _folded(label, "\n\n".join(texts), "dim", options)
+        if texts
+        else [Text(label, style="dim italic")]
+    )
+    return out + media
 
 
 def _call(block: ToolCallBlock, options: ShowOptions) -> list[RenderableType]:

@@ -182,8 +182,9 @@ def _seconds(stamp: str) -> float | None:
     return moment.timestamp() + (int(digits) / 10 ** len(digits) if digits else 0.0)
 
 
-def replayer_for(dialect: str, emit: Emit, sink: Sink | None = None) -> Replayer:
-    """The replayer of a dialect's event logs (``KeyError`` when it has none)."""
+def replayer_for(dialect: str, emit: Emit, sink: Sink | None = None, zone: Any = None) -> Replayer:
+    """The replayer of a dialect's event logs (``KeyError`` when it has none). ``zone``:
+    the zone AgentScope Java's message times are written in (None: UTC)."""
     if dialect == "agentscope-py":
         from .agentscope_py import PyReplayer
 
@@ -191,7 +192,7 @@ def replayer_for(dialect: str, emit: Emit, sink: Sink | None = None) -> Replayer
     if dialect == "agentscope-java":
         from .agentscope_java import JavaReplayer
 
-        return JavaReplayer(emit, sink)
+        return JavaReplayer(emit, sink, zone)
     from ..dialects import DIALECTS
 
     found = DIALECTS.get(dialect)

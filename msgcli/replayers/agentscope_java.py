@@ -10,6 +10,16 @@ phases, each with a reply id of its own. The engine persists:
   written at ``MODEL_CALL_END``;
 - one ``TOOL`` message per tool result, written at its ``TOOL_RESULT_END``.
 
+The engine edits a model call's ``tool_use`` states in memory after the call
+(agentscope-ai/agentscope-java, agentscope-core/.../ReActAgent.java: ``actingStream``
+2834-2895, ``updateToolCallStates`` 3889-3918, ``applyConfirmResults`` 1974-2006,
+``runToolBatch`` 2924-2960, ``persistPendingRequestReplyId`` 1928-1937):
+a call that runs (or is handed to the caller) becomes ``allowed``, one denied by
+the permission rules stays ``pending``, one that waits for the user's
+confirmation is ``asking`` (and the message gets the request's reply id in its
+metadata until the resume). So a message with tool calls is held back until
+its calls are decided, and the tool messages after it wait behind it.
+
 ``AGENT_RESULT`` carries the run's final message: it is compared with the
 last message rebuilt from the events.
 
@@ -38,13 +48,31 @@ __all__ = ["ALIASES", "EVENT_TYPES", "JavaReplayer", "java_timestamp"]
 EVENT_TYPES = frozenset(type_branches(load_schema("agentscope-java/event")) or ())
 
 
-def java_timestamp(instant: Any) -> Any:
-    """``2026-08-22T15:15:55.901234Z`` -> ``2026-08-22 15:15:55.901`` (Msg.timestamp's form)."""
+def java_timestamp(instant: Any, zone: Any = None) -> Any:
+    """``2026-08-22T15:15:55.901234Z`` -> ``2026-08-22 15:15:55.901`` (Msg.timestamp's form),
+    in UTC, or in ``zone`` (a ``tzinfo``) as the engine writes it: the JVM's local time."""
     if type(instant) is not str or len(instant) < 19:
         return None
+    if zone is not None:
+        instant = _in_zone(instant, zone)
+        if instant is None:
+            return None
     day, _, time = instant.rstrip("Z").partition("T")
     whole, _, fraction = time.partition(".")
     return f"{day} {whole}.{(fraction + '000')[:3]}"
+
+
+def _in_zone(instant: str, zone: Any) -> str | None:
+    """An ``Instant.toString()`` text as the local time of ``zone`` (same form, no ``Z``)."""
+    from datetime import datetime, timezone
+
+    head, _dot, fraction = instant.rstrip("Z").partition(".")
+    try:
+        moment = datetime.fromisoformat(head).replace(tzinfo=timezone.utc)
+    except ValueError:
+        return None
+    local = moment.astimezone(zone).replace(tzinfo=None).isoformat()
+    return f"{local}.{fraction}" if fraction else local
 
 
 class _Call:
@@ -106,6 +134,7 @@ class _Stream:
         "calls",
         "ended_calls",
         "event_ids",
+        "held",
         "hints",
         "last_line",
         "last_message",
@@ -131,6 +160,38 @@ class _Stream:
         self.hints: list[dict] = []  # HINT_BLOCKs waiting for the next event of this stream
         self.max_iters = False
         self.event_ids: set[str] = set()
+        self.held: _Held | None = None  # a message whose tool-call states are not decided
+
+
+class _Held:
+    """An assistant message with tool calls, held until the engine's edits of their states
+    are known, and the messages completed after it (written once it is)."""
+
+    __slots__ = ("line", "message", "paused", "queue", "suspending", "tentative", "undecided")
+
+    def __init__(self, line: int, message: dict) -> None:
+        self.line = line
+        self.message = message
+        self.queue: list[tuple[int, dict]] = []
+        self.undecided = {
+            b["id"]: b
+            for b in message["content"]
+            if type(b) is dict and b.get("type") == "tool_use"
+        }
+        self.paused: str | None = None  # metadata key of a pending confirmation or execution
+        # the call whose result just started: "allowed", unless its result ends "denied" next
+        self.tentative: Any = None
+        self.suspending = False  # a result was handed to the caller: a request follows
+
+    def settled(self) -> bool:
+        return not (self.undecided or self.paused or self.suspending) and self.tentative is None
+
+    def blocks(self, cid: Any) -> list[dict]:
+        return [
+            b
+            for b in self.message["content"]
+            if type(b) is dict and b.get("type") == "tool_use" and b.get("id") == cid
+        ]
 
 
 class JavaReplayer(Replayer):
@@ -138,11 +199,28 @@ class JavaReplayer(Replayer):
     time_key = "createdAt"
     id_keys = ("replyId", "blockId", "toolCallId")
 
-    def __init__(self, emit: Emit, sink: Sink | None = None) -> None:
+    def __init__(self, emit: Emit, sink: Sink | None = None, zone: Any = None) -> None:
         super().__init__(emit, sink)
+        self.zone = zone  # the zone the rebuilt messages' times are written in (None: UTC)
         self.streams: dict[Any, _Stream] = {}
+        # the deprecated coarse stream: (message id, chunks) of the reply being streamed
+        self.chunks: dict[Any, tuple[Any, list[dict]]] = {}
         # REQUIRE_* reply id -> {tool-call id: tool_use block}, waiting for a *_RESULT
         self.pending: dict[str, dict[str, dict]] = {}
+
+    def feed(self, line: int, event: dict, valid: bool = True) -> None:
+        if "isLast" in event and "createdAt" not in event:
+            self.line = line
+            self.stats.events += 1
+            kind = event.get("type")
+            if type(kind) is str and kind in LEGACY_TYPES:
+                self.stats.by_type[kind] += 1
+                self._legacy(kind, event)
+            elif type(kind) is str and valid:
+                self.stats.unknown[kind] += 1
+                self.emit("E009", f"unknown event type {short(kind)}: skipped", "/type")
+            return
+        super().feed(line, event, valid)
 
     # -- the event loop --------------------------------------------------------
 
@@ -156,11 +234,30 @@ class JavaReplayer(Replayer):
         if stream.hints and kind != "HINT_BLOCK":
             self._write_hints(stream)
         self.note_event_id(stream.event_ids, event, "run")
+        for other in self.streams.values():
+            held = other.held
+            # a denied call's result is START, its text, END "denied", one after the other
+            if (
+                held is not None
+                and held.tentative is not None
+                and not (
+                    other is stream
+                    and kind in _RESULT_GOES_ON
+                    and event.get("toolCallId") == held.tentative
+                )
+            ):
+                held.tentative = None
         handler = _HANDLERS.get(kind)
         if handler is not None:
             handler(self, stream, event)
+        for other in list(self.streams.values()):
+            if other.held is not None and other.held.settled():
+                # every call is decided: written now, in the order the engine's context has
+                self._release(other)
 
     def finish(self, line: int, cut: bool = False) -> None:
+        for key in list(self.chunks):
+            self._legacy_flush(key, line)
         self.stats.parked += len(self.pending)
         for stream in self.streams.values():
             if stream.hints:
@@ -170,6 +267,7 @@ class JavaReplayer(Replayer):
                 self._finalise(stream, call, line, mark_as=("open" if cut else "cut", items))
             for result in list(stream.results.values()):
                 self._tool_message(stream, result, "running", line, ("open" if cut else "cut"))
+            self._release(stream)
             if stream.run is not None and not cut:
                 self.stats.cut += 1
                 self.emit(
@@ -185,6 +283,9 @@ class JavaReplayer(Replayer):
         """The messages still being built, as they stand (for a live view)."""
         out = []
         for stream in self.streams.values():
+            if stream.held is not None:
+                out.append(stream.held.message)
+                out += [message for _line, message in stream.held.queue]
             for call in stream.calls.values():
                 out.append(self._message(call.rid, call.agent, "ASSISTANT", _content(call)))
             for result in stream.results.values():
@@ -201,7 +302,7 @@ class JavaReplayer(Replayer):
             "role": role,
             "content": content,
             "metadata": {} if metadata is None else metadata,
-            "timestamp": java_timestamp(self.stamp),
+            "timestamp": java_timestamp(self.stamp, self.zone),
             "usage": usage,
         }
 
@@ -219,11 +320,63 @@ class JavaReplayer(Replayer):
         }
         return self._message(f"{result.rid}:{result.cid}", stream.agent, "TOOL", [block], metadata)
 
+    def _put(self, stream: _Stream, line: int, message: dict) -> None:
+        """Write a message of this stream, behind the message held back (if any)."""
+        held = stream.held
+        if held is not None:
+            held.queue.append((line, message))
+        else:
+            self.write(line, message)
+
+    def _release(self, stream: _Stream) -> None:
+        """Write the held message as its tool calls now stand, and what waited behind it."""
+        held = stream.held
+        if held is None:
+            return
+        stream.held = None
+        self.write(held.line, held.message)
+        for line, message in held.queue:
+            self.write(line, message)
+
+    def _decide(self, stream: _Stream, cid: Any, state: str) -> None:
+        """A tool call of the held message was decided (``updateToolCallStates``)."""
+        held = stream.held
+        if held is None:
+            return
+        for block in held.blocks(cid):
+            block["state"] = state
+        held.undecided.pop(cid, None)
+
+    def _pause(self, stream: _Stream, key: str, rid: Any) -> None:
+        """``persistPendingRequestReplyId``: the paused request's reply id is kept in the
+        metadata of the message that holds its calls, until the resume."""
+        held = stream.held
+        if held is None:
+            return
+        metadata = held.message.get("metadata")
+        metadata = dict(metadata) if type(metadata) is dict else {}
+        metadata[key] = rid
+        held.message["metadata"] = java_hash_order(metadata)  # a new HashMap
+        held.paused = key
+
+    def _unpause(self, stream: _Stream, key: str) -> _Held | None:
+        """``clearPendingRequestReplyId``: the resume was accepted."""
+        held = stream.held
+        if held is None or held.paused != key:
+            return None
+        metadata = held.message.get("metadata")
+        if type(metadata) is dict:
+            metadata.pop(key, None)
+        held.paused = None
+        return held
+
     # -- runs ------------------------------------------------------------------
 
     def _agent_start(self, stream: _Stream, event: dict) -> None:
         if stream.run is not None:
             self._close_run(stream, "a new AGENT_START")
+        if stream.held is not None and stream.held.paused is None:
+            self._release(stream)
         stream.run = event.get("replyId") or ""
         stream.run_line = self.line
         stream.agent = event.get("name")
@@ -262,6 +415,8 @@ class JavaReplayer(Replayer):
             return
         self._close_run(stream, "AGENT_END")
         stream.run = None
+        if stream.held is not None and stream.held.paused is None:
+            self._release(stream)
         self.stats.completed += 1
 
     def _agent_result(self, stream: _Stream, event: dict) -> None:
@@ -277,6 +432,7 @@ class JavaReplayer(Replayer):
             # message that no other event carries: write both
             for call in list(stream.calls.values()):
                 self._finalise(stream, call, self.line)
+            self._release(stream)
             self.write(self.line, result)
             return
         if reason == "TOOL_SUSPENDED":
@@ -333,6 +489,7 @@ class JavaReplayer(Replayer):
                 "has not ended",
             )
             return old
+        self._release(stream)
         call = _Call(rid, stream.agent, self.line, stream.max_iters)
         stream.calls[rid] = call
         return call
@@ -394,7 +551,11 @@ class JavaReplayer(Replayer):
         message = self._message(call.rid, call.agent, "ASSISTANT", content, metadata, usage)
         stream.last_message = message
         stream.last_line = line
-        self.write(line, message)
+        self._release(stream)
+        if mark_as is None and any(b["type"] == "tool_use" for b in content):
+            stream.held = _Held(line, message)
+        else:
+            self.write(line, message)
 
     # -- blocks ------------------------------------------------------------------
 
@@ -504,6 +665,10 @@ class JavaReplayer(Replayer):
             event.get("metadata"),
         )
         stream.results[cid] = result
+        # the call was let through (or handed to the caller): ALLOWED (actingStream)
+        if stream.held is not None and cid in stream.held.undecided:
+            self._decide(stream, cid, "allowed")
+            stream.held.tentative = cid
         return result
 
     def _tool_result(self, stream: _Stream, event: dict) -> None:
@@ -536,6 +701,14 @@ class JavaReplayer(Replayer):
         else:
             if "metadata" in event:
                 result.metadata = event["metadata"]
+            held = stream.held
+            if held is not None and held.tentative == result.cid:
+                held.tentative = None
+                if event.get("state") == "denied":
+                    # runToolBatch's result for a call the permission rules deny: the call
+                    # itself gets no state update, it stays "pending"
+                    for block in held.blocks(result.cid):
+                        block["state"] = "pending"
             metadata = result.metadata
             if (
                 event.get("state") == "running"
@@ -545,6 +718,8 @@ class JavaReplayer(Replayer):
                 # left to the caller to run: the engine stores no message for it; the
                 # result comes back in EXTERNAL_EXECUTION_RESULT
                 del stream.results[result.cid]
+                if held is not None:
+                    held.suspending = True  # REQUIRE_EXTERNAL_EXECUTION follows
                 return
             self._tool_message(stream, result, event.get("state"), self.line, None)
 
@@ -555,7 +730,7 @@ class JavaReplayer(Replayer):
         metadata: dict = {}
         if mark_as is not None:
             mark(metadata, mark_as, [f"result of tool call {result.cid}"], line)
-        self.write(line, self._tool_result_message(stream, result, state, metadata))
+        self._put(stream, line, self._tool_result_message(stream, result, state, metadata))
 
     # -- human in the loop ---------------------------------------------------------
 
@@ -567,6 +742,21 @@ class JavaReplayer(Replayer):
                 calls[call["id"]] = call
         if type(rid) is str:
             self.pending[rid] = calls
+        held = stream.held
+        if held is None:
+            return
+        if event["type"] == "REQUIRE_USER_CONFIRM":
+            # actingStream: the calls waiting for the user are ASKING, every other call of
+            # the batch ALLOWED (a call the rules deny on this path stays "pending", but it
+            # leaves no event to tell it by)
+            for cid in calls:
+                self._decide(stream, cid, "asking")
+            for cid in list(held.undecided):
+                self._decide(stream, cid, "allowed")
+            self._pause(stream, "agentscope_confirm_request_reply_id", rid)
+        else:
+            held.suspending = False
+            self._pause(stream, "agentscope_external_execution_request_reply_id", rid)
 
     def _resume(self, stream: _Stream, event: dict) -> None:
         rid = event.get("replyId")
@@ -580,12 +770,22 @@ class JavaReplayer(Replayer):
             )
             waiting = {}
         if event["type"] == "USER_CONFIRM_RESULT":
+            held = self._unpause(stream, "agentscope_confirm_request_reply_id")
             for item in event.get("confirmResults") or ():
                 use = item.get("toolCall") if type(item) is dict else None
                 if type(use) is not dict or type(use.get("id")) is not str:
                     continue
                 cid = use["id"]
                 stream.tool_ids.add(cid)
+                if item.get("confirmed") is True and held is not None:
+                    # applyConfirmResults: the call is replaced by the one the user
+                    # confirmed (edited arguments included), state ALLOWED; a declined
+                    # call keeps its state ("asking")
+                    content = held.message["content"]
+                    for i, block in enumerate(content):
+                        if block.get("type") == "tool_use" and block.get("id") == cid:
+                            content[i] = {**use, "state": "allowed"}
+                    held.undecided.pop(cid, None)
                 if item.get("confirmed") is not True:
                     # a declined call: the engine stores a denial, with no event of its own
                     result = _Result(rid or "", cid, use.get("name"), self.line, {})
@@ -593,13 +793,14 @@ class JavaReplayer(Replayer):
                     stream.results[cid] = result
                     self._tool_message(stream, result, "denied", self.line, None)
             return
+        self._unpause(stream, "agentscope_external_execution_request_reply_id")
         # the caller's own message with the results is what the engine stores
         results = [b for b in event.get("toolResults") or () if type(b) is dict]
         for block in results:
             if type(block.get("id")) is str:
                 stream.tool_ids.add(block["id"])
         mid = f"{rid}:results" if type(rid) is str else None
-        self.write(self.line, self._message(mid, None, "TOOL", results))
+        self._put(stream, self.line, self._message(mid, None, "TOOL", results))
 
     def _hint(self, stream: _Stream, event: dict) -> None:
         stream.hints.append(
@@ -616,10 +817,188 @@ class JavaReplayer(Replayer):
         their own (or added to this agent's last message, which a stream cannot change
         once written: then they are a message of their own here too)."""
         hints, stream.hints = stream.hints, []
-        self.write(self.line, self._message(hints[0]["id"], stream.agent, "ASSISTANT", hints))
+        self._put(
+            stream, self.line, self._message(hints[0]["id"], stream.agent, "ASSISTANT", hints)
+        )
 
     def _max_iters(self, stream: _Stream, event: dict) -> None:
         stream.max_iters = True
+
+    # -- the deprecated coarse stream ----------------------------------------------
+
+    def _legacy(self, kind: str, event: dict) -> None:
+        """One event of the deprecated coarse stream (``io.agentscope.core.agent.Event``, made
+        by ``StreamingHook``, agentscope-core/.../agent/StreamingHook.java:69-160): a message
+        snapshot. REASONING and SUMMARY come as chunks
+        (``isLast`` false: the pieces of one reply, tool calls as argument fragments) and then,
+        unless the stream was asked to leave it out, the whole message (``isLast`` true,
+        ``PostReasoningEvent``): that is the message the engine keeps. TOOL_RESULT with
+        ``isLast`` true is a tool's result, in a message made for the stream (named
+        ``"system"``, ``StreamingHook.createToolMessage``); the engine stores the result under
+        the agent's name. AGENT_RESULT repeats the run's last message."""
+        key = _legacy_source(event)
+        stream = self.streams.get(key)
+        if stream is None:
+            stream = self.streams[key] = _Stream(key)
+        message = event.get("message")
+        if type(message) is not dict:
+            return
+        last = event.get("isLast") is True
+        mid = message.get("id")
+        if kind in ("REASONING", "SUMMARY"):
+            open_ = self.chunks.get(key)
+            if open_ is not None and open_[0] != mid:
+                self._legacy_flush(key, self.line)  # a reply whose whole message never came
+            if not last:
+                self.chunks.setdefault(key, (mid, []))[1].append(message)
+                return
+            self.chunks.pop(key, None)
+            self._legacy_message(stream, dict(message))
+            return
+        self._legacy_flush(key, self.line)
+        if kind == "TOOL_RESULT":
+            if not last:
+                return  # a piece of a streaming tool's output: the whole result follows
+            stored = dict(message)
+            if stored.get("name") == "system" and stream.agent is not None:
+                stored["name"] = stream.agent  # ToolResultMessageBuilder: the agent's name
+            held = stream.held
+            for block in stored.get("content") or ():
+                if type(block) is dict and block.get("type") == "tool_result" and held is not None:
+                    cid = block.get("id")
+                    state = "pending" if block.get("state") == "denied" else "allowed"
+                    for use in held.blocks(cid):
+                        use["state"] = state
+                    held.undecided.pop(cid, None)
+            self._put(stream, self.line, stored)
+            if stream.held is not None and stream.held.settled():
+                self._release(stream)
+            return
+        if kind == "AGENT_RESULT":
+            held = stream.held
+            if held is not None and held.message.get("id") == mid:
+                # a paused run: its last message as the engine holds it (calls "asking", the
+                # request's reply id in metadata)
+                states = {
+                    b.get("id"): b.get("state")
+                    for b in message.get("content") or ()
+                    if type(b) is dict and b.get("type") == "tool_use"
+                }
+                for block in held.message["content"]:
+                    if (
+                        type(block) is dict
+                        and block.get("type") == "tool_use"
+                        and block.get("id") in states
+                    ):
+                        block["state"] = states[block["id"]]
+                        held.undecided.pop(block["id"], None)
+                metadata = message.get("metadata")
+                for pause in _PAUSE_KEYS:
+                    if type(metadata) is dict and pause in metadata:
+                        self._pause(stream, pause, metadata[pause])
+            self.stats.finished_reasons[str(_reason(message) or "MODEL_STOP")] += 1
+            self.stats.completed += 1
+            return
+        self._legacy_message(stream, dict(message))  # HINT
+
+    def _legacy_message(self, stream: _Stream, message: dict) -> None:
+        """A whole message of the coarse stream: written, or held while its calls are open."""
+        self._release(stream)
+        if message.get("role") == "ASSISTANT" and message.get("name") is not None:
+            stream.agent = message.get("name")
+        content = message.get("content")
+        calls = (
+            [b for b in content if type(b) is dict and b.get("type") == "tool_use"]
+            if type(content) is list
+            else []
+        )
+        if calls and type(content) is list and all(type(b.get("id")) is str for b in calls):
+            message["content"] = [dict(b) if type(b) is dict else b for b in content]
+            stream.held = _Held(self.line, message)
+        else:
+            self.write(self.line, message)
+        stream.last_message = message
+        stream.last_line = self.line
+
+    def _legacy_flush(self, key: Any, line: int) -> None:
+        """The chunks of a reply whose whole message never came, put together as the engine's
+        accumulator does (text and thinking joined, tool-call fragments joined per call)."""
+        open_ = self.chunks.pop(key, None)
+        if open_ is None:
+            return
+        mid, chunks = open_
+        first = chunks[0]
+        thinking: list[str] = []
+        text: list[str] = []
+        tools: dict[Any, dict] = {}
+        last_tool: Any = None
+        for chunk in chunks:
+            for block in chunk.get("content") or ():
+                if type(block) is not dict:
+                    continue
+                kind = block.get("type")
+                if kind == "thinking" and type(block.get("thinking")) is str:
+                    thinking.append(block["thinking"])
+                elif kind == "text" and type(block.get("text")) is str:
+                    text.append(block["text"])
+                elif kind == "tool_use":
+                    cid = block.get("id") or last_tool
+                    tool = tools.setdefault(cid, {"id": cid, "name": None, "raw": []})
+                    name = block.get("name")
+                    if type(name) is str and not name.startswith("__"):
+                        tool["name"] = name
+                    if type(block.get("content")) is str:
+                        tool["raw"].append(block["content"])
+                    last_tool = cid
+        content: list[dict] = []
+        if thinking:
+            content.append({"type": "thinking", "thinking": "".join(thinking), "metadata": None})
+        if text:
+            content.append({"type": "text", "text": "".join(text)})
+        for tool in tools.values():
+            raw = "".join(tool["raw"])
+            parsed = _parse_object(raw)
+            content.append(
+                {
+                    "type": "tool_use",
+                    "id": tool["id"],
+                    "name": tool["name"],
+                    "input": parsed or {},
+                    "content": raw if parsed is not None else "{}",
+                    "metadata": {},
+                    "state": "pending",
+                }
+            )
+        message = {**first, "id": mid, "content": content}
+        stream = self.streams.get(key)
+        if stream is None:
+            stream = self.streams[key] = _Stream(key)
+        saved, self.line = self.line, line
+        self._legacy_message(stream, message)
+        self.line = saved
+
+
+#: the types of the deprecated coarse ``Event`` (``io.agentscope.core.agent.EventType``)
+LEGACY_TYPES = frozenset({"REASONING", "TOOL_RESULT", "HINT", "AGENT_RESULT", "SUMMARY"})
+
+
+def _legacy_source(event: dict) -> Any:
+    source = event.get("source")
+    if type(source) is dict:
+        path = source.get("path")
+        return path if type(path) is str else orjson.dumps(source, option=orjson.OPT_SORT_KEYS)
+    return None
+
+
+_PAUSE_KEYS = (
+    "agentscope_confirm_request_reply_id",
+    "agentscope_external_execution_request_reply_id",
+)
+
+
+def _reason(message: dict) -> Any:
+    metadata = message.get("metadata")
+    return metadata.get("agentscope_generate_reason") if type(metadata) is dict else None
 
 
 def _of(stream: _Stream) -> str:
@@ -747,6 +1126,9 @@ def _diff(a: Any, b: Any, path: str, out: list[str]) -> None:
         else:
             out.append(f"{path} is {short(a, 40)} in AGENT_RESULT, {short(b, 40)} rebuilt")
 
+
+#: the events that continue a tool result
+_RESULT_GOES_ON = frozenset({"TOOL_RESULT_TEXT_DELTA", "TOOL_RESULT_DATA_DELTA", "TOOL_RESULT_END"})
 
 _HANDLERS: dict[str, Callable[[JavaReplayer, _Stream, dict], object]] = {
     "AGENT_START": JavaReplayer._agent_start,

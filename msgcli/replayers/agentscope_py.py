@@ -28,6 +28,7 @@ from typing import Any
 
 import orjson
 
+from ..dialects.agentscope_py import is_agui, is_stream_wrapper
 from ..schemas import load_schema, type_branches
 from ..textsafe import short
 from . import Emit, Replayer, Sink, mark
@@ -93,6 +94,45 @@ class PyReplayer(Replayer):
         super().__init__(emit, sink)
         self.replies: dict[str, _Reply] = {}
         self.ended: dict[str, int] = {}  # reply id -> line of its REPLY_END
+        self.agui: _AGUI | None = None  # the AG-UI form's state, once one is seen
+        # the 1.x streaming wrapper: message id -> (line, latest snapshot) not yet complete
+        self.snapshots: dict[Any, tuple[int, dict]] = {}
+
+    def feed(self, line: int, event: dict, valid: bool = True) -> None:
+        if is_agui(event):
+            if self.agui is None:
+                self.agui = _AGUI(self)
+            self.agui.feed(line, event, valid)
+            return
+        if is_stream_wrapper(event):
+            self._snapshot(line, event)
+            return
+        super().feed(line, event, valid)
+
+    def native(self, line: int, event: dict) -> None:
+        """Apply a native event made from another form (no time, no event id)."""
+        self.line = line
+        self.stamp = event.get("created_at")
+        kind = event["type"]
+        if kind in self.known_types:
+            self.apply(kind, event)
+
+    def _snapshot(self, line: int, event: dict) -> None:
+        """One item of AgentScope 1.x's ``stream_printing_messages``: the message as it
+        stands (``last`` false), then whole (``last`` true), which is what is kept."""
+        self.line = line
+        stats = self.stats
+        stats.events += 1
+        stats.by_type["last" if event.get("last") is True else "snapshot"] += 1
+        msg = event["msg"]
+        mid = msg.get("id")
+        key = mid if type(mid) in (str, int) else None
+        if event.get("last") is True:
+            self.snapshots.pop(key, None)
+            stats.completed += 1
+            self.write(line, msg)
+        else:
+            self.snapshots[key] = (line, msg)
 
     # -- the event loop --------------------------------------------------------
 
@@ -129,6 +169,26 @@ class PyReplayer(Replayer):
         reply.last_type = kind
 
     def finish(self, line: int, cut: bool = False) -> None:
+        if self.agui is not None:
+            self.agui.finish(line, cut)
+        for key, (first, msg) in list(self.snapshots.items()):
+            del self.snapshots[key]
+            msg = dict(msg)
+            metadata = msg.get("metadata")
+            msg["metadata"] = metadata = dict(metadata) if type(metadata) is dict else {}
+            if cut:
+                mark(metadata, "open", ["message"], line)
+            else:
+                self.stats.cut += 1
+                self.emit(
+                    "E007",
+                    f"the log ends before message {short(key)} (streamed from line {first}) "
+                    "was complete (no snapshot with last true): its last snapshot is kept, "
+                    "marked 'cut' in its metadata",
+                    line=line,
+                )
+                mark(metadata, "cut", ["message"], line)
+            self.write(line, msg)
         for rid, reply in list(self.replies.items()):
             del self.replies[rid]
             self._judge_arguments(reply)
@@ -622,6 +682,8 @@ class PyReplayer(Replayer):
         reply.model_open = 0
         self._judge_arguments(reply)
         usage = reply.msg["usage"]
+        if not any(key in event for key in _USAGE_KEYS):
+            return  # a model call's end with no counts (the AG-UI form carries none)
         counts = tuple(_count(event.get(key, 0)) for key in _USAGE_KEYS)
         if usage is None:
             reply.msg["usage"] = dict(zip(_USAGE_KEYS, counts, strict=True))
@@ -726,3 +788,188 @@ _HANDLERS: dict[str, Callable[[PyReplayer, _Reply, dict], None]] = {
     "USER_CONFIRM_RESULT": PyReplayer._confirmed,
     "EXTERNAL_EXECUTION_RESULT": PyReplayer._executed,
 }
+
+
+# -- the AG-UI form -------------------------------------------------------------------
+
+#: AG-UI event -> the native event it stands for (AgentScope 2.0.11,
+#: app/middleware/_protocol/_agui.py, AGUIProtocolMiddleware._to_agui_event)
+_AGUI_BLOCKS = {
+    "TEXT_MESSAGE_START": "TEXT_BLOCK_START",
+    "TEXT_MESSAGE_CONTENT": "TEXT_BLOCK_DELTA",
+    "TEXT_MESSAGE_END": "TEXT_BLOCK_END",
+    "REASONING_MESSAGE_START": "THINKING_BLOCK_START",
+    "REASONING_MESSAGE_CONTENT": "THINKING_BLOCK_DELTA",
+    "REASONING_MESSAGE_END": "THINKING_BLOCK_END",
+    "THINKING_TEXT_MESSAGE_START": "THINKING_BLOCK_START",
+    "THINKING_TEXT_MESSAGE_CONTENT": "THINKING_BLOCK_DELTA",
+    "THINKING_TEXT_MESSAGE_END": "THINKING_BLOCK_END",
+}
+_AGUI_CALLS = {
+    "TOOL_CALL_START": "TOOL_CALL_START",
+    "TOOL_CALL_ARGS": "TOOL_CALL_DELTA",
+    "TOOL_CALL_END": "TOOL_CALL_END",
+}
+#: the states a tool result can end in (ToolResultState)
+_RESULT_STATES = frozenset({"success", "error", "interrupted", "denied", "running"})
+
+
+class _AGUI:
+    """Reads the AG-UI form of AgentScope's events as the native events they were made from.
+
+    AgentScope's service turns each native event into one AG-UI event: REPLY_START into
+    RUN_STARTED (runId = the reply id), model calls into steps, text and thinking blocks
+    into text and reasoning messages (messageId = the block id), tool calls into tool
+    calls, the end of a tool result into TOOL_CALL_RESULT, and everything AG-UI has no
+    event for (the start and output of tool results, hints, data blocks, the pauses) into
+    CUSTOM events whose value is the native event itself. So the replay applies the
+    native events again, with AG-UI's own order rules checked on the way: a run starts
+    before anything else and finishes with no message or tool call open.
+
+    What the AG-UI form does not carry stays unknown: the agent's name, token usage, the
+    times of the events (so of the message and its blocks), why a reply ended unless it hit
+    the iteration limit (RUN_FINISHED reads as completed), and the state and metadata a tool
+    result ended with when it has output (taken as success, as AG-UI clients show it).
+    """
+
+    __slots__ = (
+        "line",
+        "open",
+        "outside",
+        "replayer",
+        "results",
+        "run",
+        "run_line",
+        "started",
+        "thread",
+    )
+
+    def __init__(self, replayer: PyReplayer) -> None:
+        self.replayer = replayer
+        self.run: str | None = None
+        self.thread: Any = None
+        self.run_line = 0
+        self.line = 0
+        self.open: dict[Any, tuple[str, int]] = {}  # messages and calls open -> (what, line)
+        self.started: set[Any] = set()  # tool results whose start came (as CUSTOM)
+        self.results: dict[Any, bool] = {}  # tool call id -> output text seen
+        self.outside = False  # events outside a run were reported
+
+    def feed(self, line: int, event: dict, valid: bool) -> None:
+        rp = self.replayer
+        rp.line = self.line = line
+        rp.stamp = None
+        rp.stats.events += 1
+        kind = event["type"]
+        rp.stats.by_type[kind] += 1
+        if not valid and kind != "CUSTOM":
+            return  # reported by the schema; too broken to apply
+        if kind == "RUN_STARTED":
+            if self.run is not None:
+                rp.emit(
+                    "E003",
+                    f"RUN_STARTED while the run started on line {self.run_line} has not "
+                    "finished (AG-UI: a run must finish before the next starts)",
+                )
+                self._end_run("completed")
+            self.run, self.thread, self.run_line = event.get("runId"), event.get("threadId"), line
+            self.outside = False
+            self._native(
+                "REPLY_START",
+                session_id=self.thread,
+                name=None,
+                role="assistant",
+            )
+            return
+        if kind == "CUSTOM":
+            value = event.get("value")
+            if type(value) is dict and type(value.get("type")) is str and value.get("reply_id"):
+                if value["type"] == "TOOL_RESULT_START":
+                    self.started.add(value.get("tool_call_id"))
+                elif value["type"] in ("TOOL_RESULT_TEXT_DELTA", "TOOL_RESULT_DATA_DELTA"):
+                    self.results[value.get("tool_call_id")] = True
+                rp.native(line, value)
+            return
+        if kind in ("RAW", "STATE_SNAPSHOT", "STATE_DELTA", "MESSAGES_SNAPSHOT"):
+            return  # no part of a message
+        if self.run is None:
+            if not self.outside:  # once until the next RUN_STARTED
+                rp.emit(
+                    "E002",
+                    f"{kind} outside a run (AG-UI: the first event of a run is RUN_STARTED): "
+                    "it and what follows until the next RUN_STARTED are not applied",
+                )
+            self.outside = True
+            return
+        if kind in ("RUN_FINISHED", "RUN_ERROR"):
+            for what, since in self.open.values():
+                rp.emit(
+                    "E015",
+                    f"{kind} while {what} (started on line {since}) is still open "
+                    "(AG-UI: every message and tool call ends before the run does)",
+                )
+            reason = "completed"
+            if kind == "RUN_ERROR":
+                reason = "exceed_max_iters" if event.get("code") == "exceed_max_iters" else "error"
+            self._end_run(reason)
+            return
+        if kind == "STEP_STARTED":
+            self._native("MODEL_CALL_START", model_name=event.get("stepName"))
+        elif kind == "STEP_FINISHED":
+            self._native("MODEL_CALL_END")
+        elif kind in _AGUI_BLOCKS:
+            native = _AGUI_BLOCKS[kind]
+            mid = event.get("messageId")
+            self._track(kind, mid, "message")
+            fields: dict = {"block_id": mid}
+            if native.endswith("_DELTA"):
+                fields["delta"] = event.get("delta")
+            self._native(native, **fields)
+        elif kind in _AGUI_CALLS:
+            native = _AGUI_CALLS[kind]
+            cid = event.get("toolCallId")
+            self._track(kind, cid, "tool call")
+            fields = {"tool_call_id": cid}
+            if kind == "TOOL_CALL_START":
+                fields["tool_call_name"] = event.get("toolCallName")
+                parent = event.get("parentMessageId")
+                if type(parent) is str and parent:
+                    fields["reply_id"] = parent
+            elif kind == "TOOL_CALL_ARGS":
+                fields["delta"] = event.get("delta")
+            self._native(native, **fields)
+        elif kind == "TOOL_CALL_RESULT":
+            self._result(event)
+
+    def _track(self, kind: str, key: Any, what: str) -> None:
+        if kind.endswith("_START"):
+            self.open[key] = (f"{what} {short(key)}", self.line)
+        elif kind.endswith("_END"):
+            self.open.pop(key, None)
+
+    def _result(self, event: dict) -> None:
+        cid = event.get("toolCallId")
+        content = event.get("content")
+        had_output = self.results.pop(cid, False)
+        if cid not in self.started:
+            # a stream without AgentScope's CUSTOM events: the result is all there is
+            self._native("TOOL_RESULT_START", tool_call_id=cid, tool_call_name=None)
+            if type(content) is str and content:
+                self._native("TOOL_RESULT_TEXT_DELTA", tool_call_id=cid, delta=content)
+                had_output = True
+        self.started.discard(cid)
+        # AgentScope sends the output text, or the state when there is no output
+        state = content if not had_output and content in _RESULT_STATES else "success"
+        self._native("TOOL_RESULT_END", tool_call_id=cid, state=state)
+
+    def _end_run(self, reason: str) -> None:
+        self._native("REPLY_END", session_id=self.thread, finished_reason=reason, error=None)
+        self.run = None
+        self.open.clear()
+
+    def _native(self, kind: str, **fields: Any) -> None:
+        event = {"type": kind, "reply_id": self.run, **fields}
+        self.replayer.native(self.line, event)
+
+    def finish(self, line: int, cut: bool) -> None:
+        """What is open is closed by the replay itself (see :meth:`PyReplayer.finish`)."""
