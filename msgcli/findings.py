@@ -6,12 +6,15 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
-__all__ = ["ERROR", "WARNING", "Finding", "Severity", "Summary"]
+__all__ = ["ERROR", "INFO", "WARNING", "Finding", "Severity", "Summary"]
 
 
 class Severity(str, Enum):
     ERROR = "error"
     WARNING = "warning"
+    #: something worth knowing that is not wrong (a record type of a newer producer
+    #: release, say): reported, never counted as a problem, never fails a run
+    INFO = "info"
 
     def __str__(self) -> str:  # "error", not "Severity.ERROR"
         return self.value
@@ -19,6 +22,7 @@ class Severity(str, Enum):
 
 ERROR = Severity.ERROR
 WARNING = Severity.WARNING
+INFO = Severity.INFO
 
 
 @dataclass(slots=True, frozen=True)

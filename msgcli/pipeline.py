@@ -12,11 +12,11 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from .checks import CrossChecks, check_message, digest
 from .dialects import EVENT, MESSAGE, Dialect, classify, get_dialect
-from .findings import ERROR, FileSummary, Finding, Severity, Summary
+from .findings import ERROR, WARNING, FileSummary, Finding, Severity, Summary
 from .progress import Tracker, tracker
 from .reader import STDIN_NAME, ReadError, read_records, source_name
 from .replayers import Replayer, replayer_for
@@ -327,7 +327,7 @@ class _FileCheck:
         # the process that owns the file to feed its cross-record checks in file order
         self.digests = digests
         # set once the file turns out to be a message log (see _settle)
-        self.cross: CrossChecks | _DigestRecorder
+        self.cross: CrossChecks | _DigestRecorder | Any
         self.schema: CompiledSchema
         if preset is not None:
             # part of a file: what its first records said, found by the owner of the file
@@ -344,7 +344,7 @@ class _FileCheck:
                 return
             self.summary.errors += 1
             self.budget.errors += 1
-        else:
+        elif severity is WARNING:
             self.summary.warnings += 1
         at = self.line if line is None else line
         self.findings.append(Finding(self.name, at, code, severity, message, ptr))
@@ -423,6 +423,14 @@ class _FileCheck:
             )
             self.prepare = dialect.prepare_event
         else:
+            own = dialect.record_checker(self.emit, self.name)
+            if own is not None:
+                # a dialect with its own record rules (Claude Code sessions)
+                self.cross = own
+                self._check_message = (  # type: ignore[method-assign]
+                    lambda obj, recovered: own.check(self.line, obj, recovered)
+                )
+                return
             if self.digests is not None:
                 self.cross = _DigestRecorder(dialect, self.digests)
             else:

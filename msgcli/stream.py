@@ -45,6 +45,7 @@ class LogReader:
         self.kind: str | None = None
         self.replayer: Any = None
         self.schema: Any = None
+        self.assembler: Any = None
         self.records = 0
         #: called with ``(line, record)`` for a record this reader leaves out because it is
         #: of another dialect or kind than the file's (``convert`` reports it)
@@ -101,9 +102,17 @@ class LogReader:
                 self.replayer.feed(record.line, obj, valid)
                 while pending:
                     yield pending.popleft()
+            elif self.assembler is not None:
+                assert self.dialect is not None
+                for line, joined in self.assembler.feed(record.line, obj):
+                    yield Item(self.name, line, self.dialect.read(joined), joined)
             else:
                 assert self.dialect is not None
                 yield Item(self.name, record.line, self.dialect.read(obj), obj)
+        if self.assembler is not None:
+            assert self.dialect is not None
+            for line, joined in self.assembler.finish():
+                yield Item(self.name, line, self.dialect.read(joined), joined)
         if self.replayer is not None:
             self.replayer.finish(self.replayer.line)
             while pending:
@@ -130,6 +139,9 @@ class LogReader:
         if kind is None:
             return None
         self.kind = kind
+        if kind != EVENT:
+            assert self.dialect is not None
+            self.assembler = self.dialect.assembler()
         if kind == EVENT:
             from .replayers import replayer_for
             from .schemas import compiled

@@ -55,6 +55,7 @@ class DialectName(str, Enum):
     agentscope_java = "agentscope-java"
     agentscope_py = "agentscope-py"
     loongflow = "loongflow"
+    claude_code = "claude-code"
 
 
 class ListFormat(str, Enum):

@@ -81,7 +81,7 @@ def _add(report: FileReport, finding: Finding, select: frozenset[str] | None) ->
     report.findings.append(finding)
     if finding.severity.value == "error":
         report.summary.errors += 1
-    else:
+    elif finding.severity.value == "warning":
         report.summary.warnings += 1
 
 

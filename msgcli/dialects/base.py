@@ -107,6 +107,8 @@ class Dialect:
     tool_call_name_key: str = "name"
     #: what the dialect calls the items of ``content`` ("block" or "element")
     block_word: str = "block"
+    #: whether ``validate -j`` may check a large file of this dialect in parts
+    splittable: bool = True
 
     def classify(self, obj: dict) -> str | None:
         """``"message"``, ``"event"``, or ``None`` when the record is not of this dialect."""
@@ -166,6 +168,19 @@ class Dialect:
 
     def parse_time(self, value: Any) -> datetime | None:
         """The message time as a datetime (naive = the dialect's own zone), or ``None``."""
+        return None
+
+    def assembler(self) -> Any:
+        """For a dialect that writes one message over several records: an object whose
+        ``feed(line, record)`` and ``finish()`` give back ``(line, record)`` pairs with those
+        records joined, for the commands that read (show, stats, convert). Default: none,
+        every record is a message."""
+        return None
+
+    def record_checker(self, emit: Emit, name: str) -> Any:
+        """For a dialect whose files are checked by its own rules rather than as neutral
+        messages: an object with ``check(obj, recovered)`` (``emit`` reports at the line
+        being checked) and ``finish()``. Default: none."""
         return None
 
     def time_group(self, msg: Message) -> Any:

@@ -190,6 +190,10 @@ def replayer_for(dialect: str, emit: Emit, sink: Sink | None = None) -> Replayer
         from .agentscope_java import JavaReplayer
 
         return JavaReplayer(emit, sink)
+    if dialect == "claude-code":
+        from ..dialects.claude_code.replay import StreamReplayer
+
+        return StreamReplayer(emit, sink)
     raise KeyError(f"{dialect} has no event stream to replay")
 
 
