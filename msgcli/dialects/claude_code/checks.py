@@ -24,6 +24,7 @@ from .known import (
     GRAPH_TYPES,
     MESSAGE_FIELDS,
     META_FIELDS,
+    OTHER_TYPES,
     RECORD_FIELDS,
     SYNTHETIC_MODEL,
     SYSTEM_SUBTYPES,
@@ -35,6 +36,10 @@ _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12
 _AGENT_FILE = re.compile(r"agent-(.+)\.(?:jsonl|meta\.json)")
 #: responses remembered for comparing their records (records of one response are close)
 _RESPONSES_KEPT = 256
+
+
+def _a(word: str) -> str:
+    return f"{'an' if word[:1] in 'aeiou' else 'a'} {word}"
 
 
 def _schema(kind: str) -> CompiledSchema:
@@ -89,6 +94,8 @@ class SessionChecker:
             self._meta(line, obj, recovered)
             return
         schema = self._schema_of(kind)
+        if schema is None and kind in OTHER_TYPES:
+            return
         if schema is None:
             emit(
                 "K001",
@@ -109,7 +116,7 @@ class SessionChecker:
             if key not in known:
                 emit(
                     "K004",
-                    f"field {short(key)} is not one msgcli knows on a {kind} record: kept",
+                    f"field {short(key)} is not one msgcli knows on {_a(kind)} record: kept",
                     "/" + key.replace("~", "~0").replace("/", "~1"),
                 )
         session = obj.get("sessionId")

@@ -41,6 +41,16 @@ RECORD_FIELDS: dict[str, frozenset[str]] = {
         "origin",
         "toolUseResult",
         "sourceToolAssistantUUID",
+        # 2.1.332
+        "permissionDecision",
+        "queueSkipAttachments",
+        "rowSource",
+        "sandboxed",
+        "sentAtMs",
+        "toolDenialKind",
+        "turnCompanion",
+        "turnOrigin",
+        "turnPosition",
         "isCompactSummary",
         "isVisibleInTranscriptOnly",
         "interruptedMessageId",
@@ -56,8 +66,18 @@ RECORD_FIELDS: dict[str, frozenset[str]] = {
         "isApiErrorMessage",
         "apiErrorStatus",
         "error",
+        # 2.1.332
+        "apiBlockIndex",
+        "madeBy",
+        "perTurnEffort",
+        "promptCacheRequested",
+        "requestRef",
+        "requestedModel",
+        "thinkingDisplay",
+        "thinkingDurationMs",
+        "toolInputStreamMs",
     },
-    "attachment": _ENVELOPE | {"attachment"},
+    "attachment": _ENVELOPE | {"attachment", "rendered", "renderedRole", "renderedBesideToolResult"},
     "system": _ENVELOPE
     | {
         "subtype",
@@ -80,11 +100,40 @@ RECORD_FIELDS: dict[str, frozenset[str]] = {
     "summary": frozenset({"type", "summary", "leafUuid"}),
 }
 
+#: record types a release writes that have no schema of their own here (2.1.332): checked
+#: as any record (a string ``type``), their fields not listed
+OTHER_TYPES = frozenset(
+    {
+        "api-request",
+        "api-request-blob",
+        "api-request-shape",
+        "atis-latch",
+        "cost-state",
+        "tools-used",
+    }
+)
+
 #: the records that take part in the uuid/parentUuid graph
 GRAPH_TYPES = frozenset({"user", "assistant", "attachment", "system"})
 
 #: a subagent's ``agent-<id>.meta.json`` (one JSON object, no ``type``)
-META_FIELDS = frozenset({"agentType", "description", "toolUseId", "spawnDepth"})
+META_FIELDS = frozenset(
+    {
+        "agentType",
+        "description",
+        "toolUseId",
+        "spawnDepth",
+        # 2.1.332
+        "finished",
+        "isBuiltIn",
+        "launchedWithDefaults",
+        "model",
+        "modelNotNamed",
+        "pickedEffortModel",
+        "requestNonInteractive",
+        "requestShape",
+    }
+)
 
 ATTACHMENT_KINDS = frozenset(
     {
@@ -97,6 +146,15 @@ ATTACHMENT_KINDS = frozenset(
         "hook_cancelled",
         "hook_additional_context",
         "file",
+        # 2.1.332
+        "date",
+        "deferred_tools_delta",
+        "environment",
+        "model",
+        "prompt_snapshot",
+        "remote_session_change",
+        "session_context",
+        "total_tokens_reminder",
     }
 )
 
@@ -134,6 +192,9 @@ STREAM_SYSTEM_SUBTYPES = frozenset(
         "task_progress",
         "task_updated",
         "task_notification",
+        # 2.1.332
+        "background_tasks_changed",
+        "permission_denied",
     }
 )
 STREAM_EVENTS = frozenset(
