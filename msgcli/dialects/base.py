@@ -109,6 +109,8 @@ class Dialect:
     block_word: str = "block"
     #: whether ``validate -j`` may check a large file of this dialect in parts
     splittable: bool = True
+    #: whether ``stats`` asks :meth:`note_stats` about every message
+    stats_details: bool = False
 
     def classify(self, obj: dict) -> str | None:
         """``"message"``, ``"event"``, or ``None`` when the record is not of this dialect."""
@@ -182,6 +184,13 @@ class Dialect:
         messages: an object with ``check(obj, recovered)`` (``emit`` reports at the line
         being checked) and ``finish()``. Default: none."""
         return None
+
+    def note_stats(self, msg: Message, details: dict) -> None:
+        """Count what only this dialect has into ``details`` (``msgcli stats`` shows it as
+        it is, keyed by the dialect); called for every message when ``stats_details``."""
+
+    def finish_stats(self, path: str, details: dict) -> None:
+        """Complete ``details`` once the file at ``path`` is read."""
 
     def time_group(self, msg: Message) -> Any:
         """Messages are compared for time order within one group (default: the whole file)."""

@@ -52,6 +52,7 @@ class ClaudeCodeDialect(Dialect):
     tool_call_id_key = "id"
     #: the checks across records follow the uuid graph of the whole file
     splittable = False
+    stats_details = True
 
     def classify(self, obj: dict) -> str | None:
         kind = obj.get("type")
@@ -115,6 +116,16 @@ class ClaudeCodeDialect(Dialect):
         except ValueError:
             return None
         return when.replace(tzinfo=None) if when.tzinfo is not None else when
+
+    def note_stats(self, msg: Message, details: dict) -> None:
+        from .stats import note
+
+        note(msg, details)
+
+    def finish_stats(self, path: str, details: dict) -> None:
+        from .stats import finish
+
+        finish(path, details)
 
     def assembler(self) -> Any:
         from .assemble import Assembler
