@@ -60,6 +60,14 @@ def show(
         bool, typer.Option("--no-thinking", help="Hide thinking and hint blocks.")
     ] = False,
     metadata: Annotated[bool, typer.Option("--metadata", help="Show message metadata.")] = False,
+    every: Annotated[
+        bool,
+        typer.Option(
+            "--all",
+            help="Also the records that are not part of the conversation (Claude Code's "
+            "attachments, queue operations, titles, snapshots, ...).",
+        ),
+    ] = False,
     max_chars: Annotated[
         int,
         typer.Option(
@@ -143,6 +151,7 @@ def show(
         names=set(name or ()),
         pattern=pattern,
         ids=list(message_id or ()),
+        every=every,
     )
     chosen = dialect.value if dialect else None
     stdout = sys.stdout

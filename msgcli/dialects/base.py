@@ -185,6 +185,16 @@ class Dialect:
         being checked) and ``finish()``. Default: none."""
         return None
 
+    def aside(self, msg: Message) -> bool:
+        """Whether ``msgcli show`` leaves this message out unless asked for ``--all``
+        (a record that is not part of the conversation). Default: never."""
+        return False
+
+    def nested_logs(self, path: str, msg: Message) -> list[tuple[str, str]]:
+        """``(title, path)`` of the logs ``msgcli show`` nests under this message (a
+        subagent's transcript under the call that started it). Default: none."""
+        return []
+
     def note_stats(self, msg: Message, details: dict) -> None:
         """Count what only this dialect has into ``details`` (``msgcli stats`` shows it as
         it is, keyed by the dialect); called for every message when ``stats_details``."""

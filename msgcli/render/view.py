@@ -91,11 +91,15 @@ class Filters:
     names: set[str] = field(default_factory=set)
     pattern: Any = None  # a compiled regex over the message's text
     ids: list[str] = field(default_factory=list)
+    #: also the records a dialect keeps aside from the conversation (``show --all``)
+    every: bool = False
 
     def __call__(self, item: Item) -> bool:
         msg = item.message
         if msg is None:
             return True
+        if not self.every and _aside(msg):
+            return False
         if self.roles and str(msg.role).lower() not in self.roles:
             return False
         if self.names and str(msg.name) not in self.names:
@@ -105,6 +109,13 @@ class Filters:
         if self.pattern is not None:
             return any(self.pattern.search(text) for text in _texts(msg))
         return True
+
+
+def _aside(msg: Any) -> bool:
+    from ..dialects import DIALECTS
+
+    dialect = DIALECTS.get(msg.dialect)
+    return dialect is not None and dialect.aside(msg)
 
 
 def _texts(msg: Any) -> Iterator[str]:
@@ -119,6 +130,10 @@ def _texts(msg: Any) -> Iterator[str]:
             yield block.input
         elif isinstance(block, ToolResultBlock) and isinstance(block.output, str):
             yield block.output
+
+
+#: subagents nest no deeper than this in the view
+_MAX_DEPTH = 8
 
 
 class _Enough(Exception):
@@ -141,6 +156,8 @@ class View:
         self.tail: deque[Unit] | None = deque(maxlen=tail) if tail else None
         self.shown = 0
         self.unreadable = 0
+        #: how deep the log being shown is nested (a subagent's under its parent's call)
+        self.depth = 0
 
     def _emit(self, unit: Unit) -> None:
         if unit.item.message is not None:
@@ -156,8 +173,39 @@ class View:
         if unit.item.message is None:
             self.console.print(render_notice(unit.item))
             return
-        self.console.print(render_unit(unit, self.options))
-        self.console.print()
+        self._out(render_unit(unit, self.options))
+        self._out(Text())
+        self._nested(unit)
+
+    def _out(self, renderable: Any) -> None:
+        if self.depth:
+            from rich.padding import Padding
+
+            renderable = Padding(renderable, (0, 0, 0, 4 * self.depth))
+        self.console.print(renderable)
+
+    def _nested(self, unit: Unit) -> None:
+        """Show the logs the dialect nests under this message (a subagent's transcript)."""
+        from ..dialects import DIALECTS
+
+        msg = unit.item.message
+        assert msg is not None
+        dialect = DIALECTS.get(msg.dialect)
+        if dialect is None or self.depth >= _MAX_DEPTH:
+            return
+        for title, path in dialect.nested_logs(unit.item.path, msg):
+            self.depth += 1
+            try:
+                self._out(Text(visible(title), style="bold magenta"))
+                thread = Thread(self._print, self.filters)
+                try:
+                    for item in LogReader(path, msg.dialect).items(path):
+                        thread.add(item)
+                except ReadError as exc:
+                    self._unreadable(path, str(exc))
+                thread.close()
+            finally:
+                self.depth -= 1
 
     def run(self, paths: list[str], dialect: str | None) -> int:
         """Show every log the paths name; the exit status."""

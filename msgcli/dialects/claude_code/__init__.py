@@ -36,12 +36,14 @@ from ...model import (
     Usage,
 )
 from ..base import EVENT, MESSAGE, Dialect, is_number
-from .known import META_FIELDS, RECORD_FIELDS, SYNTHETIC_MODEL
+from .known import AGENT_TOOLS, META_FIELDS, RECORD_FIELDS, SYNTHETIC_MODEL
 
 __all__ = ["DIALECT", "ClaudeCodeDialect"]
 
 #: metadata record types that carry no sessionId
 _NO_SESSION_TYPES = frozenset({"file-history-snapshot", "summary"})
+#: the roles ``show`` shows without ``--all``: the conversation itself
+_CONVERSATION_ROLES = frozenset({"user", "assistant", "system"})
 #: the key under which a merged response says it repeats one counted before
 REPEATED = "msgcli_repeated_response"
 
@@ -116,6 +118,31 @@ class ClaudeCodeDialect(Dialect):
         except ValueError:
             return None
         return when.replace(tzinfo=None) if when.tzinfo is not None else when
+
+    def aside(self, msg: Message) -> bool:
+        return msg.role not in _CONVERSATION_ROLES
+
+    def nested_logs(self, path: str, msg: Message) -> list[tuple[str, str]]:
+        if msg.role != "assistant":
+            return []
+        calls = [
+            b
+            for b in msg.content
+            if isinstance(b, ToolCallBlock) and b.name in AGENT_TOOLS and isinstance(b.id, str)
+        ]
+        if not calls:
+            return []
+        from .subagents import subagent_files
+
+        found = subagent_files(path)
+        out = []
+        for call in calls:
+            hit = found.get(call.id)
+            if hit is None and isinstance(call.arguments, dict):
+                hit = found.get(("prompt", call.arguments.get("prompt")))
+            if hit is not None:
+                out.append(hit)
+        return out
 
     def note_stats(self, msg: Message, details: dict) -> None:
         from .stats import note
