@@ -117,6 +117,10 @@ def convert(
         local = parse_zone(zone)
     except ValueError as exc:
         raise _fail(str(exc)) from None
+    from ..dialects import get_dialect
+
+    if not get_dialect(to.value).writable:
+        raise _fail(f"--to {to.value}: msgcli reads {get_dialect(to.value).title} files, it does not write them")
     options = _resolver(
         config=config,
         no_config=no_config,

@@ -118,6 +118,8 @@ def _convert_file(
 
     reader.on_skip = skipped
     converter = Converter(target, carry=carry, local=local, report=finding)
+    aside: dict[str, int] = {}
+    first_aside = 0
     try:
         for item in reader.items(str(source) if isinstance(source, Path) else source):
             if item.message is None:
@@ -125,10 +127,23 @@ def _convert_file(
                     fs.readable = False
                 finding(item.line, item.code or "P001", item.notice)
                 continue
+            if reader.dialect is not None and reader.dialect.aside(item.message):
+                # a record outside the conversation (Claude Code's attachments, titles, ...)
+                aside[str(item.message.role)] = aside.get(str(item.message.role), 0) + 1
+                first_aside = first_aside or item.line
+                continue
             for record in converter.feed(item.line, item.message, item.raw or {}):
                 write(record)
         for record in converter.finish():
             write(record)
+        if aside:
+            counted = ", ".join(f"{kind} {n}" for kind, n in aside.items())
+            finding(
+                first_aside,
+                "X002",
+                f"{sum(aside.values())} record(s) outside the conversation ({counted}) have no "
+                "place in the target: not converted",
+            )
     except ReadError as exc:
         fs.readable = False
         finding(0, "P009", f"cannot read: {exc}")

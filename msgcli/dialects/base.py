@@ -111,6 +111,8 @@ class Dialect:
     splittable: bool = True
     #: whether ``stats`` asks :meth:`note_stats` about every message
     stats_details: bool = False
+    #: whether ``convert`` can write this dialect (and so convert back to it)
+    writable: bool = True
 
     def classify(self, obj: dict) -> str | None:
         """``"message"``, ``"event"``, or ``None`` when the record is not of this dialect."""
@@ -194,6 +196,11 @@ class Dialect:
         """``(title, path)`` of the logs ``msgcli show`` nests under this message (a
         subagent's transcript under the call that started it). Default: none."""
         return []
+
+    def carry_record(self, record: dict) -> Any:
+        """What ``convert`` keeps of a record of this (not writable) dialect in the target's
+        metadata, beside the blocks it converted. Default: the record."""
+        return record
 
     def note_stats(self, msg: Message, details: dict) -> None:
         """Count what only this dialect has into ``details`` (``msgcli stats`` shows it as

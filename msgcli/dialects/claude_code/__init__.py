@@ -43,9 +43,11 @@ __all__ = ["DIALECT", "ClaudeCodeDialect"]
 #: metadata record types that carry no sessionId
 _NO_SESSION_TYPES = frozenset({"file-history-snapshot", "summary"})
 #: the roles ``show`` shows without ``--all``: the conversation itself
-_CONVERSATION_ROLES = frozenset({"user", "assistant", "system"})
+_CONVERSATION_ROLES = frozenset({"user", "assistant", "tool", "system"})
 #: the key under which a merged response says it repeats one counted before
 REPEATED = "msgcli_repeated_response"
+#: the key under which a record of tool results gets the names of the tools they answer
+TOOL_NAMES = "msgcli_tool_names"
 
 
 class ClaudeCodeDialect(Dialect):
@@ -55,6 +57,7 @@ class ClaudeCodeDialect(Dialect):
     #: the checks across records follow the uuid graph of the whole file
     splittable = False
     stats_details = True
+    writable = False
 
     def classify(self, obj: dict) -> str | None:
         kind = obj.get("type")
@@ -96,6 +99,14 @@ class ClaudeCodeDialect(Dialect):
         if text:
             msg.content.append(TextBlock("text", text=text, path=()))
         return msg
+
+    def carry_record(self, record: dict) -> Any:
+        """The record without its content (which the target holds as blocks)."""
+        out = dict(record)
+        message = out.get("message")
+        if isinstance(message, dict):
+            out["message"] = {k: v for k, v in message.items() if k != "content"}
+        return out
 
     def write(self, msg: Message) -> dict:
         raise NotImplementedError("msgcli does not write Claude Code sessions")
@@ -181,7 +192,7 @@ def _usage(raw: Any) -> Usage | None:
     )
 
 
-def _block(raw: Any, path: tuple) -> Block:
+def _block(raw: Any, path: tuple, names: Any = None) -> Block:
     if not isinstance(raw, dict):
         return UnknownBlock("unknown", path=path, raw=raw)
     kind = raw.get("type")
@@ -209,9 +220,11 @@ def _block(raw: Any, path: tuple) -> Block:
         if isinstance(content, list):
             output = [_block(b, (*path, "content", i)) for i, b in enumerate(content)]
         is_error = raw.get("is_error")
+        tid = raw.get("tool_use_id")
         return ToolResultBlock(
             "tool_result",
-            id=raw.get("tool_use_id"),
+            id=tid,
+            name=names.get(tid) if isinstance(names, dict) and isinstance(tid, str) else None,
             path=path,
             output=output,
             state="error" if is_error is True else "success",
@@ -239,7 +252,8 @@ def _read_turn(obj: dict, role: str) -> Message:
     if isinstance(content, str):
         blocks.append(TextBlock("text", path=("message", "content"), text=content))
     elif isinstance(content, list):
-        blocks = [_block(b, ("message", "content", i)) for i, b in enumerate(content)]
+        names = obj.get(TOOL_NAMES)
+        blocks = [_block(b, ("message", "content", i), names) for i, b in enumerate(content)]
     fields: dict[str, Any] = {
         "uuid": obj.get("uuid"),
         "parentUuid": obj.get("parentUuid"),
@@ -263,6 +277,8 @@ def _read_turn(obj: dict, role: str) -> Message:
     if obj.get(REPEATED):
         fields[REPEATED] = True
     msg_id = message.get("id") if role == "assistant" else obj.get("uuid")
+    if role == "user" and blocks and all(isinstance(b, ToolResultBlock) for b in blocks):
+        role = "tool"  # a record that only carries tool results
     return Message(
         "claude-code",
         role=role,

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import REPEATED
+from . import REPEATED, TOOL_NAMES
 
 #: a response is closed after this many records held behind it, whatever comes
 _MAX_HELD = 10_000
@@ -47,7 +47,7 @@ class Assembler:
     """Feeds on ``(line, record)`` in file order; gives back ``(line, record)`` with the
     records of each response merged into one (at the line of its first record)."""
 
-    __slots__ = ("_content", "_held", "_id", "_line", "_merged", "_seen")
+    __slots__ = ("_content", "_held", "_id", "_line", "_merged", "_names", "_seen")
 
     def __init__(self) -> None:
         self._id: str | None = None
@@ -56,9 +56,15 @@ class Assembler:
         self._content: list = []
         self._held: list[tuple[int, dict]] = []
         self._seen: set[tuple[Any, Any]] = set()
+        #: the tool names of the calls still waiting for their results, by call id
+        self._names: dict[str, Any] = {}
 
     def feed(self, line: int, obj: dict) -> list[tuple[int, dict]]:
         mid = _message_id(obj)
+        if mid is not None:
+            self._note_calls(obj)
+        elif obj.get("type") == "user":
+            obj = self._name_results(obj)
         if mid is not None and mid == self._id:
             self._add(obj)
             return []
@@ -74,6 +80,30 @@ class Assembler:
         else:
             out.append((line, obj))
         return out
+
+    def _note_calls(self, obj: dict) -> None:
+        for block in obj["message"].get("content") or ():
+            if isinstance(block, dict) and block.get("type") == "tool_use":
+                tid = block.get("id")
+                if isinstance(tid, str):
+                    self._names[tid] = block.get("name")
+
+    def _name_results(self, obj: dict) -> dict:
+        """The record with the names of the tools its results answer (the record does not
+        say; the call does)."""
+        message = obj.get("message")
+        content = message.get("content") if isinstance(message, dict) else None
+        if not isinstance(content, list):
+            return obj
+        names = {}
+        for block in content:
+            if isinstance(block, dict) and block.get("type") == "tool_result":
+                tid = block.get("tool_use_id")
+                if isinstance(tid, str) and tid in self._names:
+                    names[tid] = self._names.pop(tid)
+        if not names:
+            return obj
+        return {**obj, TOOL_NAMES: names}
 
     def finish(self) -> list[tuple[int, dict]]:
         return self._flush() if self._id is not None else []
