@@ -156,11 +156,11 @@ def _results(fr: FileReport) -> Iterator[dict[str, Any]]:
             yield result
 
 
-@functools.cache
 #: SARIF's level for each severity (SARIF calls an informational result a "note")
 _LEVELS = {"error": "error", "warning": "warning", "info": "note"}
 
 
+@functools.cache
 def _rule_index() -> dict[str, int]:
     return {code: i for i, code in enumerate(RULES)}
 
