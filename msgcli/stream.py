@@ -38,8 +38,10 @@ class Item:
 class LogReader:
     """Reads one log into items; also keeps what ``stats`` needs of an event log."""
 
-    def __init__(self, name: str, dialect: str | None = None):
+    def __init__(self, name: str, dialect: str | None = None, redact: bool = False):
         self.name = name
+        #: mask secrets in every record before it is read (``--redact``: see msgcli.redact)
+        self.redact = redact
         self.forced: Dialect | None = get_dialect(dialect) if dialect else None
         self.dialect: Dialect | None = self.forced
         self.kind: str | None = None
@@ -80,6 +82,10 @@ class LogReader:
             if record.line > 0:
                 self.records += 1
             obj = record.obj
+            if self.redact:
+                from .redact import redact_record
+
+                obj = redact_record(obj)
             kind = self._kind_of(obj)
             if kind is None:
                 if self.on_skip is not None:

@@ -369,3 +369,63 @@ def test_rule_codes_are_documented():
     out = invoke("rules").output
     for code in ("K001", "K005", "K011", "K013", "K015"):
         assert re.search(rf"\b{code}\b", out)
+
+
+# -- redaction ------------------------------------------------------------------------------
+
+SECRETS = {
+    "anthropic": "sk-ant-api03-" + "Qx7" * 30,
+    "openai": "sk-proj-" + "Z9k" * 15,
+    "github": "ghp_" + "a1B2" * 9,
+    "aws-access-key-id": "AKIAIOSFODNN7EXAMPLE",
+    "google-api-key": "AIzaSyA" + "b" * 32,
+    "slack": "xoxb-123456789012-abcdefghijkl",
+    "private-key": "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA\n-----END RSA PRIVATE KEY-----",
+}
+
+
+def _session_with_secrets(tmp_path: Path) -> Path:
+    records = lines(REAL / "02-bash-ls" / "session.jsonl")
+    text = "\n".join(f"{k} is {v} here" for k, v in SECRETS.items())
+    text += "\nDB_PASSWORD=hunter2hunter2 and\ncurl -H 'Authorization: Bearer abcdefghijklmnop1234'"
+    for record in records:
+        if record.get("type") == "user" and isinstance(record["message"]["content"], list):
+            record["message"]["content"][0]["content"] = text
+            record["toolUseResult"]["stdout"] = text
+    path = tmp_path / "secrets.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    return path
+
+
+def test_show_redact_masks_secrets_and_keeps_the_words_around_them(tmp_path):
+    path = _session_with_secrets(tmp_path)
+    plain = invoke("show", "--no-pager", "--width", "200", str(path)).output
+    assert SECRETS["github"] in plain
+    out = invoke("show", "--no-pager", "--width", "200", "--redact", str(path)).output
+    for name, secret in SECRETS.items():
+        assert secret.splitlines()[-1] not in out, name
+        assert f"[REDACTED:{name}]" in out, name
+    assert "hunter2hunter2" not in out and "DB_PASSWORD=[REDACTED:assignment]" in out
+    assert "abcdefghijklmnop1234" not in out and "Authorization: Bearer [REDACTED:" in out
+    assert "github is [REDACTED:github] here" in out
+
+
+def test_convert_redact_masks_secrets_in_every_field(tmp_path):
+    path = _session_with_secrets(tmp_path)
+    out = tmp_path / "shared.jsonl"
+    result = invoke("convert", "--redact", "--to", "agentscope-py", str(path), "-o", str(out))
+    assert result.exit_code == 0
+    text = out.read_text(encoding="utf-8")
+    for secret in SECRETS.values():
+        assert secret.splitlines()[-1] not in text
+    assert "hunter2hunter2" not in text
+    # the structured tool result kept in metadata is masked too
+    assert text.count("[REDACTED:github]") >= 2
+
+
+def test_redaction_leaves_the_real_sessions_alone():
+    from msgcli.redact import redact_record
+
+    for path in SESSIONS + STREAMS:
+        for record in lines(path):
+            assert redact_record(record) == record, path

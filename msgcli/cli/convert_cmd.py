@@ -91,6 +91,14 @@ def convert(
             "back gives the original records; --no-carry drops it and reports each loss (X002).",
         ),
     ] = True,
+    redact: Annotated[
+        bool,
+        typer.Option(
+            "--redact",
+            help="Mask secrets (API keys, tokens, private keys, passwords, Authorization "
+            "headers) in the records written.",
+        ),
+    ] = False,
     dialect: DialectOption = None,
     output_format: FindingsFormatOption = Format.text,
     select: SelectOption = None,
@@ -141,6 +149,7 @@ def convert(
             out.write,
             dialect=options.dialect,
             carry=carry,
+            redact=redact,
             local=local,
             select=options.select,
             strict=options.strict,

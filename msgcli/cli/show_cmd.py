@@ -59,6 +59,14 @@ def show(
     no_thinking: Annotated[
         bool, typer.Option("--no-thinking", help="Hide thinking and hint blocks.")
     ] = False,
+    redact: Annotated[
+        bool,
+        typer.Option(
+            "--redact",
+            help="Mask secrets (API keys, tokens, private keys, passwords, Authorization "
+            "headers) before showing or exporting.",
+        ),
+    ] = False,
     metadata: Annotated[bool, typer.Option("--metadata", help="Show message metadata.")] = False,
     every: Annotated[
         bool,
@@ -162,7 +170,7 @@ def show(
         import io
 
         console = console_for(io.StringIO(), colour=True, width=width or 100, record=True)
-        view = View(console, options, filters, head=head, tail=tail)
+        view = View(console, options, filters, head=head, tail=tail, redact=redact)
         code = view.run(paths, chosen)
         for target, save in ((export_html, _save_html), (export_svg, _save_svg)):
             if target:
@@ -175,7 +183,7 @@ def show(
 
     if follow:
         console = console_for(stdout, colour=colour, width=width)
-        view = View(console, options, filters, head=head)
+        view = View(console, options, filters, head=head, redact=redact)
         try:
             code = view.follow(paths[0], chosen, idle=idle_timeout, live=terminal)
         except KeyboardInterrupt:
@@ -185,7 +193,7 @@ def show(
     paging = pager and terminal
     with open_pager(stdout if not paging else None) as (out, is_pager):
         console = console_for(out, colour=colour, width=width, terminal_width=is_pager or terminal)
-        view = View(console, options, filters, head=head, tail=tail)
+        view = View(console, options, filters, head=head, tail=tail, redact=redact)
         code = view.run(paths, chosen)
     raise typer.Exit(code)
 

@@ -35,6 +35,7 @@ def convert_paths(
     select: frozenset[str] | None = None,
     strict: bool = False,
     files: Callable[[str], Any] | None = None,
+    redact: bool = False,
 ) -> RunReport:
     """Convert every log named (files, directories, ``-``) into ``target``'s records.
 
@@ -58,7 +59,7 @@ def convert_paths(
                     chosen.strict,
                 )
             report = _convert_file(
-                name, source, target, write, file_dialect, carry, local, file_select
+                name, source, target, write, file_dialect, carry, local, file_select, redact
             )
             report.summary.strict = file_strict
         run.files.append(report)
@@ -94,6 +95,7 @@ def _convert_file(
     carry: bool,
     local: tzinfo | None,
     select: frozenset[str] | None,
+    redact: bool = False,
 ) -> FileReport:
     fs = FileSummary(path=name)
     report = FileReport(fs)
@@ -101,7 +103,7 @@ def _convert_file(
     def finding(line: int, code: str, message: str, ptr: str = "") -> None:
         _add(report, Finding(name, line, code, RULES[code].severity, message, ptr), select)
 
-    reader = LogReader(name, dialect)
+    reader = LogReader(name, dialect, redact)
 
     def skipped(line: int, obj: dict) -> None:
         found = classify(obj)

@@ -148,8 +148,10 @@ class View:
         filters: Filters | None = None,
         head: int | None = None,
         tail: int | None = None,
+        redact: bool = False,
     ):
         self.console = console
+        self.redact = redact
         self.options = options
         self.filters = filters or Filters()
         self.head = head
@@ -199,7 +201,7 @@ class View:
                 self._out(Text(visible(title), style="bold magenta"))
                 thread = Thread(self._print, self.filters)
                 try:
-                    for item in LogReader(path, msg.dialect).items(path):
+                    for item in LogReader(path, msg.dialect, self.redact).items(path):
                         thread.add(item)
                 except ReadError as exc:
                     self._unreadable(path, str(exc))
@@ -222,7 +224,7 @@ class View:
                     continue
                 thread = Thread(self._emit, self.filters)
                 try:
-                    for item in LogReader(name, dialect).items(source):
+                    for item in LogReader(name, dialect, self.redact).items(source):
                         thread.add(item)
                 except ReadError as exc:
                     self._unreadable(name, str(exc))
@@ -249,7 +251,7 @@ class View:
         except OSError as exc:
             self._unreadable(path, exc.strerror or str(exc))
             return 2
-        reader = LogReader(path, dialect)
+        reader = LogReader(path, dialect, self.redact)
         thread = Thread(self._emit, self.filters)
         try:
             if not live:
