@@ -584,7 +584,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--quick", action="store_true", help="the 10k and 100k corpora only (no 1M), one run each"
     )
-    parser.add_argument("--big", action="store_true", help="add a 1 GiB agentscope-py message log")
+    parser.add_argument(
+        "--big",
+        action="store_true",
+        help="add a 1 GiB agentscope-py message log and a 1 GiB Claude Code session",
+    )
     parser.add_argument(
         "--only",
         metavar="PATTERN",

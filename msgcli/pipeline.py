@@ -390,6 +390,12 @@ class _FileCheck:
 
     def _kind_of(self, obj: dict) -> str | None:
         """Detect the file's dialect from its first records; report records that do not fit."""
+        settled = self.dialect
+        if settled is not None and settled.distinct and self.forced is None:
+            # no other dialect claims this one's records: its own answer settles the record
+            kind = settled.classify(obj)
+            if kind is not None and kind == self.kind:
+                return kind
         found = classify(obj)
         if self.forced is not None:
             kind = EVENT if found == (self.forced, EVENT) else MESSAGE

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import re
 from collections import defaultdict
 from pathlib import Path
@@ -429,3 +430,28 @@ def test_redaction_leaves_the_real_sessions_alone():
     for path in SESSIONS + STREAMS:
         for record in lines(path):
             assert redact_record(record) == record, path
+
+
+def test_readme_claude_code_examples_are_what_msgcli_prints(monkeypatch):
+    from conftest import ROOT
+
+    monkeypatch.chdir(ROOT)
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for command in (
+        "msgcli validate fixtures/newer/claude-code/invented-release.jsonl",
+        "msgcli convert --to agentscope-py -o shared.jsonl "
+        "fixtures/real/claude-code/03-parallel-read/session.jsonl",
+    ):
+        shown = readme.split(f"$ {command}\n", 1)[1].split("```", 1)[0].rstrip("\n").splitlines()
+        args = command.split()[1:]
+        if "-o" in args:
+            args[args.index("-o") + 1] = os.devnull
+        result = runner.invoke(app, args, catch_exceptions=False)
+        assert (result.output).rstrip("\n").splitlines() == shown
+    stats = "msgcli stats " + str(
+        Path("fixtures/real/claude-code/09-subagent/projects/-tmp-cc-work-09-subagent")
+        / "e53477da-f35b-4b62-8591-b926e937a2f0.jsonl"
+    )
+    shown = readme.split(f"$ {stats}\n", 1)[1].split("...", 1)[0].rstrip("\n").splitlines()
+    out = invoke(*stats.split()[1:]).output.splitlines()
+    assert out[: len(shown)] == shown

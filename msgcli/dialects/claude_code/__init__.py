@@ -56,6 +56,7 @@ class ClaudeCodeDialect(Dialect):
     tool_call_id_key = "id"
     #: the checks across records follow the uuid graph of the whole file
     splittable = False
+    distinct = True
     stats_details = True
     writable = False
 
@@ -66,10 +67,14 @@ class ClaudeCodeDialect(Dialect):
             if "agentType" in obj and "toolUseId" in obj:
                 return MESSAGE
             return None
+        # Claude Code's record types are lower case (AgentScope's event types are not), and
+        # its records carry none of AgentScope's reply ids and creation times
+        if not kind.islower() or "reply_id" in obj or "replyId" in obj:
+            return None
         if "sessionId" in obj:
             return MESSAGE
         if "session_id" in obj:
-            return EVENT
+            return EVENT if "created_at" not in obj else None
         if kind in _NO_SESSION_TYPES and (
             "snapshot" in obj or "leafUuid" in obj or "messageId" in obj
         ):
