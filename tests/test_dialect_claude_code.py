@@ -166,9 +166,7 @@ def test_stats_counts_each_distinct_tool_use_once(path):
         per_tool[name] += 1
     assert {k: v["calls"] for k, v in report["tools"]["by_tool"].items()} == per_tool
     # one message per API response: as many assistant messages as distinct message ids
-    responses = {
-        r["message"]["id"] for r in lines(path) if r.get("type") == "assistant"
-    }
+    responses = {r["message"]["id"] for r in lines(path) if r.get("type") == "assistant"}
     assert report["messages"]["by_role"].get("assistant", 0) == len(responses)
     assert report["records"] == len(lines(path))
 
@@ -381,7 +379,8 @@ SECRETS = {
     "aws-access-key-id": "AKIAIOSFODNN7EXAMPLE",
     "google-api-key": "AIzaSyA" + "b" * 32,
     "slack": "xoxb-123456789012-abcdefghijkl",
-    "private-key": "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA\n-----END RSA PRIVATE KEY-----",
+    "private-key": "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA\n"
+    "-----END RSA PRIVATE KEY-----",
 }
 
 
@@ -455,3 +454,17 @@ def test_readme_claude_code_examples_are_what_msgcli_prints(monkeypatch):
     shown = readme.split(f"$ {stats}\n", 1)[1].split("...", 1)[0].rstrip("\n").splitlines()
     out = invoke(*stats.split()[1:]).output.splitlines()
     assert out[: len(shown)] == shown
+
+
+def test_an_unknown_stream_json_type_is_an_info_finding(tmp_path):
+    records = lines(REAL / "17-partial-messages" / "stream.jsonl")
+    records.insert(1, {"type": "hologram", "session_id": records[0]["session_id"], "uuid": "x"})
+    records.insert(2, {**records[0], "subtype": "weather_report"})
+    path = tmp_path / "stream.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    run = validate_paths([path])
+    assert [(f.line, f.code, f.severity.value) for f in run.findings()] == [
+        (2, "K015", "info"),
+        (3, "K015", "info"),
+    ]
+    assert run.exit_code == 0

@@ -128,7 +128,8 @@ def convert(
     from ..dialects import get_dialect
 
     if not get_dialect(to.value).writable:
-        raise _fail(f"--to {to.value}: msgcli reads {get_dialect(to.value).title} files, it does not write them")
+        title = get_dialect(to.value).title
+        raise _fail(f"--to {to.value}: msgcli reads {title} files, it does not write them")
     options = _resolver(
         config=config,
         no_config=no_config,

@@ -1,7 +1,8 @@
 """GitHub Actions workflow commands: one annotation per finding.
 
 The format is exactly ``::error file=PATH,line=N,title=CODE::message``
-(``::warning`` for warnings, ``::notice`` for info findings), escaped as the Actions runner expects, so each
+(``::warning`` for warnings, ``::notice`` for info
+findings), escaped as the Actions runner expects, so each
 finding shows on the pull request at its line.
 """
 

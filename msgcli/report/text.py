@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from typing import TextIO
 
-from ..findings import ERROR, INFO
+from ..findings import INFO
 from ..pipeline import RunReport
 from ..textsafe import visible
 

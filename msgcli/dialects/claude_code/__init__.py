@@ -241,9 +241,7 @@ def _block(raw: Any, path: tuple, names: Any = None) -> Block:
             if source.get("type") == "url":
                 src = Source("url", url=source.get("url"), media_type=source.get("media_type"))
             else:
-                src = Source(
-                    "base64", data=source.get("data"), media_type=source.get("media_type")
-                )
+                src = Source("base64", data=source.get("data"), media_type=source.get("media_type"))
         return DataBlock("data", path=path, kind=kind, source=src)
     return UnknownBlock("unknown", path=path, raw=raw)
 

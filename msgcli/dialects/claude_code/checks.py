@@ -157,7 +157,7 @@ class SessionChecker:
         uuid = obj.get("uuid")
         if type(uuid) is str:
             if uuid in self.uuids:
-                emit("K006", f"uuid {short(uuid)} is already the uuid of an earlier record", "/uuid")
+                emit("K006", f"uuid {short(uuid)} is the uuid of an earlier record too", "/uuid")
             else:
                 self.uuids.add(uuid)
         parent = obj.get("parentUuid")

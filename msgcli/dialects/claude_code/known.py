@@ -77,7 +77,8 @@ RECORD_FIELDS: dict[str, frozenset[str]] = {
         "thinkingDurationMs",
         "toolInputStreamMs",
     },
-    "attachment": _ENVELOPE | {"attachment", "rendered", "renderedRole", "renderedBesideToolResult"},
+    "attachment": _ENVELOPE
+    | {"attachment", "rendered", "renderedRole", "renderedBesideToolResult"},
     "system": _ENVELOPE
     | {
         "subtype",

@@ -155,10 +155,10 @@ class StreamReplayer(Replayer):
         elif etype == "content_block_delta":
             self._delta(current, index, event.get("delta"))
         elif etype == "content_block_stop":
-            block = current.blocks.pop(index, None) if type(index) is int else None
-            if block is None:
+            if type(index) is not int or index not in current.blocks:
                 self.emit("E002", f"content_block_stop for block {index} that never started")
                 return
+            block = current.blocks.pop(index)
             parts = current.json.pop(index, None)
             if parts is not None:
                 text = "".join(parts)
