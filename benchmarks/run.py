@@ -256,8 +256,9 @@ def corpus_rows(built: corpora.Built, jobs: bool) -> list[Row]:
             f"msgcli convert --to {other}",
             [msgcli, "convert", "-q", "--zone", "UTC", "--to", other, "-o", converted, path],
         )
-        request = str(out.with_suffix(".openai.json"))
-        add("msgcli format -p openai", [msgcli, "format", "-p", "openai", "-o", request, path])
+        if spec.dialect != "claude-code":  # format follows the frameworks' formatters
+            request = str(out.with_suffix(".openai.json"))
+            add("msgcli format -p openai", [msgcli, "format", "-p", "openai", "-o", request, path])
     if spec.cut == "100k":
         schemas = ROOT / "schemas" / spec.dialect
         argv = [*loops, "jsonschema", path, "--limit", str(JSONSCHEMA_SAMPLE)]

@@ -468,3 +468,9 @@ def test_an_unknown_stream_json_type_is_an_info_finding(tmp_path):
         (3, "K015", "info"),
     ]
     assert run.exit_code == 0
+
+
+def test_format_says_plainly_that_claude_code_logs_are_not_formatted():
+    result = invoke("format", "-p", "openai", str(REAL / "02-bash-ls" / "session.jsonl"))
+    assert result.exit_code == 2
+    assert "Claude Code session logs are not formatted" in result.output
