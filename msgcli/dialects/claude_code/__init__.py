@@ -61,6 +61,8 @@ class ClaudeCodeDialect(Dialect):
     writable = False
 
     def classify(self, obj: dict) -> str | None:
+        if type(obj) is not dict:
+            return None
         kind = obj.get("type")
         if type(kind) is not str:
             # a subagent's agent-<id>.meta.json
