@@ -382,7 +382,8 @@ CLAUDE_CODE_MESSAGES = [
     *lines(_CC / "23-interactive" / "session.jsonl"),
     *lines(_CC / "19-compact" / "session.jsonl"),
     *lines(
-        _CC / "09-subagent/projects/-tmp-cc-work-09-subagent/e53477da-f35b-4b62-8591-b926e937a2f0"
+        _CC
+        / "09-subagent/projects/-tmp-cc-work-09-subagent/e53477da-f35b-4b62-8591-b926e937a2f0"
         / "subagents/agent-a9cc50b2b12bfa1ca.meta.json"
     ),
 ]

@@ -175,8 +175,13 @@ class View:
         if unit.item.message is None:
             self.console.print(render_notice(unit.item))
             return
-        self._out(render_unit(unit, self.options))
-        self._out(Text())
+        if self.depth:
+            from rich.padding import Padding
+
+            self.console.print(Padding(render_unit(unit, self.options), (0, 0, 0, 4 * self.depth)))
+        else:
+            self.console.print(render_unit(unit, self.options))
+        self.console.print()
         self._nested(unit)
 
     def _out(self, renderable: Any) -> None:
