@@ -112,20 +112,22 @@ class SessionChecker:
             ]:
                 emit(code, message, ptr)
         known = RECORD_FIELDS[kind]
-        for key in obj:
-            if key not in known:
+        if not known.issuperset(obj):
+            for key in obj:
+                if key not in known:
+                    emit(
+                        "K004",
+                        f"field {short(key)} is not one msgcli knows on {_a(kind)} record: kept",
+                        "/" + key.replace("~", "~0").replace("/", "~1"),
+                    )
+        if self.session is not None:
+            session = obj.get("sessionId")
+            if session != self.session and type(session) is str:
                 emit(
-                    "K004",
-                    f"field {short(key)} is not one msgcli knows on {_a(kind)} record: kept",
-                    "/" + key.replace("~", "~0").replace("/", "~1"),
+                    "K008",
+                    f"sessionId {short(session)} differs from the file's name ({self.session})",
+                    "/sessionId",
                 )
-        session = obj.get("sessionId")
-        if self.session is not None and type(session) is str and session != self.session:
-            emit(
-                "K008",
-                f"sessionId {short(session)} differs from the file's name ({self.session})",
-                "/sessionId",
-            )
         if kind in GRAPH_TYPES:
             self._graph(line, obj, kind)
         elif kind == "last-prompt":
@@ -204,7 +206,7 @@ class SessionChecker:
         message = obj.get("message")
         if not isinstance(message, dict):
             return
-        for key in message:
+        for key in () if MESSAGE_FIELDS.issuperset(message) else message:
             if key not in MESSAGE_FIELDS:
                 emit(
                     "K004",
@@ -221,31 +223,20 @@ class SessionChecker:
         mid = message.get("id")
         if type(mid) is not str:
             return
-        usage = message.get("usage")
-        counts = (
-            tuple(
-                usage.get(k)
-                for k in (
-                    "input_tokens",
-                    "output_tokens",
-                    "cache_read_input_tokens",
-                    "cache_creation_input_tokens",
-                )
-            )
-            if isinstance(usage, dict)
-            else None
-        )
-        sig = (model, obj.get("requestId"), counts, message.get("stop_reason"))
+        sig = (model, obj.get("requestId"), message.get("usage"), message.get("stop_reason"))
         seen = self.responses.get(mid)
         if seen is None:
             self.responses[mid] = (line, sig)
             if len(self.responses) > _RESPONSES_KEPT:
                 self.responses.popitem(last=False)
-        elif seen[1] != sig:
+        elif seen[1] != sig and _counts(seen[1]) != _counts(sig):
             what = [
                 name
                 for name, a, b in zip(
-                    ("model", "requestId", "usage", "stop_reason"), seen[1], sig, strict=True
+                    ("model", "requestId", "usage", "stop_reason"),
+                    _counts(seen[1]),
+                    _counts(sig),
+                    strict=True,
                 )
                 if a != b
             ]
@@ -379,6 +370,22 @@ class SessionChecker:
                 f"that started agent {short(self.agent)}",
                 line=self.agent_line,
             )
+
+
+_TOKEN_KEYS = (
+    "input_tokens",
+    "output_tokens",
+    "cache_read_input_tokens",
+    "cache_creation_input_tokens",
+)
+
+
+def _counts(sig: tuple) -> tuple:
+    """A response signature with its usage as the four token counts (what must agree; a
+    release may add other keys to usage)."""
+    model, request, usage, stop = sig
+    counts = tuple(usage.get(k) for k in _TOKEN_KEYS) if isinstance(usage, dict) else usage
+    return model, request, counts, stop
 
 
 def _lines_with(path: str, needle: bytes):
