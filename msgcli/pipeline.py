@@ -432,6 +432,7 @@ class _FileCheck:
             own = dialect.record_checker(self.emit, self.name)
             if own is not None:
                 # a dialect with its own record rules (Claude Code sessions)
+                own.digests = self.digests
                 self.cross = own
                 self._check_message = (  # type: ignore[method-assign]
                     lambda obj, recovered: own.check(self.line, obj, recovered)

@@ -474,3 +474,26 @@ def test_format_says_plainly_that_claude_code_logs_are_not_formatted():
     result = invoke("format", "-p", "openai", str(REAL / "02-bash-ls" / "session.jsonl"))
     assert result.exit_code == 2
     assert "Claude Code session logs are not formatted" in result.output
+
+
+def test_a_session_checked_in_parts_gives_the_findings_of_one_pass(monkeypatch):
+    from msgcli import parallel
+    from msgcli.pipeline import Options
+
+    path = FIXTURES / "invalid" / "claude-code" / "6645826f-2c30-4b72-b895-49259659e657.jsonl"
+    single = validate_paths([path], Options(jobs=1))
+    planned = []
+    plan = parallel._plan_parts
+
+    def spy(*args):
+        result = plan(*args)
+        planned.append(result)
+        return result
+
+    monkeypatch.setattr(parallel, "_plan_parts", spy)
+    monkeypatch.setattr(parallel, "SPLIT_BYTES", 1)
+    monkeypatch.setattr(parallel, "PART_BYTES", 2048)
+    split = validate_paths([path], Options(jobs=2))
+    assert planned and planned[0] is not None and len(planned[0][1]) > 3
+    assert [str(f) for f in split.findings()] == [str(f) for f in single.findings()]
+    assert len(single.findings()) == 10

@@ -107,8 +107,6 @@ class Dialect:
     tool_call_name_key: str = "name"
     #: what the dialect calls the items of ``content`` ("block" or "element")
     block_word: str = "block"
-    #: whether ``validate -j`` may check a large file of this dialect in parts
-    splittable: bool = True
     #: whether the dialect's records are told apart from every other dialect's by
     #: :meth:`classify` alone (so a file settled on it asks only it about each record)
     distinct: bool = False

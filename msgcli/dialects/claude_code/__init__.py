@@ -54,8 +54,6 @@ class ClaudeCodeDialect(Dialect):
     name = "claude-code"
     title = "Claude Code session"
     tool_call_id_key = "id"
-    #: the checks across records follow the uuid graph of the whole file
-    splittable = False
     distinct = True
     stats_details = True
     writable = False

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import re
-from collections import OrderedDict
 from typing import Any
 
 import orjson
@@ -34,8 +33,6 @@ __all__ = ["SessionChecker"]
 
 _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 _AGENT_FILE = re.compile(r"agent-(.+)\.(?:jsonl|meta\.json)")
-#: responses remembered for comparing their records (records of one response are close)
-_RESPONSES_KEPT = 256
 
 
 def _a(word: str) -> str:
@@ -72,10 +69,15 @@ class SessionChecker:
         self.calls: dict[str, _Call] = {}
         self.answered: set[str] = set()
         self.early: dict[str, tuple[int, Any]] = {}
-        self.responses: OrderedDict[str, tuple[int, tuple]] = OrderedDict()
+        #: the response being written: ``(message id, line of its first record, signature)``;
+        #: its records come before any record of the next response
+        self.response: tuple[Any, int, tuple] = (None, 0, ())
         self.last_mid: Any = None
         self.meta_tool: tuple[int, str] | None = None
         self.agent_line = 0
+        #: a worker checking part of a large file records each record's digest here instead
+        #: (see msgcli.parallel); None: the checks across records run as the file is read
+        self.digests: list | None = None
 
     # -- per record -------------------------------------------------------------
 
@@ -88,6 +90,9 @@ class SessionChecker:
             return schema
 
     def check(self, line: int, obj: dict, recovered: bool = False) -> None:
+        """The checks of one record; what the checks across records need of it goes to
+        :meth:`feed_digest`, here or (a large file checked in parts) in the process that
+        owns the file, in file order."""
         emit = self.emit
         kind = obj.get("type")
         if type(kind) is not str:
@@ -104,7 +109,7 @@ class SessionChecker:
                 "/type",
             )
             if kind and "uuid" in obj:
-                self._graph(line, obj, kind)
+                self._out(line, _digest(obj, kind))
             return
         if recovered or not schema.is_valid(obj):
             for code, message, ptr in explain(schema, obj) or [
@@ -129,11 +134,18 @@ class SessionChecker:
                     "/sessionId",
                 )
         if kind in GRAPH_TYPES:
-            self._graph(line, obj, kind)
+            self._record(obj, kind)
+            self._out(line, _digest(obj, kind))
         elif kind == "last-prompt":
             leaf = obj.get("leafUuid")
             if type(leaf) is str:
-                self._ref(line, "/leafUuid", leaf)
+                self._out(line, (kind, None, (("/leafUuid", leaf),), None, None, (), (), None))
+
+    def _out(self, line: int, item: tuple) -> None:
+        if self.digests is not None:
+            self.digests.append((line, item))
+        else:
+            self.feed_digest(line, item)
 
     def _meta(self, line: int, obj: dict, recovered: bool) -> None:
         """A subagent's ``agent-<id>.meta.json``."""
@@ -148,30 +160,13 @@ class SessionChecker:
                 self.emit("K004", f"field {short(key)} is not one msgcli knows: kept", f"/{key}")
         tool = obj.get("toolUseId")
         if type(tool) is str:
-            self.meta_tool = (line, tool)
+            self._out(line, ("meta", None, (), None, None, (), (), tool))
 
-    def _ref(self, line: int, ptr: str, ref: str) -> None:
-        if ref not in self.uuids:
-            self.forward.append((line, ptr, ref))
-
-    def _graph(self, line: int, obj: dict, kind: str) -> None:
+    def _record(self, obj: dict, kind: str) -> None:
+        """The checks of a graph record that need only the record."""
         emit = self.emit
-        uuid = obj.get("uuid")
-        if type(uuid) is str:
-            if uuid in self.uuids:
-                emit("K006", f"uuid {short(uuid)} is the uuid of an earlier record too", "/uuid")
-            else:
-                self.uuids.add(uuid)
-        parent = obj.get("parentUuid")
-        if type(parent) is str:
-            self._ref(line, "/parentUuid", parent)
-        logical = obj.get("logicalParentUuid")
-        if type(logical) is str:
-            self._ref(line, "/logicalParentUuid", logical)
         if self.agent is not None:
             agent = obj.get("agentId")
-            if not self.agent_line:
-                self.agent_line = line
             if type(agent) is str and agent != self.agent:
                 emit(
                     "K014",
@@ -180,9 +175,22 @@ class SessionChecker:
                     "/agentId",
                 )
         if kind == "assistant":
-            self._assistant(line, obj, uuid)
-        elif kind == "user":
-            self._user(line, obj)
+            message = obj.get("message")
+            if not isinstance(message, dict):
+                return
+            for key in () if MESSAGE_FIELDS.issuperset(message) else message:
+                if key not in MESSAGE_FIELDS:
+                    emit(
+                        "K004",
+                        f"field {short(key)} is not one msgcli knows in an assistant message: kept",
+                        f"/message/{key}",
+                    )
+            if message.get("model") == SYNTHETIC_MODEL and obj.get("isApiErrorMessage") is True:
+                text = ""
+                content = message.get("content")
+                if isinstance(content, list) and content and isinstance(content[0], dict):
+                    text = content[0].get("text") or ""
+                emit("K013", f"the API call failed: {short(text, 120)}", "/message/content")
         elif kind == "attachment":
             att = obj.get("attachment")
             what = att.get("type") if isinstance(att, dict) else None
@@ -201,74 +209,77 @@ class SessionChecker:
                     "/subtype",
                 )
 
-    def _assistant(self, line: int, obj: dict, uuid: Any) -> None:
+    # -- across records ---------------------------------------------------------
+
+    def feed_digest(self, line: int, item: tuple) -> None:
+        """The checks across records, from a record's digest (see :func:`_digest`)."""
+        kind, uuid, refs, mid, sig, calls, results, source = item
         emit = self.emit
-        message = obj.get("message")
-        if not isinstance(message, dict):
+        if kind == "meta":
+            self.meta_tool = (line, source)
             return
-        for key in () if MESSAGE_FIELDS.issuperset(message) else message:
-            if key not in MESSAGE_FIELDS:
+        if self.agent is not None and not self.agent_line and kind in GRAPH_TYPES:
+            self.agent_line = line
+        uuids = self.uuids
+        if uuid is not None:
+            if uuid in uuids:
                 emit(
-                    "K004",
-                    f"field {short(key)} is not one msgcli knows in an assistant message: kept",
-                    f"/message/{key}",
+                    "K006",
+                    f"uuid {short(uuid)} is the uuid of an earlier record too",
+                    "/uuid",
+                    line=line,
                 )
-        model = message.get("model")
-        if model == SYNTHETIC_MODEL and obj.get("isApiErrorMessage") is True:
-            text = ""
-            content = message.get("content")
-            if isinstance(content, list) and content and isinstance(content[0], dict):
-                text = content[0].get("text") or ""
-            emit("K013", f"the API call failed: {short(text, 120)}", "/message/content")
-        mid = message.get("id")
-        if type(mid) is not str:
-            return
-        sig = (model, obj.get("requestId"), message.get("usage"), message.get("stop_reason"))
-        seen = self.responses.get(mid)
-        if seen is None:
-            self.responses[mid] = (line, sig)
-            if len(self.responses) > _RESPONSES_KEPT:
-                self.responses.popitem(last=False)
-        elif seen[1] != sig and _counts(seen[1]) != _counts(sig):
+            else:
+                uuids.add(uuid)
+        for ptr, ref in refs:
+            if ref not in uuids:
+                self.forward.append((line, ptr, ref))
+        if mid is not None:
+            self._response(line, mid, sig)
+            for tid, name, index in calls:
+                self._call(line, uuid, mid, tid, name, index)
+        for tid, index in results:
+            self._result(line, source, tid, index)
+
+    def _response(self, line: int, mid: str, sig: tuple) -> None:
+        current, first, seen_sig = self.response
+        if mid != current:
+            self.response = (mid, line, sig)
+        elif seen_sig != sig and _counts(seen_sig) != _counts(sig):
             what = [
                 name
                 for name, a, b in zip(
                     ("model", "requestId", "usage", "stop_reason"),
-                    _counts(seen[1]),
+                    _counts(seen_sig),
                     _counts(sig),
                     strict=True,
                 )
                 if a != b
             ]
-            emit(
+            self.emit(
                 "K007",
                 f"this record of response {short(mid)} differs from its record on line "
-                f"{seen[0]} in {', '.join(what)}",
+                f"{first} in {', '.join(what)}",
                 "/message",
+                line=line,
             )
         self.last_mid = mid
-        content = message.get("content")
-        if not isinstance(content, list):
+
+    def _call(self, line: int, uuid: Any, mid: str, tid: str, name: Any, index: int) -> None:
+        if tid in self.calls or tid in self.answered:
+            self.emit(
+                "I002",
+                f"tool call id {short(tid)} is used by an earlier tool call too",
+                f"/message/content/{index}/id",
+                line=line,
+            )
             return
-        for index, block in enumerate(content):
-            if not isinstance(block, dict) or block.get("type") != "tool_use":
-                continue
-            tid = block.get("id")
-            if type(tid) is not str:
-                continue
-            if tid in self.calls or tid in self.answered:
-                emit(
-                    "I002",
-                    f"tool call id {short(tid)} is used by an earlier tool call too",
-                    f"/message/content/{index}/id",
-                )
-                continue
-            early = self.early.pop(tid, None)
-            if early is not None:
-                self.answered.add(tid)
-                self._source(early[0], early[1], uuid, tid)
-            else:
-                self.calls[tid] = _Call(line, uuid, block.get("name"), mid)
+        early = self.early.pop(tid, None)
+        if early is not None:
+            self.answered.add(tid)
+            self._source(early[0], early[1], uuid, tid)
+        else:
+            self.calls[tid] = _Call(line, uuid, name, mid)
 
     def _source(self, line: int, source: Any, uuid: Any, tid: str) -> None:
         if type(source) is str and source != uuid:
@@ -280,30 +291,20 @@ class SessionChecker:
                 line=line,
             )
 
-    def _user(self, line: int, obj: dict) -> None:
-        message = obj.get("message")
-        content = message.get("content") if isinstance(message, dict) else None
-        if not isinstance(content, list):
-            return
-        source = obj.get("sourceToolAssistantUUID")
-        for index, block in enumerate(content):
-            if not isinstance(block, dict) or block.get("type") != "tool_result":
-                continue
-            tid = block.get("tool_use_id")
-            if type(tid) is not str:
-                continue
-            call = self.calls.pop(tid, None)
-            if call is not None:
-                self.answered.add(tid)
-                self._source(line, source, call.uuid, tid)
-            elif tid in self.answered or tid in self.early:
-                self.emit(
-                    "K012",
-                    f"a second result for tool call {short(tid)}",
-                    f"/message/content/{index}/tool_use_id",
-                )
-            else:
-                self.early[tid] = (line, source)
+    def _result(self, line: int, source: Any, tid: str, index: int) -> None:
+        call = self.calls.pop(tid, None)
+        if call is not None:
+            self.answered.add(tid)
+            self._source(line, source, call.uuid, tid)
+        elif tid in self.answered or tid in self.early:
+            self.emit(
+                "K012",
+                f"a second result for tool call {short(tid)}",
+                f"/message/content/{index}/tool_use_id",
+                line=line,
+            )
+        else:
+            self.early[tid] = (line, source)
 
     # -- at the end -------------------------------------------------------------
 
@@ -370,6 +371,56 @@ class SessionChecker:
                 f"that started agent {short(self.agent)}",
                 line=self.agent_line,
             )
+
+
+def _digest(obj: dict, kind: str) -> tuple:
+    """What the checks across records need of a graph record: ``(kind, uuid, references,
+    message id, response signature, tool calls, tool results, sourceToolAssistantUUID)``."""
+    uuid = obj.get("uuid")
+    if type(uuid) is not str:
+        uuid = None
+    refs: tuple = ()
+    parent = obj.get("parentUuid")
+    if type(parent) is str:
+        refs = (("/parentUuid", parent),)
+    logical = obj.get("logicalParentUuid")
+    if type(logical) is str:
+        refs += (("/logicalParentUuid", logical),)
+    mid = sig = None
+    calls: tuple = ()
+    results: tuple = ()
+    source = None
+    message = obj.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    if kind == "assistant" and isinstance(message, dict):
+        found = message.get("id")
+        if type(found) is str:
+            mid = found
+            sig = (
+                message.get("model"),
+                obj.get("requestId"),
+                message.get("usage"),
+                message.get("stop_reason"),
+            )
+            if isinstance(content, list):
+                calls = tuple(
+                    (b["id"], b.get("name"), i)
+                    for i, b in enumerate(content)
+                    if isinstance(b, dict)
+                    and b.get("type") == "tool_use"
+                    and type(b.get("id")) is str
+                )
+    elif kind == "user" and isinstance(content, list):
+        results = tuple(
+            (b["tool_use_id"], i)
+            for i, b in enumerate(content)
+            if isinstance(b, dict)
+            and b.get("type") == "tool_result"
+            and type(b.get("tool_use_id")) is str
+        )
+        if results:
+            source = obj.get("sourceToolAssistantUUID")
+    return kind, uuid, refs, mid, sig, calls, results, source
 
 
 _TOKEN_KEYS = (
