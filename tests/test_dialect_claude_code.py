@@ -497,3 +497,20 @@ def test_a_session_checked_in_parts_gives_the_findings_of_one_pass(monkeypatch):
     assert planned and planned[0] is not None and len(planned[0][1]) > 3
     assert [str(f) for f in split.findings()] == [str(f) for f in single.findings()]
     assert len(single.findings()) == 10
+
+
+def test_a_resumed_session_counts_both_runs():
+    # 13a-resume's file starts with the bytes 02-bash-ls's run wrote, then the resumed run
+    first = (REAL / "02-bash-ls" / "session.jsonl").read_bytes()
+    resumed = REAL / "13a-resume" / "session.jsonl"
+    assert resumed.read_bytes().startswith(first)
+    usage = [
+        r["usage"]
+        for scenario in ("02-bash-ls", "13a-resume")
+        for r in _results(REAL / scenario / "stream.jsonl")
+    ]
+    tokens = json.loads(invoke("stats", "--format", "json", str(resumed)).output)["files"][0][
+        "tokens"
+    ]
+    assert tokens["input"] == sum(u["input_tokens"] for u in usage)
+    assert tokens["output"] == sum(u["output_tokens"] for u in usage)
