@@ -477,9 +477,12 @@ def test_format_says_plainly_that_claude_code_logs_are_not_formatted():
 
 
 def test_a_session_checked_in_parts_gives_the_findings_of_one_pass(monkeypatch):
+    """The checks across records also run over the digests of parts, in file order."""
     from msgcli import parallel
+    from msgcli.dialects.claude_code import DIALECT
     from msgcli.pipeline import Options
 
+    monkeypatch.setattr(DIALECT, "splittable", True)  # off by default: see the dialect
     path = FIXTURES / "invalid" / "claude-code" / "6645826f-2c30-4b72-b895-49259659e657.jsonl"
     single = validate_paths([path], Options(jobs=1))
     planned = []

@@ -110,6 +110,8 @@ class Dialect:
     #: whether the dialect's records are told apart from every other dialect's by
     #: :meth:`classify` alone (so a file settled on it asks only it about each record)
     distinct: bool = False
+    #: whether ``validate -j`` checks a large file of this dialect in parts
+    splittable: bool = True
     #: whether ``stats`` asks :meth:`note_stats` about every message
     stats_details: bool = False
     #: whether ``convert`` can write this dialect (and so convert back to it)
