@@ -34,6 +34,8 @@ ROOT = Path(__file__).resolve().parent.parent
 # keys whose string values are ids to make fresh in every repetition
 ID_KEYS = frozenset(
     {"id", "reply_id", "replyId", "block_id", "blockId", "tool_call_id", "toolCallId", "call_id"}
+    # Claude Code: record uuids and what points at them, tool results, requests
+    | {"uuid", "leafUuid", "tool_use_id", "requestId", "promptId", "messageId"}
 )
 # shorter values at those keys are names, not ids ("text", "thinking", "" in AgentScope Java)
 MIN_ID_LENGTH = 16
@@ -404,6 +406,23 @@ ANTHROPIC_EVENTS = _logs(
     "stop-max-tokens/events",
     "structured-output/events",
 )
+
+# real Claude Code 2.1.197 sessions (no subagent, no resume): one repetition is ten sessions
+CLAUDE_CODE = tuple(
+    f"fixtures/real/claude-code/{name}/session.jsonl"
+    for name in (
+        "02-bash-ls",
+        "03-parallel-read",
+        "04-write-edit-read",
+        "05a-todowrite",
+        "06-thinking",
+        "07-bash-fails",
+        "08-tool-denied",
+        "10-image-read",
+        "15-max-tokens",
+        "17-partial-messages",
+    )
+)
 FAMILIES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("agentscope-py", "messages", ("fixtures/real/agentscope-py/transcript.jsonl",)),
     ("loongflow", "messages", ("fixtures/real/loongflow/transcript.jsonl",)),
@@ -411,6 +430,7 @@ FAMILIES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("agentscope-py", "events", PY_EVENTS),
     ("agentscope-java", "events", JAVA_EVENTS),
     ("anthropic", "events", ANTHROPIC_EVENTS),
+    ("claude-code", "messages", CLAUDE_CODE),
 )
 SIZES = {"10k": 10_000, "100k": 100_000, "1m": 1_000_000}
 BIG_SIZE = 1 << 30
@@ -428,9 +448,9 @@ def specs(sizes: tuple[str, ...], big: bool) -> list[Spec]:
         for dialect, kind, sources in FAMILIES
     ]
     if big:
-        dialect, kind, sources = FAMILIES[0]
-        name = f"{family_name(dialect, kind)}-1gib"
-        out.append(Spec(name, dialect, kind, sources, "1gib", size=BIG_SIZE))
+        for dialect, kind, sources in (FAMILIES[0], FAMILIES[-1]):
+            name = f"{family_name(dialect, kind)}-1gib"
+            out.append(Spec(name, dialect, kind, sources, "1gib", size=BIG_SIZE))
     return out
 
 

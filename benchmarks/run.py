@@ -262,8 +262,9 @@ def corpus_rows(built: corpora.Built, jobs: bool) -> list[Row]:
             f"msgcli convert --to {other}",
             [msgcli, "convert", "-q", "--zone", "UTC", "--to", other, "-o", converted, path],
         )
-        request = str(out.with_suffix(".openai.json"))
-        add("msgcli format -p openai", [msgcli, "format", "-p", "openai", "-o", request, path])
+        if spec.dialect != "claude-code":  # format follows the frameworks' formatters
+            request = str(out.with_suffix(".openai.json"))
+            add("msgcli format -p openai", [msgcli, "format", "-p", "openai", "-o", request, path])
     if spec.cut == "100k":
         schemas = ROOT / "schemas" / spec.dialect
         argv = [*loops, "jsonschema", path, "--limit", str(JSONSCHEMA_SAMPLE)]
@@ -590,7 +591,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--quick", action="store_true", help="the 10k and 100k corpora only (no 1M), one run each"
     )
-    parser.add_argument("--big", action="store_true", help="add a 1 GiB agentscope-py message log")
+    parser.add_argument(
+        "--big",
+        action="store_true",
+        help="add a 1 GiB agentscope-py message log and a 1 GiB Claude Code session",
+    )
     parser.add_argument(
         "--only",
         metavar="PATTERN",

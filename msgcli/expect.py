@@ -29,7 +29,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .findings import ERROR, Finding
+from .findings import ERROR, WARNING, Finding
 from .pipeline import LOG_SUFFIXES, FileReport
 from .rules import RETIRED, RULES
 
@@ -127,8 +127,9 @@ def settle(report: FileReport, select: frozenset[str], sidecar: str | None) -> F
     expected: list[Finding] = []
     if sidecar is None:
         expected = own
-        if not any(f.severity is ERROR for f in own) and not (fs.strict and own):
-            found = f" (only {_count(len(own), 'warning')})" if own else ""
+        warned = [f for f in own if f.severity is WARNING]
+        if not any(f.severity is ERROR for f in own) and not (fs.strict and warned):
+            found = f" (only {_count(len(warned), 'warning')})" if warned else ""
             problems.append(
                 _finding(
                     fs.path,

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
-__all__ = ["ERROR", "LOG_SUFFIXES", "WARNING", "Finding", "Severity", "Summary", "suffix_list"]
+__all__ = ["ERROR", "INFO", "LOG_SUFFIXES", "WARNING", "Finding", "Severity", "Summary", "suffix_list"]
 
 #: what a directory is searched for (its hidden folders and files are skipped)
 LOG_SUFFIXES = (".jsonl", ".jsonl.gz", ".json", ".json.gz", ".ndjson", ".sse")
@@ -21,6 +21,9 @@ def suffix_list() -> str:
 class Severity(str, Enum):
     ERROR = "error"
     WARNING = "warning"
+    #: something worth knowing that is not wrong (a record type of a newer producer
+    #: release, say): reported, never counted as a problem, never fails a run
+    INFO = "info"
 
     def __str__(self) -> str:  # "error", not "Severity.ERROR"
         return self.value
@@ -28,6 +31,7 @@ class Severity(str, Enum):
 
 ERROR = Severity.ERROR
 WARNING = Severity.WARNING
+INFO = Severity.INFO
 
 
 @dataclass(slots=True, frozen=True)

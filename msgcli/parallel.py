@@ -187,7 +187,7 @@ def _plan_parts(
     if first.startswith((b"[", b"data:", b":", b"event:", b"id:", b"retry:")):
         return None
     preset = _sniff(source, forced)
-    if preset is None or preset[1] != MESSAGE:
+    if preset is None or preset[1] != MESSAGE or not preset[0].splittable:
         return None
     count = max(jobs, -(-size // part_bytes))
     count += -count % jobs  # a multiple of the workers, so none waits for the last part

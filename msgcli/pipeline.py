@@ -17,7 +17,16 @@ from typing import IO, Any
 
 from .checks import CrossChecks, check_message, digest
 from .dialects import EVENT, MESSAGE, Dialect, classify, fits, get_dialect, is_plain
-from .findings import ERROR, LOG_SUFFIXES, FileSummary, Finding, Severity, Summary, suffix_list
+from .findings import (
+    ERROR,
+    LOG_SUFFIXES,
+    WARNING,
+    FileSummary,
+    Finding,
+    Severity,
+    Summary,
+    suffix_list,
+)
 from .progress import Tracker, tracker
 from .reader import STDIN_NAME, ReadError, read_records, source_name
 from .replayers import Replayer, replayer_for
@@ -338,7 +347,7 @@ class _FileCheck:
         # the process that owns the file to feed its cross-record checks in file order
         self.digests = digests
         # set once the file turns out to be a message log (see _settle)
-        self.cross: CrossChecks | _DigestRecorder
+        self.cross: CrossChecks | _DigestRecorder | Any
         self.schema: CompiledSchema
         if preset is not None:
             # part of a file: what its first records said, found by the owner of the file
@@ -355,7 +364,7 @@ class _FileCheck:
                 return
             self.summary.errors += 1
             self.budget.errors += 1
-        else:
+        elif severity is WARNING:
             self.summary.warnings += 1
         at = self.line if line is None else line
         self.findings.append(Finding(self.name, at, code, severity, message, ptr))
@@ -414,6 +423,12 @@ class _FileCheck:
 
     def _kind_of(self, obj: dict) -> str | None:
         """Detect the file's dialect from its first records; report records that do not fit."""
+        settled = self.dialect
+        if settled is not None and settled.distinct and self.forced is None:
+            # no other dialect claims this one's records: its own answer settles the record
+            kind = settled.classify(obj)
+            if kind is not None and kind == self.kind:
+                return kind
         found = classify(obj)
         if self.forced is not None:
             kind = EVENT if found == (self.forced, EVENT) else MESSAGE
@@ -460,6 +475,15 @@ class _FileCheck:
             )
             self.prepare = dialect.prepare_event
         else:
+            own = dialect.record_checker(self.emit, self.name)
+            if own is not None:
+                # a dialect with its own record rules (Claude Code sessions)
+                own.digests = self.digests
+                self.cross = own
+                self._check_message = (  # type: ignore[method-assign]
+                    lambda obj, recovered: own.check(self.line, obj, recovered)
+                )
+                return
             if self.digests is not None:
                 self.cross = _DigestRecorder(dialect, self.digests)
             else:

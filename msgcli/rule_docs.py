@@ -363,6 +363,78 @@ EXPLAINED: dict[str, tuple[str, str]] = {
         '{"type": "response.failed", "response": {"status": "failed", "error": {…}}}',
         "Look at the error the response carries; retry the request.",
     ),
+    # -- Claude Code sessions --------------------------------------------------------------
+    "K001": (
+        'line 12: {"type": "session-digest", "uuid": "…", …}   (a record type no release '
+        "msgcli knows wrote)",
+        "Nothing to fix: a newer Claude Code wrote it. The record is kept, counted and shown "
+        "with show --all; --ignore K001 silences the note.",
+    ),
+    "K002": (
+        'line 7: {"type": "attachment", "attachment": {"type": "voice_memo", …}}',
+        "Nothing to fix: a newer Claude Code wrote it. --ignore K002 silences the note.",
+    ),
+    "K003": (
+        'line 9: {"type": "system", "subtype": "budget_notice", …}',
+        "Nothing to fix: a newer Claude Code wrote it. --ignore K003 silences the note.",
+    ),
+    "K004": (
+        'line 4: {"type": "user", "uuid": "…", "moodRing": "calm", …}   (a field no known '
+        "release writes on a user record)",
+        "Nothing to fix unless the field was added by hand; --ignore K004 silences the note.",
+    ),
+    "K005": (
+        'line 6: {"parentUuid": "9c1f…", …}   where no record of the file has uuid 9c1f…',
+        "The session file was cut or edited: restore the missing record, or point parentUuid "
+        "at the record it follows.",
+    ),
+    "K006": (
+        'lines 4 and 9: two different records with "uuid": "5be0…"',
+        "A record was copied and changed by hand; give one of them a fresh uuid or remove it.",
+    ),
+    "K007": (
+        'lines 5 and 7: "message": {"id": "msg_01…", "model": "claude-sonnet-4-5"} and '
+        '{"id": "msg_01…", "model": "claude-opus-4-1"}',
+        "Records of one API response must agree; a hand-merged file is the usual cause.",
+    ),
+    "K008": (
+        'file 3f1c…e2.jsonl, line 2: "sessionId": "77aa…"',
+        "The file was renamed or records of another session were appended; keep each session "
+        "in the file named after it.",
+    ),
+    "K009": (
+        'line 8: {"sourceToolAssistantUUID": "a1b2…", …}   but the tool_use it answers is in '
+        "record c3d4…",
+        "Point sourceToolAssistantUUID at the assistant record that holds the call.",
+    ),
+    "K010": (
+        'line 5: {"type": "tool_use", "id": "toolu_01…", "name": "Bash"}   and the session '
+        "goes on with no tool_result for it",
+        "A record was lost: restore the tool_result, or remove the call.",
+    ),
+    "K011": (
+        "the last record is an assistant tool_use: the run was killed while the tool ran",
+        "Nothing to repair; the session stopped there. Resume it to let the tool answer.",
+    ),
+    "K012": (
+        'lines 6 and 9: two tool_result blocks with "tool_use_id": "toolu_01…"',
+        "Keep one result per call; remove the copied record.",
+    ),
+    "K013": (
+        '{"type": "assistant", "message": {"model": "<synthetic>", …}, "isApiErrorMessage": '
+        "true}",
+        "The API failed after Claude Code's retries; the record says why. Retry the turn.",
+    ),
+    "K014": (
+        "subagents/agent-a9cc….jsonl holds agentId a7f0…, or the parent session has no Agent "
+        "call that started it",
+        "Keep a subagent file under its own name beside the session that started it.",
+    ),
+    "K015": (
+        'stream.jsonl line 3: {"type": "telemetry", …}   (a stream-json type no release '
+        "msgcli knows wrote)",
+        "Nothing to fix: a newer Claude Code wrote it. --ignore K015 silences the note.",
+    ),
     # -- conversion --------------------------------------------------------------------------------
     "X001": (
         "msgcli convert run.jsonl --to loongflow: a hint block becomes a LoongFlow text "

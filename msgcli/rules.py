@@ -13,6 +13,8 @@ reused. Families, by letter:
 - ``M`` media and data payloads
 - ``B`` block and message semantics the framework does not enforce
 - ``E`` event streams: the protocol a replay depends on
+- ``K`` Claude Code sessions: the record graph, responses, subagents, and what a newer
+  Claude Code release writes that this version of msgcli does not know (info)
 - ``X`` conversion between dialects: what the target cannot hold
 - ``F`` expectations of negative fixtures (``--expect-invalid`` and ``.expect`` sidecars)
 """
@@ -21,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .findings import ERROR, WARNING, Severity, suffix_list
+from .findings import ERROR, INFO, WARNING, Severity, suffix_list
 
 __all__ = ["RETIRED", "RULES", "Rule", "markdown_table", "select_codes"]
 
@@ -383,6 +385,103 @@ _RULES = [
         ERROR,
         "A response ended with status failed: written with its error and the text that "
         "streamed before.",
+    ),
+    # -- Claude Code sessions ----------------------------------------------------
+    Rule(
+        "K001",
+        "unknown-record-type",
+        INFO,
+        "A Claude Code record type msgcli does not know (a newer release?): kept and counted.",
+    ),
+    Rule(
+        "K002",
+        "unknown-attachment-kind",
+        INFO,
+        "A Claude Code attachment kind msgcli does not know: kept and counted.",
+    ),
+    Rule(
+        "K003",
+        "unknown-system-subtype",
+        INFO,
+        "A Claude Code system record subtype msgcli does not know: kept and counted.",
+    ),
+    Rule(
+        "K004",
+        "unknown-field",
+        INFO,
+        "A field no Claude Code release msgcli knows writes on this record type: kept.",
+    ),
+    Rule(
+        "K005",
+        "dangling-parent",
+        ERROR,
+        "A parentUuid (or logicalParentUuid, leafUuid) names no record of the same file.",
+    ),
+    Rule(
+        "K006",
+        "duplicate-uuid",
+        ERROR,
+        "Two different records of one session file share a uuid.",
+    ),
+    Rule(
+        "K007",
+        "response-disagrees",
+        ERROR,
+        "Records of one API response (one message.id) disagree on its model, request id, "
+        "usage or stop reason.",
+    ),
+    Rule(
+        "K008",
+        "session-id-mismatch",
+        WARNING,
+        "A record's sessionId differs from the session file's name (a UUID).",
+    ),
+    Rule(
+        "K009",
+        "source-tool-mismatch",
+        ERROR,
+        "sourceToolAssistantUUID does not name the assistant record holding the tool call "
+        "the result answers.",
+    ),
+    Rule(
+        "K010",
+        "tool-call-unanswered",
+        ERROR,
+        "A tool call gets no result though the session goes on after it.",
+    ),
+    Rule(
+        "K011",
+        "run-cut",
+        WARNING,
+        "The session ends while a tool call waits for its result: the run was cut "
+        "(killed or interrupted) there.",
+    ),
+    Rule(
+        "K012",
+        "tool-result-repeated",
+        ERROR,
+        "A tool call gets more than one result.",
+    ),
+    Rule(
+        "K013",
+        "synthetic-api-error",
+        WARNING,
+        "Claude Code recorded an API error as a synthetic assistant message "
+        "(model '<synthetic>', isApiErrorMessage).",
+    ),
+    Rule(
+        "K014",
+        "subagent-mismatch",
+        ERROR,
+        "A subagent file's agentId differs from its file name, or the parent session holds no "
+        "Agent (Task) call that started it.",
+    ),
+    Rule(
+        "K015",
+        "unknown-stream-type",
+        INFO,
+        "A stream-json record type (or system subtype, stream event) msgcli does not know: "
+        "kept and counted.",
     ),
     # -- conversion (msgcli convert) ------------------------------------------
     Rule(

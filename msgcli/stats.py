@@ -159,6 +159,17 @@ class TokenTotals:
         }
 
 
+def _add_details(mine: dict, theirs: dict) -> None:
+    """Add one file's dialect counts to the totals: numbers summed, tables merged."""
+    for key, value in theirs.items():
+        if isinstance(value, dict):
+            _add_details(mine.setdefault(key, {}), value)
+        elif is_number(value):
+            mine[key] = mine.get(key, 0) + value
+        elif key not in mine:
+            mine[key] = value
+
+
 def _json_number(value: Number) -> Number:
     """An integer JSON writers can hold (64 bits), else the same count as a float."""
     if isinstance(value, int) and not -(2**63) <= value < 2**64:
@@ -194,6 +205,9 @@ class FileStats:
     last_time: tuple[datetime, Any] | None = None
     #: event logs: what the replay saw (``None`` for message logs)
     events: ReplayStats | None = None
+    #: counts only one dialect has, under the dialect's key (``claude_code``); see
+    #: :meth:`msgcli.dialects.base.Dialect.note_stats`
+    details: dict | None = None
 
     # -- derived ----------------------------------------------------------------
 
@@ -268,6 +282,10 @@ class FileStats:
             mine.parked += theirs.parked
             mine.cut += theirs.cut
             mine.finished_reasons.update(theirs.finished_reasons)
+        if other.details is not None:
+            if self.details is None:
+                self.details = {}
+            _add_details(self.details, other.details)
 
     # -- output -----------------------------------------------------------------
 
@@ -304,6 +322,7 @@ class FileStats:
             },
             "finish_reasons": _ordered(self.finish_reasons),
             "events": None if self.events is None else self.events.to_dict(),
+            **(self.details or {}),
         }
 
     def to_dict(self) -> dict:
@@ -378,6 +397,10 @@ class _Collector:
             reasoning = msg.fields.get("reasoning_tokens")
             if reasoning is not None and is_number(reasoning):
                 stats.tokens.reasoning += reasoning
+        if dialect.stats_details:
+            if stats.details is None:
+                stats.details = {}
+            dialect.note_stats(msg, stats.details)
         reason = dialect.finish_reason(msg)
         if reason is not None:
             stats.finish_reasons[_key(reason)] += 1
@@ -459,6 +482,10 @@ class _Collector:
             stats.kind = "events" if reader.kind == EVENT else "messages"
         if reader.replayer is not None:
             stats.events = reader.replayer.stats
+        if reader.dialect is not None and reader.dialect.stats_details:
+            if stats.details is None:
+                stats.details = {}
+            reader.dialect.finish_stats(stats.path, stats.details)
         return stats
 
 

@@ -38,8 +38,10 @@ class Item:
 class LogReader:
     """Reads one log into items; also keeps what ``stats`` needs of an event log."""
 
-    def __init__(self, name: str, dialect: str | None = None):
+    def __init__(self, name: str, dialect: str | None = None, redact: bool = False):
         self.name = name
+        #: mask secrets in every record before it is read (``--redact``: see msgcli.redact)
+        self.redact = redact
         self.forced: Dialect | None = get_dialect(dialect) if dialect else None
         self.dialect: Dialect | None = self.forced
         self.kind: str | None = None
@@ -47,6 +49,7 @@ class LogReader:
         self.tentative = False
         self.replayer: Any = None
         self.schema: Any = None
+        self.assembler: Any = None
         self.records = 0
         #: called with ``(line, record)`` for a record this reader leaves out because it is
         #: of another dialect or kind than the file's (``convert`` reports it)
@@ -87,6 +90,10 @@ class LogReader:
             if record.line > 0:
                 self.records += 1
             obj = record.obj
+            if self.redact:
+                from .redact import redact_record
+
+                obj = redact_record(obj)
             kind = self._kind_of(obj)
             if kind is None:
                 if self.on_skip is not None:
@@ -115,10 +122,18 @@ class LogReader:
                 self.replayer.feed(record.line, obj, valid)
                 while pending:
                     yield pending.popleft()
+            elif self.assembler is not None:
+                assert self.dialect is not None
+                for line, joined in self.assembler.feed(record.line, obj):
+                    yield Item(self.name, line, self.dialect.read(joined), joined)
             else:
                 assert self.dialect is not None
                 for one in _messages_of(self.dialect, obj):
                     yield Item(self.name, record.line, self.dialect.read(one), one)
+        if self.assembler is not None:
+            assert self.dialect is not None
+            for line, joined in self.assembler.finish():
+                yield Item(self.name, line, self.dialect.read(joined), joined)
         if self.replayer is not None:
             self.replayer.finish(self.replayer.line)
             while pending:
@@ -153,6 +168,9 @@ class LogReader:
             return None
         self.kind = kind
         self.tentative = is_plain(obj)
+        if kind != EVENT:
+            assert self.dialect is not None
+            self.assembler = self.dialect.assembler()
         if kind == EVENT:
             from .replayers import replayer_for
             from .schemas import compiled

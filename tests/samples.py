@@ -22,13 +22,15 @@ from msgcli.dialects import EVENT, MESSAGE
 
 
 def log_records(path: Path) -> list[tuple[int, Any]]:
-    """``(line, value)`` for every record of a log: JSONL, a JSON array (``.json``: the
-    position in the array), or Server-Sent Events (``data: <json>`` lines); gzip or not."""
+    """``(line, value)`` for every record of a log: JSONL, a JSON array or object (``.json``:
+    the position in the array), or Server-Sent Events (``data: <json>`` lines); gzip or not."""
     raw = path.read_bytes()
     if path.name.endswith(".gz"):
         raw = gzip.decompress(raw)
     if path.name.endswith(".json"):
-        return list(enumerate(orjson.loads(raw), 1))
+        value = orjson.loads(raw)
+        # a JSON array of records, or one record (a Claude Code subagent's .meta.json)
+        return list(enumerate(value, 1)) if isinstance(value, list) else [(1, value)]
     sse = path.name.endswith(".sse")
     out = []
     for number, line in enumerate(raw.splitlines(), 1):
@@ -427,6 +429,20 @@ ANTHROPIC_EVENTS = [
     {"type": "ping"},
     {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}},
 ]
+# -- Claude Code ---------------------------------------------------------------------------
+
+_CC = FIXTURES / "real" / "claude-code"
+#: every record type of a session file, a subagent's meta file, and a stream-json log
+CLAUDE_CODE_MESSAGES = [
+    *lines(_CC / "23-interactive" / "session.jsonl"),
+    *lines(_CC / "19-compact" / "session.jsonl"),
+    *lines(
+        _CC
+        / "09-subagent/projects/-tmp-cc-work-09-subagent/e53477da-f35b-4b62-8591-b926e937a2f0"
+        / "subagents/agent-a9cc50b2b12bfa1ca.meta.json"
+    ),
+]
+CLAUDE_CODE_EVENTS = lines(_CC / "17-partial-messages" / "stream.jsonl")
 
 # -- no dialect's ------------------------------------------------------------------------
 
@@ -458,6 +474,7 @@ DIALECT_SAMPLES: dict[str, dict[str, list]] = {
     "openai-chat": {MESSAGE: CHAT_MESSAGES, EVENT: CHAT_EVENTS},
     "openai-responses": {MESSAGE: RESPONSES_MESSAGES, EVENT: RESPONSES_EVENTS},
     "anthropic": {MESSAGE: ANTHROPIC_MESSAGES, EVENT: ANTHROPIC_EVENTS},
+    "claude-code": {MESSAGE: CLAUDE_CODE_MESSAGES, EVENT: CLAUDE_CODE_EVENTS},
 }
 #: records no dialect may claim
 UNCLAIMED = [*NON_RECORDS]
@@ -493,5 +510,6 @@ EVENT_LOGS |= {
 def log_dialect_and_kind(path: Path) -> tuple[str, str]:
     """The dialect (the folder under ``real/`` or ``valid/``) and the kind of a bundled log."""
     where = path.relative_to(FIXTURES)
-    kind = EVENT if where.as_posix() in EVENT_LOGS else MESSAGE
+    stream_json = where.parts[1] == "claude-code" and where.name == "stream.jsonl"
+    kind = EVENT if where.as_posix() in EVENT_LOGS or stream_json else MESSAGE
     return where.parts[1], kind

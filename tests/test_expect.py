@@ -21,7 +21,12 @@ from msgcli.pipeline import Options, validate_paths
 
 INVALID = FIXTURES / "invalid"
 EVENT_INVALID = [FIXTURES / "events" / d / "invalid" for d in ("agentscope-java", "agentscope-py")]
-CLEAN = log_files(FIXTURES / "real") + log_files(FIXTURES / "valid")
+# (a real log held to a sidecar, such as a Claude Code session with a warning, is not clean)
+CLEAN = [
+    p
+    for p in log_files(FIXTURES / "real") + log_files(FIXTURES / "valid")
+    if not sidecar(p).is_file()
+]
 
 TOOLS = INVALID / "agentscope-py" / "tool-pairing.jsonl"
 

@@ -110,8 +110,10 @@ MESSAGE_LOGS = [
     for folder in ("real", "valid")
     for p in log_files(FIXTURES / folder)
     if "events" not in p.name or p.name.endswith("-final.jsonl")
-    # provider conversations hold many messages per line: see test_provider_streams.py
+    # provider conversations hold many messages per line: see test_provider_streams.py;
+    # Claude Code sessions are records, not messages: see test_dialect_claude_code
     if p.relative_to(FIXTURES).parts[1] not in ("openai-chat", "openai-responses", "anthropic")
+    and "claude-code" not in p.parts
 ]
 PAIRS = [
     (p, p.with_name(p.stem + suffix))

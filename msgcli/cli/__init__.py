@@ -88,6 +88,7 @@ class DialectName(str, Enum):
     openai_chat = "openai-chat"
     openai_responses = "openai-responses"
     anthropic = "anthropic"
+    claude_code = "claude-code"
 
 
 class ListFormat(str, Enum):

@@ -91,6 +91,14 @@ def convert(
             "back gives the original records; --no-carry drops it and reports each loss (X002).",
         ),
     ] = True,
+    redact: Annotated[
+        bool,
+        typer.Option(
+            "--redact",
+            help="Mask secrets (API keys, tokens, private keys, passwords, Authorization "
+            "headers) in the records written.",
+        ),
+    ] = False,
     dialect: DialectOption = None,
     output_format: FindingsFormatOption = Format.text,
     select: SelectOption = None,
@@ -117,6 +125,11 @@ def convert(
         local = parse_zone(zone)
     except ValueError as exc:
         raise _fail(str(exc)) from None
+    from ..dialects import get_dialect
+
+    if not get_dialect(to.value).writable:
+        title = get_dialect(to.value).title
+        raise _fail(f"--to {to.value}: msgcli reads {title} files, it does not write them")
     options = _resolver(
         config=config,
         no_config=no_config,
@@ -137,6 +150,7 @@ def convert(
             out.write,
             dialect=options.dialect,
             carry=carry,
+            redact=redact,
             local=local,
             select=options.select,
             strict=options.strict,

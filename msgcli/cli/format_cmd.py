@@ -102,6 +102,13 @@ def format_request(
             typer.echo(f"{visible(name)}:{line}: {visible(message)}", err=True)
         raise _fail(f"{visible(name)}: no messages of a known dialect")
 
+    from ..formatters import DIALECTS as FORMATTED
+
+    if reader.dialect.name not in FORMATTED:
+        raise _fail(
+            f"{visible(name)}: msgcli format follows the formatters of "
+            f"{', '.join(FORMATTED)}; {reader.dialect.title} logs are not formatted"
+        )
     result = build(messages, reader.dialect.name, provider.value, multi_agent, lines)
     report += [(note.line, note.message) for note in result.notes]
     report.sort(key=lambda item: -1 if item[0] is None else item[0])

@@ -68,12 +68,28 @@ def show(
     no_thinking: Annotated[
         bool, typer.Option("--no-thinking", help="Hide thinking and hint blocks.")
     ] = False,
+    redact: Annotated[
+        bool,
+        typer.Option(
+            "--redact",
+            help="Mask secrets (API keys, tokens, private keys, passwords, Authorization "
+            "headers) before showing or exporting.",
+        ),
+    ] = False,
     metadata: Annotated[bool, typer.Option("--metadata", help="Show message metadata.")] = False,
     full: Annotated[
         bool,
         typer.Option(
             "--full",
             help="Fold nothing: long tool results (and thinking) in full, not their first lines.",
+        ),
+    ] = False,
+    every: Annotated[
+        bool,
+        typer.Option(
+            "--all",
+            help="Also the records that are not part of the conversation (Claude Code's "
+            "attachments, queue operations, titles, snapshots, ...).",
         ),
     ] = False,
     max_chars: Annotated[
@@ -196,6 +212,7 @@ def show(
         names=set(name or ()),
         pattern=pattern,
         ids=list(message_id or ()),
+        every=every,
     )
     chosen = dialect.value if dialect else None
     stdout = sys.stdout
@@ -229,7 +246,7 @@ def show(
         import io
 
         console = console_for(io.StringIO(), colour=True, width=width or 100, record=True)
-        view = View(console, options, filters, head=head, tail=tail)
+        view = View(console, options, filters, head=head, tail=tail, redact=redact)
         code = view.run(paths, chosen)
         try:
             _save_svg(console, export_svg, " ".join(paths))
@@ -241,7 +258,7 @@ def show(
 
     if follow:
         console = console_for(stdout, colour=colour, width=width, terminal_width=terminal)
-        view = View(console, options, filters, head=head)
+        view = View(console, options, filters, head=head, redact=redact)
         try:
             code = view.follow(paths[0], chosen, idle=idle_timeout, live=terminal)
         except KeyboardInterrupt:
@@ -252,7 +269,7 @@ def show(
     paging = pager and terminal
     with open_pager(stdout if not paging else None) as (out, is_pager):
         console = console_for(out, colour=colour, width=width, terminal_width=is_pager or terminal)
-        view = View(console, options, filters, head=head, tail=tail)
+        view = View(console, options, filters, head=head, tail=tail, redact=redact)
         code = view.run(paths, chosen)
     _say_how_ids_matched(filters)
     raise typer.Exit(code)

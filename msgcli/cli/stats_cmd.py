@@ -216,6 +216,9 @@ def _print_file(console: Console, fs: FileStats) -> None:
             + (f", reasoning {_number(tokens.reasoning)}" if tokens.reasoning else "")
             + f" ({_plural(tokens.messages, 'message')} with usage)",
         )
+    for key, value in (fs.details or {}).items():
+        for label, text in _details(value):
+            summary.add_row(f"{key.replace('_', ' ')} {label}", text)
     if fs.first_time is not None and fs.last_time is not None and fs.seconds is not None:
         summary.add_row(
             "time",
@@ -271,6 +274,24 @@ def _print_file(console: Console, fs: FileStats) -> None:
         for kind, n in events.unknown.items():
             by_type.add_row(f"{_named(kind)} (unknown)", str(n))
         console.print(by_type)
+
+
+def _details(value: Any) -> list[tuple[str, str]]:
+    """A dialect's own counts as ``(label, text)`` rows: numbers of a table on one row,
+    each nested table on a row of its own."""
+    if not isinstance(value, dict):
+        return [("", _safe(value))]
+    flat = ", ".join(
+        f"{_safe(k).replace('_', ' ')} {_number(v) if isinstance(v, (int, float)) else _safe(v)}"
+        for k, v in value.items()
+        if not isinstance(v, dict)
+    )
+    rows = [("", flat)] if flat else []
+    for k, v in value.items():
+        if isinstance(v, dict):
+            name = _safe(k).replace("_", " ")
+            rows += [(f"{name} {label}".strip(), text) for label, text in _details(v)]
+    return rows
 
 
 def _side_by_side(*tables: Any) -> Any:

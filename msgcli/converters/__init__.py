@@ -133,6 +133,8 @@ class Converter:
                     "",
                 )
             return records
+        if not get_dialect(source).writable:
+            return self._one_way(group, records)
         back = self._back(records, source)
         originals = [_without(record, target) for _, _, record in group]
         lost = carry.diff(originals, back)
@@ -148,6 +150,30 @@ class Converter:
             metadata[CARRY_KEY] = kept
         else:
             self._report_lost(group, lost)
+        return records
+
+    def _one_way(self, group: list[tuple[int, Message, dict]], records: list[dict]) -> list[dict]:
+        """A dialect msgcli does not write cannot be rebuilt from a patch: with carry, the
+        first record keeps what the source dialect says beside the blocks it converted."""
+        source = group[0][1].dialect
+        dialect = get_dialect(source)
+        if not self.carry:
+            self.report(
+                group[0][0],
+                "X002",
+                f"what {dialect.title} records beside the message content (its ids, links and "
+                "structured tool results) is dropped (run without --no-carry to keep it in "
+                "metadata._msgcli)",
+                "",
+            )
+            return records
+        metadata = records[0].get("metadata")
+        if not isinstance(metadata, dict):
+            metadata = records[0]["metadata"] = {}
+        kept = metadata.get(CARRY_KEY)
+        kept = dict(kept) if isinstance(kept, dict) else {}
+        kept[source] = {"records": [dialect.carry_record(record) for _, _, record in group]}
+        metadata[CARRY_KEY] = kept
         return records
 
     def _back(self, records: list[dict], source: str) -> list[dict]:

@@ -35,6 +35,7 @@ def convert_paths(
     select: frozenset[str] | None = None,
     strict: bool = False,
     files: Callable[[str], Any] | None = None,
+    redact: bool = False,
 ) -> RunReport:
     """Convert every log named (files, directories, ``-``) into ``target``'s records.
 
@@ -58,7 +59,7 @@ def convert_paths(
                     chosen.strict,
                 )
             report = _convert_file(
-                name, source, target, write, file_dialect, carry, local, file_select
+                name, source, target, write, file_dialect, carry, local, file_select, redact
             )
             report.summary.strict = file_strict
         run.files.append(report)
@@ -81,7 +82,7 @@ def _add(report: FileReport, finding: Finding, select: frozenset[str] | None) ->
     report.findings.append(finding)
     if finding.severity.value == "error":
         report.summary.errors += 1
-    else:
+    elif finding.severity.value == "warning":
         report.summary.warnings += 1
 
 
@@ -94,6 +95,7 @@ def _convert_file(
     carry: bool,
     local: tzinfo | None,
     select: frozenset[str] | None,
+    redact: bool = False,
 ) -> FileReport:
     fs = FileSummary(path=name)
     report = FileReport(fs)
@@ -101,7 +103,7 @@ def _convert_file(
     def finding(line: int, code: str, message: str, ptr: str = "") -> None:
         _add(report, Finding(name, line, code, RULES[code].severity, message, ptr), select)
 
-    reader = LogReader(name, dialect)
+    reader = LogReader(name, dialect, redact)
 
     def skipped(line: int, obj: dict) -> None:
         found = classify(obj)
@@ -118,6 +120,8 @@ def _convert_file(
 
     reader.on_skip = skipped
     converter = Converter(target, carry=carry, local=local, report=finding)
+    aside: dict[str, int] = {}
+    first_aside = 0
     try:
         for item in reader.items(str(source) if isinstance(source, Path) else source):
             if item.message is None:
@@ -125,10 +129,23 @@ def _convert_file(
                     fs.readable = False
                 finding(item.line, item.code or "P001", item.notice)
                 continue
+            if reader.dialect is not None and reader.dialect.aside(item.message):
+                # a record outside the conversation (Claude Code's attachments, titles, ...)
+                aside[str(item.message.role)] = aside.get(str(item.message.role), 0) + 1
+                first_aside = first_aside or item.line
+                continue
             for record in converter.feed(item.line, item.message, item.raw or {}):
                 write(record)
         for record in converter.finish():
             write(record)
+        if aside:
+            counted = ", ".join(f"{kind} {n}" for kind, n in aside.items())
+            finding(
+                first_aside,
+                "X002",
+                f"{sum(aside.values())} record(s) outside the conversation ({counted}) have no "
+                "place in the target: not converted",
+            )
     except ReadError as exc:
         fs.readable = False
         finding(0, "P009", f"cannot read: {exc}")

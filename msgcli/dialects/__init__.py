@@ -6,6 +6,7 @@ from .agentscope_java import DIALECT as AGENTSCOPE_JAVA
 from .agentscope_py import DIALECT as AGENTSCOPE_PY
 from .anthropic import DIALECT as ANTHROPIC
 from .base import EVENT, MESSAGE, Dialect
+from .claude_code import DIALECT as CLAUDE_CODE
 from .loongflow import DIALECT as LOONGFLOW
 from .openai_chat import DIALECT as OPENAI_CHAT
 from .openai_responses import DIALECT as OPENAI_RESPONSES
@@ -13,7 +14,9 @@ from .openai_responses import DIALECT as OPENAI_RESPONSES
 __all__ = ["DIALECTS", "EVENT", "MESSAGE", "Dialect", "classify", "fits", "get_dialect", "is_plain"]
 
 #: in detection order: the most specific signatures first
-DIALECTS: dict[str, Dialect] = {d.name: d for d in (AGENTSCOPE_JAVA, AGENTSCOPE_PY, LOONGFLOW)}
+DIALECTS: dict[str, Dialect] = {
+    d.name: d for d in (AGENTSCOPE_JAVA, AGENTSCOPE_PY, LOONGFLOW, CLAUDE_CODE)
+}
 #: the provider wire forms (their signatures are exact keys and type names: tried first)
 PROVIDERS: tuple[Dialect, ...] = (ANTHROPIC, OPENAI_RESPONSES, OPENAI_CHAT)
 DIALECTS.update((d.name, d) for d in PROVIDERS)

@@ -107,6 +107,15 @@ class Dialect:
     tool_call_name_key: str = "name"
     #: what the dialect calls the items of ``content`` ("block" or "element")
     block_word: str = "block"
+    #: whether the dialect's records are told apart from every other dialect's by
+    #: :meth:`classify` alone (so a file settled on it asks only it about each record)
+    distinct: bool = False
+    #: whether ``validate -j`` checks a large file of this dialect in parts
+    splittable: bool = True
+    #: whether ``stats`` asks :meth:`note_stats` about every message
+    stats_details: bool = False
+    #: whether ``convert`` can write this dialect (and so convert back to it)
+    writable: bool = True
 
     def classify(self, obj: dict) -> str | None:
         """``"message"``, ``"event"``, or ``None`` when the record is not of this dialect."""
@@ -183,6 +192,41 @@ class Dialect:
         """Whether a message with this metadata says its unanswered tool calls wait for
         someone by design (a paused session); default: no dialect says so."""
         return False
+
+    def assembler(self) -> Any:
+        """For a dialect that writes one message over several records: an object whose
+        ``feed(line, record)`` and ``finish()`` give back ``(line, record)`` pairs with those
+        records joined, for the commands that read (show, stats, convert). Default: none,
+        every record is a message."""
+        return None
+
+    def record_checker(self, emit: Emit, name: str) -> Any:
+        """For a dialect whose files are checked by its own rules rather than as neutral
+        messages: an object with ``check(obj, recovered)`` (``emit`` reports at the line
+        being checked) and ``finish()``. Default: none."""
+        return None
+
+    def aside(self, msg: Message) -> bool:
+        """Whether ``msgcli show`` leaves this message out unless asked for ``--all``
+        (a record that is not part of the conversation). Default: never."""
+        return False
+
+    def nested_logs(self, path: str, msg: Message) -> list[tuple[str, str]]:
+        """``(title, path)`` of the logs ``msgcli show`` nests under this message (a
+        subagent's transcript under the call that started it). Default: none."""
+        return []
+
+    def carry_record(self, record: dict) -> Any:
+        """What ``convert`` keeps of a record of this (not writable) dialect in the target's
+        metadata, beside the blocks it converted. Default: the record."""
+        return record
+
+    def note_stats(self, msg: Message, details: dict) -> None:
+        """Count what only this dialect has into ``details`` (``msgcli stats`` shows it as
+        it is, keyed by the dialect); called for every message when ``stats_details``."""
+
+    def finish_stats(self, path: str, details: dict) -> None:
+        """Complete ``details`` once the file at ``path`` is read."""
 
     def time_group(self, msg: Message) -> Any:
         """Messages are compared for time order within one group (default: the whole file)."""

@@ -126,11 +126,15 @@ class Filters:
     ids: list[str] = field(default_factory=list)
     #: each ``ids`` prefix -> the message ids it matched (one prefix may match several)
     matched: dict[str, set[str]] = field(default_factory=dict)
+    #: also the records a dialect keeps aside from the conversation (``show --all``)
+    every: bool = False
 
     def __call__(self, item: Item) -> bool:
         msg = item.message
         if msg is None:
             return True
+        if not self.every and _aside(msg):
+            return False
         if self.roles and str(msg.role).lower() not in self.roles:
             return False
         if self.names and str(msg.name) not in self.names:
@@ -144,6 +148,13 @@ class Filters:
         if self.pattern is not None:
             return any(self.pattern.search(text) for text in _texts(msg))
         return True
+
+
+def _aside(msg: Any) -> bool:
+    from ..dialects import DIALECTS
+
+    dialect = DIALECTS.get(msg.dialect)
+    return dialect is not None and dialect.aside(msg)
 
 
 def _texts(msg: Any) -> Iterator[str]:
@@ -172,6 +183,8 @@ def _size(source: Any) -> int:
         return size * 10 if str(source).endswith(".gz") else size
     except (OSError, TypeError, ValueError):
         return SHORT_ID_READ_LIMIT + 1
+#: subagents nest no deeper than this in the view
+_MAX_DEPTH = 8
 
 
 class _Enough(Exception):
@@ -186,14 +199,18 @@ class View:
         filters: Filters | None = None,
         head: int | None = None,
         tail: int | None = None,
+        redact: bool = False,
     ):
         self.console = console
+        self.redact = redact
         self.options = options
         self.filters = filters or Filters()
         self.head = head
         self.tail: deque[Unit] | None = deque(maxlen=tail) if tail else None
         self.shown = 0
         self.unreadable = 0
+        #: how deep the log being shown is nested (a subagent's under its parent's call)
+        self.depth = 0
 
     def _emit(self, unit: Unit) -> None:
         if unit.item.message is not None:
@@ -209,8 +226,39 @@ class View:
         if unit.item.message is None:
             self.console.print(Trimmed(render_notice(unit.item)))
             return
-        self.console.print(Trimmed(render_unit(unit, self.options)))
+        self._out(render_unit(unit, self.options))
         self.console.print()
+        self._nested(unit)
+
+    def _out(self, renderable: Any) -> None:
+        if self.depth:
+            from rich.padding import Padding
+
+            renderable = Padding(renderable, (0, 0, 0, 4 * self.depth))
+        self.console.print(Trimmed(renderable))
+
+    def _nested(self, unit: Unit) -> None:
+        """Show the logs the dialect nests under this message (a subagent's transcript)."""
+        from ..dialects import DIALECTS
+
+        msg = unit.item.message
+        assert msg is not None
+        dialect = DIALECTS.get(msg.dialect)
+        if dialect is None or self.depth >= _MAX_DEPTH:
+            return
+        for title, path in dialect.nested_logs(unit.item.path, msg):
+            self.depth += 1
+            try:
+                self._out(Text(visible(title), style="bold magenta"))
+                thread = Thread(self._print, self.filters)
+                try:
+                    for item in LogReader(path, msg.dialect, self.redact).items(path):
+                        thread.add(item)
+                except ReadError as exc:
+                    self._unreadable(path, str(exc))
+                thread.close()
+            finally:
+                self.depth -= 1
 
     def run(self, paths: list[str], dialect: str | None) -> int:
         """Show every log the paths name; the exit status."""
@@ -230,7 +278,7 @@ class View:
                     self.options.short_ids = self._short_ids(name, source, dialect)
                 thread = Thread(self._emit, self.filters)
                 try:
-                    for item in LogReader(name, dialect).items(source):
+                    for item in LogReader(name, dialect, self.redact).items(source):
                         thread.add(item)
                 except ReadError as exc:
                     self._unreadable(name, str(exc))
@@ -270,7 +318,7 @@ class View:
         except OSError as exc:
             self._unreadable(path, exc.strerror or str(exc))
             return 2
-        reader = LogReader(path, dialect)
+        reader = LogReader(path, dialect, self.redact)
         thread = Thread(self._emit, self.filters)
         try:
             if not live:

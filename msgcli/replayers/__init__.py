@@ -193,6 +193,10 @@ def replayer_for(dialect: str, emit: Emit, sink: Sink | None = None, zone: Any =
         from .agentscope_java import JavaReplayer
 
         return JavaReplayer(emit, sink, zone)
+    if dialect == "claude-code":
+        from ..dialects.claude_code.replay import StreamReplayer
+
+        return StreamReplayer(emit, sink)
     from ..dialects import DIALECTS
 
     found = DIALECTS.get(dialect)

@@ -1,7 +1,8 @@
 """GitHub Actions workflow commands: one annotation per finding.
 
 The format is exactly ``::error file=PATH,line=N,title=CODE::message``
-(``::warning`` for warnings), escaped as the Actions runner expects, so each
+(``::warning`` for warnings, ``::notice`` for info
+findings), escaped as the Actions runner expects, so each
 finding shows on the pull request at its line.
 """
 
@@ -25,7 +26,8 @@ def report(run: RunReport, out: TextIO, **_: object) -> None:
     for file_report in run.files:
         for f in file_report.findings:
             message = f.message + (f" (at {f.pointer})" if f.pointer else "")
+            level = "notice" if f.severity.value == "info" else f.severity.value
             out.write(
-                f"::{f.severity.value} file={_property(f.path)},line={max(f.line, 1)},"
+                f"::{level} file={_property(f.path)},line={max(f.line, 1)},"
                 f"title={_property(f.code)}::{_data(message)}\n"
             )

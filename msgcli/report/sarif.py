@@ -58,7 +58,7 @@ from urllib.parse import quote
 
 import orjson
 
-from ..findings import ERROR, FileSummary, Finding
+from ..findings import ERROR, INFO, FileSummary, Finding
 from ..pipeline import FileReport, RunReport
 from ..reader import STDIN_NAME, STREAM_NAME
 from ..rules import RULES, Rule
@@ -156,6 +156,10 @@ def _results(fr: FileReport) -> Iterator[dict[str, Any]]:
             yield result
 
 
+#: SARIF's level for each severity (SARIF calls an informational result a "note")
+_LEVELS = {"error": "error", "warning": "warning", "info": "note"}
+
+
 @functools.cache
 def _rule_index() -> dict[str, int]:
     return {code: i for i, code in enumerate(RULES)}
@@ -166,9 +170,11 @@ def _rules() -> list[dict[str, Any]]:
 
 
 def _descriptor(rule: Rule) -> dict[str, Any]:
-    level = rule.severity.value
+    level = _LEVELS[rule.severity.value]
     if rule.severity is ERROR:
         effect = "an error: it fails the run"
+    elif rule.severity is INFO:
+        effect = "an info finding (a note): it never fails the run"
     else:
         effect = "a warning: it fails the run only with --strict"
     return {
@@ -194,7 +200,7 @@ def _result(f: Finding) -> dict[str, Any]:
     index = _rule_index().get(f.code)
     if index is not None:
         result["ruleIndex"] = index
-    result["level"] = f.severity.value
+    result["level"] = _LEVELS[f.severity.value]
     result["message"] = {"text": text}
     properties: dict[str, Any] = {}
     if f.path in _NO_URI:

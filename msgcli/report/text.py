@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from typing import TextIO
 
-from ..findings import ERROR
+from ..findings import INFO
 from ..pipeline import RunReport
 from ..textsafe import visible
 
@@ -23,6 +23,7 @@ _STYLES = {
     "dim": "\x1b[2m",
     "error": "\x1b[1;31m",
     "warning": "\x1b[1;33m",
+    "info": "\x1b[1;36m",
     "ok": "\x1b[1;32m",
 }
 
@@ -68,8 +69,7 @@ def report(
             write(paint(visible(fs.path), "bold") + paint(": " + _describe(fr), "dim") + "\n")
         for f in fr.findings:
             where = paint(f" (at {visible(f.pointer)})", "dim") if f.pointer else ""
-            style = "error" if f.severity is ERROR else "warning"
-            code = paint(f"{style} {f.code}", style)
+            code = paint(f"{f.severity.value} {f.code}", f.severity.value)
             write(
                 f"{paint(visible(f.path), 'bold')}:{f.line}: {code} {visible(f.message)}{where}\n"
             )
@@ -85,6 +85,9 @@ def report(
     verdict = f"{_plural(s.errors, 'error')}, {_plural(s.warnings, 'warning')}"
     style = "error" if s.errors else ("warning" if s.warnings else "ok")
     line = f"{checked}, {_plural(s.records, 'record')}: {paint(verdict, style)}"
+    infos = sum(1 for fr in run.files for f in fr.findings if f.severity is INFO)
+    if infos:
+        line += f" ({_plural(infos, 'info finding')})"
     negative = [fr.summary for fr in run.files if fr.summary.expect is not None]
     if negative:
         held = sum(1 for fs in negative if not fs.failed)

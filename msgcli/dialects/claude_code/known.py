@@ -1,0 +1,217 @@
+"""What msgcli knows Claude Code writes: record types, attachment kinds, system subtypes
+and the fields of each, as Claude Code 2.1.x sessions and stream-json logs show them.
+
+Anything outside these tables is reported as an info finding (K001-K004, K015) and
+kept: every release of Claude Code may add to them.
+"""
+
+from __future__ import annotations
+
+#: the envelope of the records that are part of the conversation graph
+_ENVELOPE = frozenset(
+    {
+        "type",
+        "uuid",
+        "parentUuid",
+        "logicalParentUuid",
+        "isSidechain",
+        "sessionId",
+        "timestamp",
+        "cwd",
+        "gitBranch",
+        "version",
+        "userType",
+        "entrypoint",
+        "slug",
+        "agentId",
+        "isMeta",
+        "teamName",
+        "requestId",
+    }
+)
+
+#: top-level fields by record type (the graph records: envelope plus their own)
+RECORD_FIELDS: dict[str, frozenset[str]] = {
+    "user": _ENVELOPE
+    | {
+        "message",
+        "promptId",
+        "permissionMode",
+        "promptSource",
+        "origin",
+        "toolUseResult",
+        "sourceToolAssistantUUID",
+        # 2.1.332
+        "permissionDecision",
+        "queueSkipAttachments",
+        "rowSource",
+        "sandboxed",
+        "sentAtMs",
+        "toolDenialKind",
+        "turnCompanion",
+        "turnOrigin",
+        "turnPosition",
+        "isCompactSummary",
+        "isVisibleInTranscriptOnly",
+        "interruptedMessageId",
+        "imagePasteIds",
+        "thinkingMetadata",
+        "todos",
+        "mcpMeta",
+    },
+    "assistant": _ENVELOPE
+    | {
+        "message",
+        "attributionAgent",
+        "isApiErrorMessage",
+        "apiErrorStatus",
+        "error",
+        # 2.1.332
+        "apiBlockIndex",
+        "madeBy",
+        "perTurnEffort",
+        "promptCacheRequested",
+        "requestRef",
+        "requestedModel",
+        "thinkingDisplay",
+        "thinkingDurationMs",
+        "toolInputStreamMs",
+    },
+    "attachment": _ENVELOPE
+    | {"attachment", "rendered", "renderedRole", "renderedBesideToolResult"},
+    "system": _ENVELOPE
+    | {
+        "subtype",
+        "content",
+        "level",
+        "compactMetadata",
+        "durationMs",
+        "messageCount",
+        "toolUseID",
+    },
+    "queue-operation": frozenset({"type", "operation", "timestamp", "sessionId", "content"}),
+    "last-prompt": frozenset({"type", "lastPrompt", "leafUuid", "sessionId"}),
+    "file-history-snapshot": frozenset({"type", "messageId", "snapshot", "isSnapshotUpdate"}),
+    "mode": frozenset({"type", "mode", "sessionId"}),
+    "permission-mode": frozenset({"type", "permissionMode", "sessionId"}),
+    "ai-title": frozenset({"type", "aiTitle", "sessionId"}),
+    "custom-title": frozenset({"type", "customTitle", "sessionId"}),
+    "agent-name": frozenset({"type", "agentName", "sessionId"}),
+    # written by older releases
+    "summary": frozenset({"type", "summary", "leafUuid"}),
+}
+
+#: record types a release writes that have no schema of their own here (2.1.332): checked
+#: as any record (a string ``type``), their fields not listed
+OTHER_TYPES = frozenset(
+    {
+        "api-request",
+        "api-request-blob",
+        "api-request-shape",
+        "atis-latch",
+        "cost-state",
+        "tools-used",
+    }
+)
+
+#: the records that take part in the uuid/parentUuid graph
+GRAPH_TYPES = frozenset({"user", "assistant", "attachment", "system"})
+
+#: a subagent's ``agent-<id>.meta.json`` (one JSON object, no ``type``)
+META_FIELDS = frozenset(
+    {
+        "agentType",
+        "description",
+        "toolUseId",
+        "spawnDepth",
+        # 2.1.332
+        "finished",
+        "isBuiltIn",
+        "launchedWithDefaults",
+        "model",
+        "modelNotNamed",
+        "pickedEffortModel",
+        "requestNonInteractive",
+        "requestShape",
+    }
+)
+
+ATTACHMENT_KINDS = frozenset(
+    {
+        "agent_listing_delta",
+        "skill_listing",
+        "hook_success",
+        "hook_blocking_error",
+        "hook_non_blocking_error",
+        "hook_error_during_execution",
+        "hook_cancelled",
+        "hook_additional_context",
+        "file",
+        # 2.1.332
+        "date",
+        "deferred_tools_delta",
+        "environment",
+        "model",
+        "prompt_snapshot",
+        "remote_session_change",
+        "session_context",
+        "total_tokens_reminder",
+    }
+)
+
+SYSTEM_SUBTYPES = frozenset({"compact_boundary", "local_command", "turn_duration", "api_error"})
+
+#: ``message`` keys of an assistant record
+MESSAGE_FIELDS = frozenset(
+    {
+        "id",
+        "type",
+        "role",
+        "model",
+        "content",
+        "stop_reason",
+        "stop_sequence",
+        "usage",
+        "stop_details",
+        "container",
+        "context_management",
+    }
+)
+
+#: stream-json (``claude -p --output-format stream-json --verbose``) record types
+STREAM_TYPES = frozenset({"system", "assistant", "user", "result", "stream_event"})
+STREAM_SYSTEM_SUBTYPES = frozenset(
+    {
+        "init",
+        "thinking_tokens",
+        "api_retry",
+        "status",
+        "compact_boundary",
+        "hook_started",
+        "hook_response",
+        "task_started",
+        "task_progress",
+        "task_updated",
+        "task_notification",
+        # 2.1.332
+        "background_tasks_changed",
+        "permission_denied",
+    }
+)
+STREAM_EVENTS = frozenset(
+    {
+        "message_start",
+        "content_block_start",
+        "content_block_delta",
+        "content_block_stop",
+        "message_delta",
+        "message_stop",
+        "ping",
+        "error",
+    }
+)
+
+#: the tool that starts a subagent (``Task`` in older releases)
+AGENT_TOOLS = frozenset({"Agent", "Task"})
+
+SYNTHETIC_MODEL = "<synthetic>"
