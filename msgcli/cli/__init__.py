@@ -522,4 +522,4 @@ def main(argv: list[str] | None = None) -> None:
 
 
 # commands kept in modules of their own; importing them registers them on ``app``
-from . import config_cmd, convert_cmd, format_cmd, show_cmd, stats_cmd  # noqa: E402,F401
+from . import config_cmd, convert_cmd, diff_cmd, format_cmd, show_cmd, stats_cmd  # noqa: E402,F401
