@@ -102,6 +102,8 @@ class Step:
     #: neutral pointer of each block ("/content/2") -> its pointer in the record
     where: dict[str, str] = field(default_factory=dict)
     digest: bytes = b""
+    #: the first step of its message (the one that carries the message's usage and metadata)
+    first: bool = True
 
     @property
     def role(self) -> str:
@@ -111,6 +113,9 @@ class Step:
         """``assistant Friday`` / ``tool call get_weather``: what a reader recognises."""
         if "role" not in self.value:
             return f"tool call {self.value.get('name')}"
+        if self.value["role"] == "tool":
+            tools = [c.get("name") for c in self.value.get("content", ()) if isinstance(c, dict)]
+            return "tool result" + "".join(f" {t}" for t in tools if t is not None)
         name = self.value.get("name")
         return f"{self.value['role']}" + (f" {name}" if name not in (None, "") else "")
 
@@ -286,6 +291,7 @@ def _steps_of(path: str, line: int, msg: Message, opts: _Opts) -> Iterator[Step]
                 metadata = _metadata(msg)
                 if metadata is not None:
                     value["metadata"] = metadata
+        leading = first
         first = False
         if opts.ignore:
             value = _without(value, opts.ignore)
@@ -294,7 +300,9 @@ def _steps_of(path: str, line: int, msg: Message, opts: _Opts) -> Iterator[Step]
         if opts.unordered:
             kinds, tools = tuple(sorted(map(str, kinds))), tuple(sorted(map(str, tools)))
         key = (step_role, name if step_role != "tool" else None, kinds, tools)
-        return Step(path, line, msg, [b for _, b in blocks], value, _hashable(key), where)
+        return Step(
+            path, line, msg, [b for _, b in blocks], value, _hashable(key), where, first=leading
+        )
 
     for index, block in enumerate(msg.content):
         if isinstance(block, ToolResultBlock):
@@ -634,11 +642,45 @@ class Difference:
     def describe(self) -> str:
         """One line for a reader (and for a GitHub annotation)."""
         if self.kind == "changed":
-            return f"{self.label}: {self.field or '/'} changed from {_short(self.old)} to {_short(self.new)}"
+            if isinstance(self.old, str) and isinstance(self.new, str):
+                return f"{self.label}: {self.field} changed: {word_changes(self.old, self.new)}"
+            return (
+                f"{self.label}: {self.field or '/'} changed from {_short(self.old)} "
+                f"to {_short(self.new)}"
+            )
         if self.kind == "removed":
             where = f"line {self.a.line} of A" if self.a is not None else "A"
             return f"{self.label} ({where}) is missing: {_short(self.old, 100)}"
         return f"{self.label} added: {_short(self.new, 100)}"
+
+
+_WORDS = re.compile(r"\s+|\w+|[^\w\s]")
+
+
+def words(text: str) -> list[str]:
+    """A text cut into words, runs of white space and single signs (for word diffs)."""
+    return _WORDS.findall(text)
+
+
+def word_changes(old: str, new: str, limit: int = 300) -> str:
+    """The words that differ between two texts, as ``…context [-old-]{+new+} context…``."""
+    import difflib
+
+    a, b = words(old), words(new)
+    pieces = []
+    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            continue
+        before = "".join(a[max(i1 - 4, 0) : i1])
+        after = "".join(a[i2 : i2 + 4])
+        gone = "".join(a[i1:i2])
+        came = "".join(b[j1:j2])
+        piece = ("…" if i1 > 4 else "") + before
+        piece += (f"[-{gone}-]" if gone else "") + ("{+" + came + "+}" if came else "")
+        pieces.append(piece + after + ("…" if i2 + 4 < len(a) else ""))
+    text = " ".join(pieces) or "(white space only)"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _short(value: Any, limit: int = 60) -> str:

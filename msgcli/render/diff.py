@@ -13,14 +13,13 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import json
-import re
 from typing import Any
 
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.segment import Segment
 from rich.text import Text
 
-from ..compare import DiffResult, Difference, Op, Step
+from ..compare import DiffResult, Difference, Op, Step, words
 from ..model import ToolResultBlock
 from ..stream import Item
 from ..textsafe import visible
@@ -29,7 +28,6 @@ from .thread import ShowOptions, Unit, _header, render_unit
 __all__ = ["render_diff"]
 
 _MARKS = {"-": "red", "+": "green", "~": "yellow", " ": "dim"}
-_WORDS = re.compile(r"\s+|\w+|[^\w\s]", re.UNICODE)
 
 
 class _Marked:
@@ -102,10 +100,13 @@ def _shown(step: Step) -> Any:
     """The step's message as ``show`` draws it: only the step's blocks, a split-off tool
     result under role ``tool``."""
     msg = step.message
+    changes: dict[str, Any] = {"content": list(step.blocks)}
+    if not step.first:  # the message's usage and end are shown with its first step
+        changes.update(usage=None, fields={}, metadata=None)
     role = step.value.get("role", msg.role)
-    if role == "tool" and msg.role != "tool" and any(isinstance(b, ToolResultBlock) for b in step.blocks):
-        return dataclasses.replace(msg, content=list(step.blocks), role="tool")
-    return dataclasses.replace(msg, content=list(step.blocks))
+    if role == "tool" and any(isinstance(b, ToolResultBlock) for b in step.blocks):
+        changes["role"] = "tool"
+    return dataclasses.replace(msg, **changes)
 
 
 def _step(step: Step, options: ShowOptions) -> RenderableType:
@@ -118,9 +119,7 @@ def _field(d: Difference, marks: bool) -> list[RenderableType]:
     out: list[RenderableType] = [_Marked("~", label, 2)]
     old, new = d.old, d.new
     if isinstance(old, str) and isinstance(new, str):
-        removed, added = _word_diff(old, new, marks)
-        out.append(_Marked("-", removed, 4))
-        out.append(_Marked("+", added, 4))
+        out.extend(_text_diff(old, new, marks))
         return out
     if d.old is not None or d.new is None:
         out.append(_Marked("-", Text(_value(old), style="red"), 4))
@@ -139,9 +138,27 @@ def _value(value: Any) -> str:
     return visible(text[:2000], multiline=True)
 
 
+def _text_diff(old: str, new: str, marks: bool) -> list[RenderableType]:
+    """The lines of two texts that differ, words highlighted; equal lines are counted."""
+    a, b = old.split("\n"), new.split("\n")
+    out: list[RenderableType] = []
+    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            n = i2 - i1
+            out.append(_Marked(" ", Text(f"⋯ {n} same line{'' if n == 1 else 's'}", style="dim"), 4))
+            continue
+        removed, added = _word_diff("\n".join(a[i1:i2]), "\n".join(b[j1:j2]), marks)
+        if i2 > i1:
+            out.append(_Marked("-", removed, 4))
+        if j2 > j1:
+            out.append(_Marked("+", added, 4))
+    return out
+
+
 def _word_diff(old: str, new: str, marks: bool) -> tuple[Text, Text]:
     """Both texts with the words that differ highlighted (and bracketed with ``marks``)."""
-    a, b = _WORDS.findall(old), _WORDS.findall(new)
+    a, b = words(old), words(new)
     left, right = Text(style="red"), Text(style="green")
     matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
