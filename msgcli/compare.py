@@ -267,7 +267,8 @@ def _steps_of(path: str, line: int, msg: Message, opts: _Opts) -> Iterator[Step]
         if step_role != "tool":
             value["name"] = name
         content = [_block_value(b, opts) for _, b in blocks]
-        where = {"": ""}
+        # a tool result split out of a message is pointed at as its block
+        where = {"": pointer(blocks[0][1].path) if step_role == "tool" and blocks else ""}
         for i, (_, b) in enumerate(blocks):
             where[f"/content/{i}"] = pointer(b.path)
             if isinstance(b, ToolCallBlock):
@@ -368,7 +369,10 @@ def _without(value: Any, patterns: tuple[str, ...], at: str = "") -> Any:
             here = f"{at}/{_escape(str(k))}"
             if any(fnmatchcase(here, p) for p in patterns):
                 continue
-            out[k] = _without(v, patterns, here)
+            kept = _without(v, patterns, here)
+            if kept in ({}, []) and v not in ({}, []):
+                continue  # emptied by what is ignored: as if it were not there
+            out[k] = kept
         return out
     if isinstance(value, list):
         out_list = []
@@ -650,15 +654,16 @@ class Difference:
             )
         if self.kind == "removed":
             where = f"line {self.a.line} of A" if self.a is not None else "A"
-            return f"{self.label} ({where}) is missing: {_short(self.old, 100)}"
-        return f"{self.label} added: {_short(self.new, 100)}"
+            return f"{self.label} ({where}) is missing: {preview(self.old)}"
+        return f"{self.label} added: {preview(self.new)}"
 
 
-_WORDS = re.compile(r"\s+|\w+|[^\w\s]")
+_WORDS = re.compile(r"\w+\s*|[^\w\s]\s*|\s+")
 
 
 def words(text: str) -> list[str]:
-    """A text cut into words, runs of white space and single signs (for word diffs)."""
+    """A text cut into words and single signs, each with the white space after it (for
+    word diffs)."""
     return _WORDS.findall(text)
 
 
@@ -674,13 +679,42 @@ def word_changes(old: str, new: str, limit: int = 300) -> str:
             continue
         before = "".join(a[max(i1 - 4, 0) : i1])
         after = "".join(a[i2 : i2 + 4])
-        gone = "".join(a[i1:i2])
-        came = "".join(b[j1:j2])
+        gone, came, space = trailing_space("".join(a[i1:i2]), "".join(b[j1:j2]))
         piece = ("…" if i1 > 4 else "") + before
         piece += (f"[-{gone}-]" if gone else "") + ("{+" + came + "+}" if came else "")
-        pieces.append(piece + after + ("…" if i2 + 4 < len(a) else ""))
+        pieces.append(piece + space + after + ("…" if i2 + 4 < len(a) else ""))
     text = " ".join(pieces) or "(white space only)"
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def trailing_space(gone: str, came: str) -> tuple[str, str, str]:
+    """Two changed pieces without the white space both end with, and that white space."""
+    n = 0
+    while n < min(len(gone), len(came)) and gone[-1 - n] == came[-1 - n] and gone[-1 - n].isspace():
+        n += 1
+    if not n:
+        return gone, came, ""
+    return gone[:-n], came[:-n], gone[-n:]
+
+
+def preview(value: dict[str, Any], limit: int = 100) -> str:
+    """What a reader recognises a step by: its first text, call or result."""
+    content = value.get("content")
+    if content is None:  # match="tools": a call
+        return _short(value.get("arguments"), limit)
+    for wanted in ("text", "tool_call", "tool_result", "thinking"):
+        for block in content:
+            if not isinstance(block, dict) or block.get("kind") != wanted:
+                continue
+            if wanted == "tool_call":
+                return f"{block.get('name')}({_short(block.get('arguments'), limit)})"
+            if wanted == "tool_result":
+                return f"{block.get('state') or 'result'}: {preview({'content': block.get('output') or []}, limit)}"
+            text = block.get(wanted)
+            if isinstance(text, str):
+                return _short(text, limit)[1:-1] if len(text) < limit else _short(text, limit)
+    kinds = ", ".join(str(b.get("kind")) for b in content if isinstance(b, dict))
+    return f"({kinds or 'no content'})"
 
 
 def _short(value: Any, limit: int = 60) -> str:

@@ -19,7 +19,7 @@ from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderR
 from rich.segment import Segment
 from rich.text import Text
 
-from ..compare import DiffResult, Difference, Op, Step, words
+from ..compare import DiffResult, Difference, Op, Step, trailing_space, words
 from ..model import ToolResultBlock
 from ..stream import Item
 from ..textsafe import visible
@@ -167,10 +167,14 @@ def _word_diff(old: str, new: str, marks: bool) -> tuple[Text, Text]:
             left.append(chunk)
             right.append(chunk)
             continue
-        if i2 > i1:
-            gone = visible("".join(a[i1:i2]), multiline=True)
+        gone, came, space = trailing_space("".join(a[i1:i2]), "".join(b[j1:j2]))
+        if gone:
+            gone = visible(gone, multiline=True)
             left.append(f"[-{gone}-]" if marks else gone, style="bold white on red")
-        if j2 > j1:
-            came = visible("".join(b[j1:j2]), multiline=True)
+        if came:
+            came = visible(came, multiline=True)
             right.append("{+" + came + "+}" if marks else came, style="bold white on green")
+        if space:
+            left.append(visible(space, multiline=True))
+            right.append(visible(space, multiline=True))
     return left, right
