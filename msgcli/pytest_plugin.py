@@ -136,12 +136,12 @@ def _line(record: dict) -> bytes:
 def _text(result: Any) -> str:
     import io
 
-    from .render.diff import render_diff
+    from .render.diff import print_diff
     from .render.view import console_for
 
     out = io.StringIO()
     console = console_for(out, colour=False, width=100)
-    console.print(render_diff(result, marks=True))
+    print_diff(console, result, marks=True)
     return out.getvalue()
 
 

@@ -141,13 +141,13 @@ def diff(
     elif output_format is DiffFormat.github:
         _github(result, out)
     else:
-        from ..render.diff import render_diff
+        from ..render.diff import print_diff
         from ..render.view import console_for
         from ..report.text import use_colour
 
         colour = use_colour(out)
         console = console_for(out, colour=colour, width=width, terminal_width=out.isatty())
-        console.print(render_diff(result, marks=not colour, max_chars=max_chars))
+        print_diff(console, result, marks=not colour, max_chars=max_chars)
     raise typer.Exit(result.exit_code)
 
 

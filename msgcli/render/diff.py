@@ -25,7 +25,7 @@ from ..stream import Item
 from ..textsafe import visible
 from .thread import ShowOptions, Unit, _header, render_unit
 
-__all__ = ["render_diff"]
+__all__ = ["print_diff", "render_diff"]
 
 _MARKS = {"-": "red", "+": "green", "~": "yellow", " ": "dim"}
 
@@ -49,14 +49,22 @@ class _Marked:
             yield Segment.line()
 
 
+def print_diff(console: Console, result: DiffResult, *, marks: bool, max_chars: int = 2_000) -> None:
+    """Print the whole view; ``marks``: show changed words as ``[-…-]{+…+}`` (for output
+    without colour). The two file lines are never wrapped, so a long path stays whole."""
+    for mark, name, steps, style in (
+        ("---", result.a, result.steps[0], "bold red"),
+        ("+++", result.b, result.steps[1], "bold green"),
+    ):
+        line = Text(f"{mark} {visible(name)}  ({_count(steps, result.match)})", style=style)
+        console.print(line, soft_wrap=True)
+    console.print(render_diff(result, marks=marks, max_chars=max_chars))
+
+
 def render_diff(result: DiffResult, *, marks: bool, max_chars: int = 2_000) -> RenderableType:
-    """The whole view; ``marks``: show changed words as ``[-…-]{+…+}`` (for output
-    without colour)."""
+    """The steps and the summary line (what follows the two file lines)."""
     options = ShowOptions(thinking="full", max_chars=max_chars)
-    parts: list[RenderableType] = [
-        Text(f"--- {visible(result.a)}  ({_count(result.steps[0], result.match)})", style="bold red"),
-        Text(f"+++ {visible(result.b)}  ({_count(result.steps[1], result.match)})", style="bold green"),
-    ]
+    parts: list[RenderableType] = []
     for op in result.ops:
         parts.extend(_op(op, options, marks))
     summary = "no differences" if result.same else result.stat_line()
