@@ -122,17 +122,14 @@ class Step:
     def record_pointer(self, neutral: str) -> str:
         """The JSON pointer in the record of a compared field (as near as the record has it)."""
         best = ""
-        for prefix, ptr in self.where.items():
-            if (neutral == prefix or neutral.startswith(prefix + "/")) and len(prefix) > len(
-                best
-            ):
+        for prefix in self.where:
+            if (neutral == prefix or neutral.startswith(prefix + "/")) and len(prefix) > len(best):
                 best = prefix
         if not best:
             return ""
         ptr = self.where[best]
         rest = neutral[len(best) :]
         return ptr + rest if self.where.get(best + "#deep") else ptr
-
 
 
 def _media(block: DataBlock) -> dict[str, Any]:
@@ -297,7 +294,9 @@ def _steps_of(path: str, line: int, msg: Message, opts: _Opts) -> Iterator[Step]
         if opts.ignore:
             value = _without(value, opts.ignore)
         kinds = tuple(c.get("kind") for c in content)
-        tools = tuple(c.get("name") for c in content if c.get("kind") in ("tool_call", "tool_result"))
+        tools = tuple(
+            c.get("name") for c in content if c.get("kind") in ("tool_call", "tool_result")
+        )
         if opts.unordered:
             kinds, tools = tuple(sorted(map(str, kinds))), tuple(sorted(map(str, tools)))
         key = (step_role, name if step_role != "tool" else None, kinds, tools)
@@ -328,7 +327,9 @@ def _tool_steps(path: str, line: int, msg: Message, opts: _Opts) -> Iterator[Ste
         if opts.ignore:
             value = _without(value, opts.ignore)
         where = {"": pointer(block.path)}
-        where["/arguments"] = pointer(block.path, "input" if block.arguments is None else "arguments")
+        where["/arguments"] = pointer(
+            block.path, "input" if block.arguments is None else "arguments"
+        )
         if _arguments(block)[1]:
             where["/arguments#deep"] = "1"
         yield Step(path, line, msg, [block], value, _hashable(("call", block.name)), where)
@@ -341,7 +342,7 @@ def _sorted_calls(content: list[dict]) -> list[dict]:
         return content
     calls = sorted((content[i] for i in places), key=_dump)
     out = list(content)
-    for i, call in zip(places, calls):
+    for i, call in zip(places, calls, strict=False):
         out[i] = call
     return out
 
@@ -502,9 +503,7 @@ def _options(match: str, compare: Iterable[str], ignore_paths: Iterable[str]) ->
             if not part:
                 continue
             if part not in COMPARABLE:
-                raise ValueError(
-                    f"cannot compare {part!r}: pick from {', '.join(COMPARABLE)}"
-                )
+                raise ValueError(f"cannot compare {part!r}: pick from {', '.join(COMPARABLE)}")
             wanted.add(part)
     patterns = []
     for entry in ignore_paths:
@@ -553,10 +552,7 @@ def _myers(a: list[Any], b: list[Any], offset: int) -> list[tuple[int, int]]:
     for d in range(limit + 1):
         trace.append(v[:])
         for k in range(-d, d + 1, 2):
-            if k == -d or (k != d and v[k - 1] < v[k + 1]):
-                x = v[k + 1]
-            else:
-                x = v[k - 1] + 1
+            x = v[k + 1] if k == -d or (k != d and v[k - 1] < v[k + 1]) else v[k - 1] + 1
             y = x - k
             while x < n and y < m and a[x] == b[y]:
                 x += 1
@@ -579,10 +575,7 @@ def _myers(a: list[Any], b: list[Any], offset: int) -> list[tuple[int, int]]:
                 x, y = x - 1, y - 1
                 pairs.append((x + offset, y + offset))
             break
-        if k == -d or (k != d and vd[k - 1] < vd[k + 1]):
-            prev_k = k + 1
-        else:
-            prev_k = k - 1
+        prev_k = k + 1 if k == -d or (k != d and vd[k - 1] < vd[k + 1]) else k - 1
         prev_x = vd[prev_k]
         prev_y = prev_x - prev_k
         while x > prev_x and y > prev_y:
@@ -709,10 +702,14 @@ def preview(value: dict[str, Any], limit: int = 100) -> str:
             if wanted == "tool_call":
                 return f"{block.get('name')}({_short(block.get('arguments'), limit)})"
             if wanted == "tool_result":
-                return f"{block.get('state') or 'result'}: {preview({'content': block.get('output') or []}, limit)}"
+                output = preview({"content": block.get("output") or []}, limit)
+                return f"{block.get('state') or 'result'}: {output}"
             text = block.get(wanted)
             if isinstance(text, str):
-                return _short(text, limit)[1:-1] if len(text) < limit else _short(text, limit)
+                from .textsafe import visible
+
+                text = visible(text)
+                return text if len(text) <= limit else text[: limit - 1] + "…"
     kinds = ", ".join(str(b.get("kind")) for b in content if isinstance(b, dict))
     return f"({kinds or 'no content'})"
 
@@ -767,8 +764,11 @@ class DiffResult:
                 counts[op.kind] += 1
             if op.kind == "changed":
                 counts["tool_calls_changed"] += len(
-                    {d.field.split("/")[2] if d.field.startswith("/content/") else d.field
-                     for d in op.differences if d.tool_call}
+                    {
+                        d.field.split("/")[2] if d.field.startswith("/content/") else d.field
+                        for d in op.differences
+                        if d.tool_call
+                    }
                 )
             elif op.kind in ("added", "removed"):
                 step = op.a if op.kind == "removed" else op.b
@@ -785,9 +785,7 @@ class DiffResult:
         def n(count: int, what: str) -> str:
             return f"{count} {what}{'' if count == 1 else 's'}"
 
-        text = (
-            f"{n(c['added'], unit)} added, {c['removed']} removed, {c['changed']} changed"
-        )
+        text = f"{n(c['added'], unit)} added, {c['removed']} removed, {c['changed']} changed"
         if self.match != "tools":
             text += f"; {n(c['tool_calls_changed'], 'tool call')} changed"
         return text
@@ -806,7 +804,9 @@ class DiffResult:
 
 
 def _side(step: Step, neutral: str = "") -> Side:
-    return Side(step.path, step.line, step.record_pointer(neutral) if neutral else step.where.get("", ""))
+    return Side(
+        step.path, step.line, step.record_pointer(neutral) if neutral else step.where.get("", "")
+    )
 
 
 def _leaves(value: Any, at: str, out: dict[str, Any]) -> None:
@@ -894,12 +894,22 @@ def diff(
     name_a, name_b = names or (_name_of(a, "A"), _name_of(b, "B"))
     result = DiffResult(name_a, name_b, match)
     steps_a = read_steps(
-        a, name_a, dialect=dialect, match=match, compare=compare,
-        ignore_paths=ignore_paths, problems=result.problems,
+        a,
+        name_a,
+        dialect=dialect,
+        match=match,
+        compare=compare,
+        ignore_paths=ignore_paths,
+        problems=result.problems,
     )
     steps_b = read_steps(
-        b, name_b, dialect=dialect_b or dialect, match=match, compare=compare,
-        ignore_paths=ignore_paths, problems=result.problems,
+        b,
+        name_b,
+        dialect=dialect_b or dialect,
+        match=match,
+        compare=compare,
+        ignore_paths=ignore_paths,
+        problems=result.problems,
     )
     result.steps = (len(steps_a), len(steps_b))
     _compare(steps_a, steps_b, result)
@@ -934,8 +944,16 @@ def _compare(steps_a: list[Step], steps_b: list[Step], result: DiffResult) -> No
         nonlocal ia, ib
         while ia < to_a:
             step = steps_a[ia]
-            d = Difference("removed", _side(step), _anchor(steps_b, ib), "", step.value, None, step.label(),
-                           any(isinstance(x, ToolCallBlock) for x in step.blocks))
+            d = Difference(
+                "removed",
+                _side(step),
+                _anchor(steps_b, ib),
+                "",
+                step.value,
+                None,
+                step.label(),
+                any(isinstance(x, ToolCallBlock) for x in step.blocks),
+            )
             ops.append(Op("removed", step, None, 1, [d]))
             result.differences.append(d)
             ia += 1
@@ -944,8 +962,16 @@ def _compare(steps_a: list[Step], steps_b: list[Step], result: DiffResult) -> No
             if subset:
                 ops.append(Op("extra", None, step))
             else:
-                d = Difference("added", None, _side(step), "", None, step.value, step.label(),
-                               any(isinstance(x, ToolCallBlock) for x in step.blocks))
+                d = Difference(
+                    "added",
+                    None,
+                    _side(step),
+                    "",
+                    None,
+                    step.value,
+                    step.label(),
+                    any(isinstance(x, ToolCallBlock) for x in step.blocks),
+                )
                 ops.append(Op("added", None, step, 1, [d]))
                 result.differences.append(d)
             ib += 1

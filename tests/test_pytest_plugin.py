@@ -39,8 +39,10 @@ def test_a_missing_snapshot_fails_and_says_how_to_write_it(pytester):
     result = pytester.runpytest()
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(
-        ["*no golden transcript *__snapshots__/multi-agent.jsonl: run pytest "
-         "--msgcli-update-snapshots to write it*"]
+        [
+            "*no golden transcript *__snapshots__/multi-agent.jsonl: run pytest "
+            "--msgcli-update-snapshots to write it*"
+        ]
     )
     assert not (pytester.path / "__snapshots__").exists()
 

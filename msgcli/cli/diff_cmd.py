@@ -85,14 +85,18 @@ def diff(
     dialect: DialectOption = None,
     dialect_b: Annotated[
         DialectName | None,
-        typer.Option("--dialect-b", help="Read B as this dialect (default: as --dialect, or detect)."),
+        typer.Option(
+            "--dialect-b", help="Read B as this dialect (default: as --dialect, or detect)."
+        ),
     ] = None,
     width: Annotated[
         int | None, typer.Option("--width", min=20, metavar="COLUMNS", help="Output width.")
     ] = None,
     max_chars: Annotated[
         int,
-        typer.Option("--max-chars", min=0, metavar="N", help="Cut longer texts, visibly (0: never)."),
+        typer.Option(
+            "--max-chars", min=0, metavar="N", help="Cut longer texts, visibly (0: never)."
+        ),
     ] = 2_000,
     traceback: TracebackOption = False,
 ) -> None:

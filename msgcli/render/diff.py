@@ -19,7 +19,7 @@ from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderR
 from rich.segment import Segment
 from rich.text import Text
 
-from ..compare import DiffResult, Difference, Op, Step, trailing_space, words
+from ..compare import Difference, DiffResult, Op, Step, trailing_space, words
 from ..model import ToolResultBlock
 from ..stream import Item
 from ..textsafe import visible
@@ -49,7 +49,9 @@ class _Marked:
             yield Segment.line()
 
 
-def print_diff(console: Console, result: DiffResult, *, marks: bool, max_chars: int = 2_000) -> None:
+def print_diff(
+    console: Console, result: DiffResult, *, marks: bool, max_chars: int = 2_000
+) -> None:
     """Print the whole view; ``marks``: show changed words as ``[-…-]{+…+}`` (for output
     without colour). The two file lines are never wrapped, so a long path stays whole."""
     for mark, name, steps, style in (
@@ -88,7 +90,11 @@ def _op(op: Op, options: ShowOptions, marks: bool) -> list[RenderableType]:
         return [_Marked(" ", Text(text, style="dim"))]
     if op.kind == "extra":
         assert op.b is not None
-        return [_Marked(" ", Text(f"⋯ B line {op.b.line}: {visible(op.b.label())} (not in A)", style="dim"))]
+        return [
+            _Marked(
+                " ", Text(f"⋯ B line {op.b.line}: {visible(op.b.label())} (not in A)", style="dim")
+            )
+        ]
     if op.kind in ("removed", "added"):
         step = op.a if op.kind == "removed" else op.b
         assert step is not None
@@ -154,7 +160,9 @@ def _text_diff(old: str, new: str, marks: bool) -> list[RenderableType]:
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal":
             n = i2 - i1
-            out.append(_Marked(" ", Text(f"⋯ {n} same line{'' if n == 1 else 's'}", style="dim"), 4))
+            out.append(
+                _Marked(" ", Text(f"⋯ {n} same line{'' if n == 1 else 's'}", style="dim"), 4)
+            )
             continue
         removed, added = _word_diff("\n".join(a[i1:i2]), "\n".join(b[j1:j2]), marks)
         if i2 > i1:
