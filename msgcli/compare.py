@@ -91,52 +91,69 @@ class Side:
 @dataclass(slots=True)
 class Step:
     """One compared unit: a message, the part of one before or after a tool result, a
-    tool result, or (``match="tools"``) one tool call."""
+    tool result, or (``match="tools"``) one tool call.
+
+    Only the key and a digest of the compared value are kept; the value itself is made
+    again from the blocks when a difference needs it (``value``), so a long log costs
+    little more memory than its messages."""
 
     path: str
     line: int
     message: Message
     blocks: list[Block]
-    value: dict[str, Any]
-    key: tuple
-    #: neutral pointer of each block ("/content/2") -> its pointer in the record
-    where: dict[str, str] = field(default_factory=dict)
+    role: Any  # the step's role ("tool" for a tool result); None for a tool call (tools)
+    opts: _Opts
+    key: Any = None
     digest: bytes = b""
     #: the first step of its message (the one that carries the message's usage and metadata)
     first: bool = True
 
     @property
-    def role(self) -> str:
-        return str(self.value.get("role", "tool"))
+    def value(self) -> dict[str, Any]:
+        """What is compared, as JSON values (made again on each use)."""
+        return _step_value(self)
 
     def label(self) -> str:
         """``assistant Friday`` / ``tool call get_weather``: what a reader recognises."""
-        if "role" not in self.value:
-            return f"tool call {self.value.get('name')}"
-        if self.value["role"] == "tool":
-            tools = [c.get("name") for c in self.value.get("content", ()) if isinstance(c, dict)]
+        if self.role is None:
+            return f"tool call {self.blocks[0].name}"  # type: ignore[attr-defined]
+        if self.role == "tool":
+            tools = [getattr(b, "name", None) for b in self.blocks]
             return "tool result" + "".join(f" {t}" for t in tools if t is not None)
-        name = self.value.get("name")
-        return f"{self.value['role']}" + (f" {name}" if name not in (None, "") else "")
+        name = _name(self.message.name)
+        return f"{self.role}" + (f" {name}" if name is not None else "")
 
     def record_pointer(self, neutral: str) -> str:
         """The JSON pointer in the record of a compared field (as near as the record has it)."""
-        best = ""
-        for prefix in self.where:
-            if (neutral == prefix or neutral.startswith(prefix + "/")) and len(prefix) > len(best):
-                best = prefix
-        if not best:
+        parts = neutral.split("/")[1:]
+        if self.role is None:  # a tool call: its fields are the call's
+            block: Any = self.blocks[0]
+            rest = parts
+        elif len(parts) >= 2 and parts[0] == "content" and parts[1].isdecimal():
+            index = int(parts[1])
+            if index >= len(self.blocks):
+                return ""
+            block, rest = self.blocks[index], parts[2:]
+        elif self.role == "tool" and self.blocks:
+            return pointer(self.blocks[0].path)
+        else:
             return ""
-        ptr = self.where[best]
-        rest = neutral[len(best) :]
-        return ptr + rest if self.where.get(best + "#deep") else ptr
+        if isinstance(block, ToolCallBlock) and rest and rest[0] == "arguments":
+            key = "input" if block.arguments is None else "arguments"
+            if _arguments(block)[1]:  # an object in the record: point into it
+                return pointer(block.path, key) + "".join("/" + p for p in rest[1:])
+            return pointer(block.path, key)
+        return pointer(block.path)
 
 
 def _media(block: DataBlock) -> dict[str, Any]:
-    from .converters.mapping import media_type_of
+    global _media_type_of
+    if _media_type_of is None:
+        from .converters.mapping import media_type_of
 
+        _media_type_of = media_type_of
     source = block.source
-    media_type = media_type_of(block)
+    media_type = _media_type_of(block)
     out: dict[str, Any] = {"kind": media_type.split("/", 1)[0] or "data", "media_type": media_type}
     if source is not None and isinstance(source.data, str):
         body = re.sub(r"\s+", "", source.data).encode()
@@ -144,6 +161,9 @@ def _media(block: DataBlock) -> dict[str, Any]:
     elif source is not None and source.url is not None:
         out["url"] = source.url
     return out
+
+
+_media_type_of: Any = None
 
 
 def _arguments(block: ToolCallBlock) -> tuple[Any, bool]:
@@ -235,12 +255,13 @@ def _metadata(msg: Message) -> Any:
     return metadata or None
 
 
-def _is_tool_message(msg: Message) -> bool:
+def _is_tool_message(msg: Message, role: Any) -> bool:
     """A message that only answers tool calls (Java ``TOOL``, LoongFlow ``tool``, Python
-    1.x ``system``)."""
-    from .converters.mapping import is_tool_message
-
-    return is_tool_message(msg)
+    1.x ``system``), as the converters group them."""
+    if role != "tool" and (role != "system" or msg.dialect != "agentscope-py"):
+        return False
+    content = msg.content
+    return bool(content) and all(type(b) is ToolResultBlock for b in content)
 
 
 def _name(value: Any) -> Any:
@@ -250,89 +271,84 @@ def _name(value: Any) -> Any:
 def _steps_of(path: str, line: int, msg: Message, opts: _Opts) -> Iterator[Step]:
     """The steps of one message: tool results split out, in order."""
     role = msg.role.lower() if isinstance(msg.role, str) else msg.role
-    name = _name(msg.name)
-    if _is_tool_message(msg):
+    if _is_tool_message(msg, role):
         role = "tool"
     first = True
-    current: list[tuple[int, Block]] = []
-
-    def make(blocks: list[tuple[int, Block]], step_role: Any) -> Step:
-        nonlocal first
-        # a tool result is the tool's answer: which message holds it (and so its sender)
-        # is the dialect's way of writing it, not part of the conversation
-        value: dict[str, Any] = {"role": step_role}
-        if step_role != "tool":
-            value["name"] = name
-        content = [_block_value(b, opts) for _, b in blocks]
-        # a tool result split out of a message is pointed at as its block
-        where = {"": pointer(blocks[0][1].path) if step_role == "tool" and blocks else ""}
-        for i, (_, b) in enumerate(blocks):
-            where[f"/content/{i}"] = pointer(b.path)
-            if isinstance(b, ToolCallBlock):
-                dialect_key = "input" if b.arguments is None else "arguments"
-                where[f"/content/{i}/arguments"] = pointer(b.path, dialect_key)
-                if _arguments(b)[1]:
-                    where[f"/content/{i}/arguments#deep"] = "1"
-        if opts.unordered:
-            content = _sorted_calls(content)
-        value["content"] = content
-        if first:  # what belongs to the whole message is compared once, on its first step
-            if opts.ids and msg.id is not None:
-                value["id"] = msg.id
-            if opts.times and msg.timestamp is not None:
-                value["timestamp"] = msg.timestamp
-            if opts.usage:
-                usage = _usage(msg)
-                if usage is not None:
-                    value["usage"] = usage
-            if opts.metadata:
-                metadata = _metadata(msg)
-                if metadata is not None:
-                    value["metadata"] = metadata
-        leading = first
-        first = False
-        if opts.ignore:
-            value = _without(value, opts.ignore)
-        kinds = tuple(c.get("kind") for c in content)
-        tools = tuple(
-            c.get("name") for c in content if c.get("kind") in ("tool_call", "tool_result")
-        )
-        if opts.unordered:
-            kinds, tools = tuple(sorted(map(str, kinds))), tuple(sorted(map(str, tools)))
-        key = (step_role, name if step_role != "tool" else None, kinds, tools)
-        return Step(
-            path, line, msg, [b for _, b in blocks], value, _hashable(key), where, first=leading
-        )
-
-    for index, block in enumerate(msg.content):
-        if isinstance(block, ToolResultBlock):
+    current: list[Block] = []
+    for block in msg.content:
+        if type(block) is ToolResultBlock:
             if current:
-                yield make(current, role)
+                yield _finish(Step(path, line, msg, current, role, opts, first=first))
+                first = False
                 current = []
-            yield make([(index, block)], "tool")
+            yield _finish(Step(path, line, msg, [block], "tool", opts, first=first))
+            first = False
         else:
-            current.append((index, block))
+            current.append(block)
     if current or first:
-        yield make(current, role)
+        yield _finish(Step(path, line, msg, current, role, opts, first=first))
 
 
 def _tool_steps(path: str, line: int, msg: Message, opts: _Opts) -> Iterator[Step]:
     """``match="tools"``: a step per tool call, by name and arguments only."""
     for block in msg.content:
-        if not isinstance(block, ToolCallBlock):
-            continue
+        if isinstance(block, ToolCallBlock):
+            yield _finish(Step(path, line, msg, [block], None, opts))
+
+
+_KEYS: dict[Any, Any] = {}
+
+
+def _finish(step: Step) -> Step:
+    """The step with its key (shared among equal keys) and the digest of its value."""
+    value = _step_value(step)
+    if step.role is None:
+        key: Any = ("call", _hashable(step.blocks[0].name))  # type: ignore[attr-defined]
+    else:
+        blocks = step.blocks
+        kinds: tuple = tuple(type(b).__name__ for b in blocks)
+        tools: tuple = tuple(
+            _hashable(b.name) for b in blocks if type(b) in (ToolCallBlock, ToolResultBlock)
+        )
+        if step.opts.unordered:
+            kinds, tools = tuple(sorted(kinds)), tuple(sorted(map(str, tools)))
+        who = _hashable(_name(step.message.name)) if step.role != "tool" else None
+        key = (_hashable(step.role), who, kinds, tools)
+    step.key = _KEYS.setdefault(key, key) if len(_KEYS) < 100_000 else key
+    step.digest = hashlib.blake2b(_dump(value), digest_size=16).digest()
+    return step
+
+
+def _step_value(step: Step) -> dict[str, Any]:
+    opts = step.opts
+    if step.role is None:  # match="tools": a call
+        block: Any = step.blocks[0]
         value: dict[str, Any] = {"name": block.name, "arguments": _arguments(block)[0]}
         if opts.ids and block.id is not None:
             value["id"] = block.id
-        if opts.ignore:
-            value = _without(value, opts.ignore)
-        where = {"": pointer(block.path)}
-        where["/arguments"] = pointer(
-            block.path, "input" if block.arguments is None else "arguments"
-        )
-        if _arguments(block)[1]:
-            where["/arguments#deep"] = "1"
-        yield Step(path, line, msg, [block], value, _hashable(("call", block.name)), where)
+        return _without(value, opts.ignore) if opts.ignore else value
+    msg = step.message
+    # a tool result is the tool's answer: which message holds it (and so its sender)
+    # is the dialect's way of writing it, not part of the conversation
+    value = {"role": step.role}
+    if step.role != "tool":
+        value["name"] = _name(msg.name)
+    content = [_block_value(b, opts) for b in step.blocks]
+    value["content"] = _sorted_calls(content) if opts.unordered else content
+    if step.first:  # what belongs to the whole message is compared once, on its first step
+        if opts.ids and msg.id is not None:
+            value["id"] = msg.id
+        if opts.times and msg.timestamp is not None:
+            value["timestamp"] = msg.timestamp
+        if opts.usage:
+            usage = _usage(msg)
+            if usage is not None:
+                value["usage"] = usage
+        if opts.metadata:
+            metadata = _metadata(msg)
+            if metadata is not None:
+                value["metadata"] = metadata
+    return _without(value, opts.ignore) if opts.ignore else value
 
 
 def _sorted_calls(content: list[dict]) -> list[dict]:
@@ -473,8 +489,6 @@ def read_steps(
         steps.extend(make(name, line, msg, opts))
     if opts.unordered:
         _sort_result_runs(steps)
-    for step in steps:
-        step.digest = _dump(step.value)
     return steps
 
 
@@ -482,14 +496,14 @@ def _sort_result_runs(steps: list[Step]) -> None:
     """``match="unordered"``: the results of calls made together, in a canonical order."""
     i = 0
     while i < len(steps):
-        if steps[i].value.get("role") != "tool":
+        if steps[i].role != "tool":
             i += 1
             continue
         j = i
-        while j < len(steps) and steps[j].value.get("role") == "tool":
+        while j < len(steps) and steps[j].role == "tool":
             j += 1
         if j - i > 1:
-            steps[i:j] = sorted(steps[i:j], key=lambda s: _dump(s.value))
+            steps[i:j] = sorted(steps[i:j], key=lambda s: s.digest)
         i = j
 
 
@@ -804,9 +818,14 @@ class DiffResult:
 
 
 def _side(step: Step, neutral: str = "") -> Side:
-    return Side(
-        step.path, step.line, step.record_pointer(neutral) if neutral else step.where.get("", "")
-    )
+    return Side(step.path, step.line, step.record_pointer(neutral) if neutral else _whole(step))
+
+
+def _whole(step: Step) -> str:
+    """The pointer of a whole step: a tool result or call is pointed at as its block."""
+    if step.role in (None, "tool") and step.blocks and step.message.role != "tool":
+        return pointer(step.blocks[0].path)
+    return ""
 
 
 def _leaves(value: Any, at: str, out: dict[str, Any]) -> None:
@@ -852,14 +871,13 @@ _MISSING = object()
 
 
 def _in_tool_call(step: Step, ptr: str) -> bool:
-    if "role" not in step.value:
+    if step.role is None:
         return True  # match="tools": every step is a call
     parts = ptr.split("/")
     if len(parts) < 3 or parts[1] != "content" or not parts[2].isdecimal():
         return False
-    content = step.value.get("content") or []
     index = int(parts[2])
-    return index < len(content) and content[index].get("kind") == "tool_call"
+    return index < len(step.blocks) and isinstance(step.blocks[index], ToolCallBlock)
 
 
 def diff(

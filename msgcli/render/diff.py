@@ -117,8 +117,7 @@ def _shown(step: Step) -> Any:
     changes: dict[str, Any] = {"content": list(step.blocks)}
     if not step.first:  # the message's usage and end are shown with its first step
         changes.update(usage=None, fields={}, metadata=None)
-    role = step.value.get("role", msg.role)
-    if role == "tool" and any(isinstance(b, ToolResultBlock) for b in step.blocks):
+    if step.role == "tool" and any(isinstance(b, ToolResultBlock) for b in step.blocks):
         changes["role"] = "tool"
     return dataclasses.replace(msg, **changes)
 
