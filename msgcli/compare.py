@@ -308,7 +308,9 @@ def _finish(step: Step) -> Step:
         blocks = step.blocks
         kinds: tuple = tuple(type(b).__name__ for b in blocks)
         tools: tuple = tuple(
-            _hashable(b.name) for b in blocks if type(b) in (ToolCallBlock, ToolResultBlock)
+            _hashable(getattr(b, "name", None))
+            for b in blocks
+            if type(b) in (ToolCallBlock, ToolResultBlock)
         )
         if step.opts.unordered:
             kinds, tools = tuple(sorted(kinds)), tuple(sorted(map(str, tools)))

@@ -513,3 +513,18 @@ def test_one_insertion_early_in_a_long_log_is_one_difference(tmp_path):
     (d,) = result.differences
     assert (d.kind, d.b.line) == ("added", 6)
     assert orjson.loads(orjson.dumps(result.as_dict()))["stat"]["added"] == 1
+
+
+def test_readme_example_is_what_msgcli_prints(run_cli, monkeypatch):
+    from conftest import ROOT
+
+    monkeypatch.chdir(ROOT)
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    command = (
+        "msgcli diff fixtures/real/agentscope-py/rerun/multi-agent-final.jsonl "
+        "fixtures/readme/multi-agent-changed.jsonl"
+    )
+    shown = readme.split(f"$ {command}\n", 1)[1].split("```", 1)[0]
+    code, out = run_cli(*command.split()[1:])
+    assert code == 1
+    assert shown == out

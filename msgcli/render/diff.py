@@ -45,8 +45,22 @@ class _Marked:
         margin = Segment(self.mark + " " + " " * self.left, style)
         for line in lines:
             yield margin
-            yield from line
+            yield from _rstrip(line)
             yield Segment.line()
+
+
+def _rstrip(line: list[Segment]) -> list[Segment]:
+    """A rendered line without the spaces a wrap leaves at its end."""
+    while line and not line[-1].control:
+        last = line[-1]
+        text = last.text.rstrip(" ")
+        if text == last.text:
+            break
+        line = line[:-1]
+        if text:
+            line.append(Segment(text, last.style))
+            break
+    return line
 
 
 def print_diff(
