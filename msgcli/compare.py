@@ -621,6 +621,9 @@ def _greedy(a: list[Any], b: list[Any], offset: int) -> list[tuple[int, int]]:
 class Difference:
     """One difference: a step ``added`` in B, ``removed`` from A, or one field ``changed``.
 
+    ``a`` and ``b`` are where it is in each log; for a step only one log has, the other
+    side is where it would be (the line of the next step there, no pointer).
+
     ``field`` is the neutral JSON pointer of the changed field within the step
     (``/content/2/arguments/city``; empty for a whole step); ``old``/``new`` are the
     values in A and B (the whole step's compared value for an added or removed step).
@@ -984,7 +987,7 @@ def _compare(steps_a: list[Step], steps_b: list[Step], result: DiffResult) -> No
             else:
                 d = Difference(
                     "added",
-                    None,
+                    _anchor(steps_a, ia),
                     _side(step),
                     "",
                     None,
@@ -1022,12 +1025,13 @@ def _same(ops: list[Op], a: Step, b: Step) -> None:
         ops.append(Op("same", a, b))
 
 
-def _anchor(steps_b: list[Step], at: int) -> Side | None:
-    """Where in B a step of A that B lacks would be: the line of B's next step (or last)."""
-    if at < len(steps_b):
-        step = steps_b[at]
-    elif steps_b:
-        step = steps_b[-1]
+def _anchor(steps: list[Step], at: int) -> Side | None:
+    """Where in one log a step only the other has would be: the line of the next step
+    (or of the last), with no pointer."""
+    if at < len(steps):
+        step = steps[at]
+    elif steps:
+        step = steps[-1]
     else:
         return None
     return Side(step.path, step.line, "")

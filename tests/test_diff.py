@@ -127,7 +127,7 @@ def _insert_message(rows: list[dict]) -> dict:
     return {
         "kind": "added",
         "b_line": 3,
-        "a_line": None,
+        "a_line": 3,  # where the new message would be in A
         "b_pointer": "",
         "tool_calls": 0,
         "text": ["Carol", "I can drive us there."],
@@ -194,8 +194,8 @@ def test_one_mutation_is_exactly_one_difference_at_its_line(run_cli, tmp_path, m
         assert doc["same"] is False
         (d,) = doc["differences"]
         assert d["kind"] == kind
-        assert (d["b"] or {}).get("line") == want["b_line"]
-        assert (d["a"] or {}).get("line") == want["a_line"]
+        assert d["b"]["line"] == want["b_line"]
+        assert d["a"]["line"] == want["a_line"]
         if "b_pointer" in want and kind != "added":
             assert d["b"]["pointer"] == want["b_pointer"]
         if "a_pointer" in want:
