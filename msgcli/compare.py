@@ -20,9 +20,11 @@ aligned steps whose values differ are *changed*, field by field.
 
 from __future__ import annotations
 
+import gc
 import hashlib
+import os
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from pathlib import Path
@@ -916,27 +918,139 @@ def diff(
     _options(match, compare, ignore_paths)  # errors before any reading
     name_a, name_b = names or (_name_of(a, "A"), _name_of(b, "B"))
     result = DiffResult(name_a, name_b, match)
-    steps_a = read_steps(
-        a,
-        name_a,
-        dialect=dialect,
-        match=match,
-        compare=compare,
-        ignore_paths=ignore_paths,
-        problems=result.problems,
-    )
-    steps_b = read_steps(
-        b,
-        name_b,
-        dialect=dialect_b or dialect,
-        match=match,
-        compare=compare,
-        ignore_paths=ignore_paths,
-        problems=result.problems,
-    )
-    result.steps = (len(steps_a), len(steps_b))
-    _compare(steps_a, steps_b, result)
+    # Both logs are held in memory while they are read: the cyclic garbage collector would
+    # walk every message read so far again and again (half the time of a long diff), and
+    # reading makes no cycles to collect. It is switched back on as it was.
+    collecting = gc.isenabled()
+    gc.disable()
+    how: dict[str, Any] = {"match": match, "compare": compare, "ignore_paths": ignore_paths}
+    # two large files: B is read in a second process while this one reads A
+    remote = _Remote.start(b, name_b, dialect_b or dialect, how) if _parallel(a, b) else None
+    try:
+        steps_a = read_steps(a, name_a, dialect=dialect, problems=result.problems, **how)
+        steps_b: list[Any] | None = remote.steps(result.problems) if remote else None
+        if steps_b is None:
+            remote = None
+            steps_b = read_steps(
+                b, name_b, dialect=dialect_b or dialect, problems=result.problems, **how
+            )
+        result.steps = (len(steps_a), len(steps_b))
+        _compare(steps_a, steps_b, result, remote.fill if remote else None)
+    finally:
+        if remote is not None:
+            remote.close()
+        if collecting:
+            gc.enable()
     return result
+
+
+#: two files together at least this large are read in two processes
+PARALLEL_BYTES = 8 << 20
+
+
+def _parallel(a: Any, b: Any) -> bool:
+    import multiprocessing
+
+    if not all(isinstance(x, (str, Path)) and str(x) != "-" for x in (a, b)):
+        return False
+    if "fork" not in multiprocessing.get_all_start_methods():
+        return False
+    from .parallel import default_jobs
+
+    try:
+        size = os.path.getsize(a) + os.path.getsize(b)
+    except OSError:
+        return False
+    return size >= PARALLEL_BYTES and default_jobs() > 1
+
+
+@dataclass(slots=True)
+class _Stub:
+    """A step read in the other process: what alignment needs; the whole step is fetched
+    when a difference needs it."""
+
+    key: Any
+    digest: bytes
+    line: int
+    path: str
+
+
+class _Remote:
+    """B's steps, read in a forked process that keeps them until the differences are known."""
+
+    def __init__(self, conn: Any, process: Any):
+        self.conn = conn
+        self.process = process
+        self.stubs: list[Any] = []
+
+    @classmethod
+    def start(cls, source: Any, name: str, dialect: str | None, how: dict) -> _Remote | None:
+        import multiprocessing
+
+        context = multiprocessing.get_context("fork")
+        here, there = context.Pipe()
+        process = context.Process(
+            target=_serve, args=(there, source, name, dialect, how), daemon=True
+        )
+        try:
+            process.start()
+        except OSError:
+            return None
+        there.close()
+        return cls(here, process)
+
+    def steps(self, problems: list[str]) -> list[Any] | None:
+        """Stubs of B's steps (``None``: the process failed; read B here instead)."""
+        try:
+            status, payload, found = self.conn.recv()
+        except (EOFError, OSError):
+            self.close()
+            return None
+        if status == "error":
+            self.close()
+            raise DiffError(payload)
+        problems.extend(found)
+        self.stubs = [_Stub(key, digest, line, path) for key, digest, line, path in payload]
+        return self.stubs
+
+    def fill(self, steps: list[Any], wanted: list[int]) -> None:
+        """Put the whole steps at these indexes in place of their stubs."""
+        if not wanted:
+            return
+        self.conn.send(wanted)
+        for index, step in zip(wanted, self.conn.recv(), strict=True):
+            steps[index] = step
+
+    def close(self) -> None:
+        import contextlib
+
+        with contextlib.suppress(OSError, ValueError):
+            self.conn.send(None)
+        self.conn.close()
+        self.process.join(5)
+        if self.process.is_alive():
+            self.process.kill()
+
+
+def _serve(conn: Any, source: Any, name: str, dialect: str | None, how: dict) -> None:
+    """The second process: read the steps, send their stubs, then the steps asked for."""
+    try:
+        problems: list[str] = []
+        try:
+            steps = read_steps(source, name, dialect=dialect, problems=problems, **how)
+        except DiffError as exc:
+            conn.send(("error", str(exc), None))
+            return
+        conn.send(("ok", [(s.key, s.digest, s.line, s.path) for s in steps], problems))
+        while True:
+            wanted = conn.recv()
+            if wanted is None:
+                return
+            conn.send([steps[i] for i in wanted])
+    except (EOFError, OSError, KeyboardInterrupt):
+        return
+    finally:
+        conn.close()
 
 
 def _name_of(source: Any, fallback: str) -> str:
@@ -946,7 +1060,15 @@ def _name_of(source: Any, fallback: str) -> str:
     return name if isinstance(name, str) else fallback
 
 
-def _compare(steps_a: list[Step], steps_b: list[Step], result: DiffResult) -> None:
+def _compare(
+    steps_a: list[Step],
+    steps_b: list[Any],
+    result: DiffResult,
+    fill: Callable[[list[Any], list[int]], None] | None = None,
+) -> None:
+    """Align the steps and record the differences. ``fill(steps_b, indexes)`` makes the
+    steps of B at those indexes whole, when B was read elsewhere (stubs until then)."""
+
     subset = result.match == "subset"
     interned: dict[Any, int] = {}
 
@@ -960,6 +1082,12 @@ def _compare(steps_a: list[Step], steps_b: list[Step], result: DiffResult) -> No
     # what is left in each gap pairs up as a change: by key after an exact search (subset),
     # else by role and sender (a message whose blocks or tools changed is one change)
     pairs = _pair_gaps(steps_a, steps_b, pairs, _key if subset else _who)
+    if fill is not None:
+        paired = {j for _, j in pairs}
+        wanted = [j for i, j in pairs if steps_a[i].digest != steps_b[j].digest]
+        if not subset:
+            wanted += [j for j in range(len(steps_b)) if j not in paired]
+        fill(steps_b, sorted(wanted))
     ops = result.ops
     ia = ib = 0
 

@@ -528,3 +528,30 @@ def test_readme_example_is_what_msgcli_prints(run_cli, monkeypatch):
     code, out = run_cli(*command.split()[1:])
     assert code == 1
     assert shown == out
+
+
+@pytest.mark.parametrize("mutation", MUTATIONS)
+def test_reading_b_in_a_second_process_gives_the_same_result(tmp_path, monkeypatch, mutation):
+    import msgcli.compare
+
+    scenario, mutate = MUTATIONS[mutation]
+    a = FIRST / f"{scenario}-final.jsonl"
+    rows = records(RERUN / f"{scenario}-final.jsonl")
+    mutate(rows)
+    b = write(tmp_path / "b.jsonl", rows)
+    here = msgcli.diff(a, b)
+    monkeypatch.setattr(msgcli.compare, "PARALLEL_BYTES", 0)
+    monkeypatch.setattr("msgcli.parallel.default_jobs", lambda: 2)
+    assert msgcli.compare._parallel(a, b)
+    there = msgcli.diff(a, b)
+    assert there.as_dict() == here.as_dict()
+    assert len(there.differences) == 1
+    # what the text view needs of B's steps came back whole
+    assert all(
+        isinstance(op.b, msgcli.compare.Step) for op in there.ops if op.kind in ("added", "changed")
+    )
+    with pytest.raises(DiffError):
+        msgcli.diff(a, tmp_path / "missing.jsonl")
+    (tmp_path / "junk.jsonl").write_text('{"hello": "world"}\n')
+    with pytest.raises(DiffError, match="not a message or event log"):
+        msgcli.diff(a, tmp_path / "junk.jsonl")
