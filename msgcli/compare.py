@@ -435,7 +435,7 @@ def _messages(
                 problems.append(f"{name}:{index}: not a message: {type(entry).__name__}")
                 continue
             found = chosen or (classify(entry) or (None,))[0]
-            if found is None:
+            if found is None or found.classify(entry) != "message":
                 problems.append(f"{name}:{index}: not a message of a known dialect")
                 continue
             yield index, found.read(entry)

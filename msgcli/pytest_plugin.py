@@ -70,7 +70,10 @@ class TranscriptSnapshot:
         from .compare import DiffError, diff
 
         golden = self.path(name)
-        records = _records(messages_or_path)
+        try:
+            records = _records(messages_or_path)
+        except DiffError as exc:
+            pytest.fail(f"cannot read the transcript: {exc}", pytrace=False)
         if self.update:
             data = b"".join(_line(r) for r in records)
             if not golden.exists() or golden.read_bytes() != data:
@@ -115,7 +118,15 @@ def _records(source: Any) -> list[dict]:
         path = Path(source)
         if not path.is_file():
             raise DiffError(f"{source}: no such file")
-        return [item.raw for item in LogReader(str(source)).items(path) if item.raw is not None]
+        records, problems = [], []
+        for item in LogReader(str(source)).items(path):
+            if item.raw is not None:
+                records.append(item.raw)
+            elif item.message is None:
+                problems.append(f"{source}:{item.line}: {item.code} {item.notice}")
+        if problems:  # a transcript with lines that cannot be read is no golden transcript
+            raise DiffError("\n".join(problems))
+        return records
     out = []
     for entry in source:
         if isinstance(entry, Message):

@@ -112,3 +112,18 @@ def test_a_changed_transcript_fails_with_a_readable_diff_until_updated(pytester,
     pytester.runpytest("--msgcli-update-snapshots").assert_outcomes(passed=1)
     assert len(golden.read_text("utf-8").splitlines()) == 3
     pytester.runpytest().assert_outcomes(passed=1)
+
+
+def test_a_transcript_with_lines_that_cannot_be_read_fails_even_when_updating(tmp_path):
+    import pytest
+
+    from msgcli.pytest_plugin import TranscriptSnapshot
+
+    broken = tmp_path / "broken.jsonl"
+    lines = RERUN.read_text("utf-8").splitlines(keepends=True)
+    broken.write_text(lines[0] + '{"name": "Bob", "content": [\n' + lines[1], "utf-8")
+    for update in (True, False):
+        snapshot = TranscriptSnapshot(tmp_path / "__snapshots__", update)
+        with pytest.raises(pytest.fail.Exception, match=rf"{broken}:2: P00"):
+            snapshot.assert_match(broken, "broken")
+    assert not (tmp_path / "__snapshots__").exists()
