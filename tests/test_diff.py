@@ -1,7 +1,7 @@
 """``msgcli diff`` and :func:`msgcli.diff`: two conversations compared as a user reads them.
 
 The real pairs: ``fixtures/events/agentscope-py/<scenario>-final.jsonl`` and
-``fixtures/real/agentscope-py/rerun/<scenario>-final.jsonl`` are two runs of the same
+``fixtures/real/agentscope-py/v2-rerun/<scenario>-final.jsonl`` are two runs of the same
 scenario by AgentScope Python, made at different times (fresh ids, times, and the time
 in the runtime-state hint). Each mutation below is made on the raw JSON of the second
 run, and where it must be reported (line, pointer) is worked out from that JSON.
@@ -24,7 +24,7 @@ import msgcli
 from msgcli.compare import DiffError, _align
 
 FIRST = FIXTURES / "events" / "agentscope-py"
-RERUN = FIXTURES / "real" / "agentscope-py" / "rerun"
+RERUN = FIXTURES / "real" / "agentscope-py" / "v2-rerun"
 SCENARIOS = ("multi-agent", "parallel-tools", "exceed-max-iters")
 FORMATS = ("text", "json", "github", "stat")
 
@@ -521,7 +521,7 @@ def test_readme_example_is_what_msgcli_prints(run_cli, monkeypatch):
     monkeypatch.chdir(ROOT)
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     command = (
-        "msgcli diff fixtures/real/agentscope-py/rerun/multi-agent-final.jsonl "
+        "msgcli diff fixtures/real/agentscope-py/v2-rerun/multi-agent-final.jsonl "
         "fixtures/readme/multi-agent-changed.jsonl"
     )
     shown = readme.split(f"$ {command}\n", 1)[1].split("```", 1)[0]

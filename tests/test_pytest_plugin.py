@@ -14,7 +14,7 @@ from conftest import FIXTURES
 pytest_plugins = ["pytester"]
 
 FIRST = FIXTURES / "events" / "agentscope-py" / "multi-agent-final.jsonl"
-RERUN = FIXTURES / "real" / "agentscope-py" / "rerun" / "multi-agent-final.jsonl"
+RERUN = FIXTURES / "real" / "agentscope-py" / "v2-rerun" / "multi-agent-final.jsonl"
 EVENTS = FIXTURES / "events" / "agentscope-py" / "multi-agent.jsonl"
 
 TEST_MODULE = """
