@@ -32,6 +32,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -65,6 +66,8 @@ class Row:
     stdout: Path | None = None  # where its output goes (None: discarded)
     baseline: str | None = None  # the corpus whose orjson loop it is compared with
     acceptance: bool = False  # its output is msgcli validate's: check it finds nothing
+    ok_codes: tuple[int, ...] = (0,)  # exit statuses that are a run's expected end
+    prepare: Callable[[], None] | None = None  # makes an input the command needs
 
     @property
     def key(self) -> str:
@@ -142,6 +145,8 @@ def measure(row: Row, runs: int, log) -> Result:
     if row.stdout is not None:
         result.command += f" > {shell_words([str(row.stdout)])}"
     stderr = ""
+    if row.prepare is not None:
+        row.prepare()
     for _ in range(runs):
         wall, rss, tree, code, payload, stderr = run_once(row)
         result.wall_s.append(wall)
@@ -151,7 +156,7 @@ def measure(row: Row, runs: int, log) -> Result:
         if payload:
             result.loop_s.append(payload.pop("loop_s"))
             result.details = payload
-        if code != 0:
+        if code not in row.ok_codes:
             break
     result.records = row.records
     result.bytes = row.size
@@ -164,7 +169,7 @@ def measure(row: Row, runs: int, log) -> Result:
         result.records_per_s = result.records / result.seconds
         if result.bytes:
             result.mb_per_s = result.bytes / 1e6 / result.seconds
-    if any(result.exit_codes):
+    if any(code not in row.ok_codes for code in result.exit_codes):
         said = [line.strip() for line in stderr.splitlines() if line.strip()]
         last = said[-1][:200] if said else "nothing on stderr"
         result.note = f"exit status {max(result.exit_codes)}: {last}"
@@ -265,6 +270,37 @@ def corpus_rows(built: corpora.Built, jobs: bool) -> list[Row]:
         if spec.dialect != "claude-code":  # format follows the frameworks' formatters
             request = str(out.with_suffix(".openai.json"))
             add("msgcli format -p openai", [msgcli, "format", "-p", "openai", "-o", request, path])
+    if spec.kind == "messages" and spec.cut == "100k":
+        # msgcli diff of the corpus and a copy with one text in 1,000 changed, beside
+        # msgcli validate of the same two logs
+        changed = out.with_suffix(".changed.jsonl")
+        both = {"records": 2 * built.records, "size": 2 * built.size}
+
+        def make_copy() -> None:
+            changed_copy(built.path, changed)
+
+        add(
+            "msgcli validate A B",
+            [*validate, path, str(changed)],
+            prepare=make_copy,
+            ok_codes=(0, 1),
+            **both,
+        )
+        if jobs:
+            add(
+                "msgcli validate -j 1 A B",
+                [*validate, "-j", "1", path, str(changed)],
+                prepare=make_copy,
+                ok_codes=(0, 1),
+                **both,
+            )
+        add(
+            "msgcli diff --stat A B",
+            [msgcli, "diff", "--stat", path, str(changed)],
+            prepare=make_copy,
+            ok_codes=(0, 1),
+            **both,
+        )
     if spec.cut == "100k":
         schemas = ROOT / "schemas" / spec.dialect
         argv = [*loops, "jsonschema", path, "--limit", str(JSONSCHEMA_SAMPLE)]
@@ -275,6 +311,49 @@ def corpus_rows(built: corpora.Built, jobs: bool) -> list[Row]:
             argv += ["--schema", str(schemas / "message.schema.json")]
         add(JSONSCHEMA_LABEL, argv, loop=True, records=None, size=None)
     return rows
+
+
+def changed_copy(source: Path, target: Path, every: int = 1000) -> None:
+    """``source`` with the first text of every ``every``-th line changed (for msgcli diff)."""
+    import orjson
+
+    def change(value) -> bool:
+        if isinstance(value, dict):
+            if isinstance(value.get("text"), str):
+                value["text"] += " (changed)"
+                return True
+            return any(change(v) for v in value.values())
+        if isinstance(value, list):
+            return any(change(v) for v in value)
+        return False
+
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with open(source, "rb") as src, open(target, "wb") as out:
+        for number, line in enumerate(src, 1):
+            if number % every == 0 and line.strip():
+                record = orjson.loads(line)
+                if change(record):
+                    line = orjson.dumps(record) + b"\n"
+            out.write(line)
+
+
+def diff_notes(results: list[Result]) -> list[str]:
+    """msgcli diff of two logs against msgcli validate of the same two, per corpus."""
+    by_key = {f"{r.group} {r.label}": r for r in results}
+    notes = []
+    for r in results:
+        if r.label != "msgcli diff --stat A B":
+            continue
+        for label in ("msgcli validate A B", "msgcli validate -j 1 A B"):
+            base = by_key.get(f"{r.group} {label}")
+            if base is None or base.seconds <= 0:
+                continue
+            notes.append(
+                f"{r.group}: `msgcli diff` of the corpus and a copy with one text in 1,000 "
+                f"changed takes {r.seconds / base.seconds:.2f}× the time of `{label}` "
+                f"({r.seconds:.2f} s against {base.seconds:.2f} s)."
+            )
+    return notes
 
 
 def startup_rows() -> list[Row]:
@@ -767,7 +846,7 @@ def main(argv: list[str] | None = None) -> int:
         "results": [asdict(r) for r in results],
         "summary": against_jsonschema(results),
         "findings": findings,
-        "notes": notes + findings,
+        "notes": notes + diff_notes(results) + findings,
     }
     # a subset goes to its own file: results.json belongs with BENCHMARKS.md
     results_path = OUT / ("results.json" if args.only is None else "results-subset.json")

@@ -5,6 +5,7 @@ The public API (imported on first use, so ``import msgcli`` stays light):
 - :func:`validate` / :func:`iter_findings`: run the checks of ``msgcli validate``;
 - :func:`replay`: rebuild the messages of event logs, as ``msgcli replay`` does;
 - :func:`convert`: convert logs to another dialect, as ``msgcli convert`` does;
+- :func:`diff`: compare two conversations, as ``msgcli diff`` does (a :class:`DiffResult`);
 - :func:`read_records`: the JSON records of a log with their line numbers;
 - :func:`read_messages`: the messages of a log in the dialect-neutral model;
 - :func:`detect_dialect`: which dialect a log is written in;
@@ -21,6 +22,7 @@ __version__ = "0.1.0"
 __all__ = [
     "DIALECTS",
     "RULES",
+    "DiffResult",
     "Finding",
     "Message",
     "Options",
@@ -29,6 +31,7 @@ __all__ = [
     "__version__",
     "convert",
     "detect_dialect",
+    "diff",
     "iter_findings",
     "read_messages",
     "read_records",
@@ -44,6 +47,8 @@ _LAZY = {
     "Message": "msgcli.model",
     "Options": "msgcli.pipeline",
     "RunReport": "msgcli.pipeline",
+    "DiffResult": "msgcli.compare",
+    "diff": "msgcli.compare",
     "read_records": "msgcli.reader",
     "convert": "msgcli.api",
     "detect_dialect": "msgcli.api",
@@ -55,6 +60,7 @@ _LAZY = {
 
 if TYPE_CHECKING:  # pragma: no cover
     from .api import convert, detect_dialect, iter_findings, read_messages, replay, validate
+    from .compare import DiffResult, diff
     from .dialects import DIALECTS
     from .findings import Finding, Severity
     from .model import Message

@@ -710,6 +710,7 @@ def main(argv: list[str] | None = None) -> None:
 from . import (  # noqa: E402,F401
     config_cmd,
     convert_cmd,
+    diff_cmd,
     format_cmd,
     show_cmd,
     stats_cmd,

@@ -198,7 +198,7 @@ def render_notice(item: Item) -> RenderableType:
 def render_unit(unit: Unit, options: ShowOptions) -> RenderableType:
     msg = unit.item.message
     assert msg is not None
-    parts: list[RenderableType] = [_header(msg, unit.item, options)]
+    parts: list[RenderableType] = [message_header(msg, unit.item, options)]
     mark = msg.metadata.get(MARK_KEY) if isinstance(msg.metadata, dict) else None
     if isinstance(mark, dict):
         parts.append(_indent(_mark_line(mark)))
@@ -287,7 +287,7 @@ def short_ids(ids: list[str], minimum: int = SHORT_ID) -> dict[str, str]:
     return {i: i[:n] for i, n in need.items()}
 
 
-def _header(msg: Message, item: Item, options: ShowOptions) -> Text:
+def message_header(msg: Message, item: Item, options: ShowOptions) -> Text:
     role = str(msg.role) if msg.role is not None else "?"
     text = Text()
     text.append(
