@@ -523,3 +523,4 @@ def main(argv: list[str] | None = None) -> None:
 
 # commands kept in modules of their own; importing them registers them on ``app``
 from . import config_cmd, convert_cmd, format_cmd, show_cmd, stats_cmd  # noqa: E402,F401
+from . import export_cmd, query_cmd, sql_cmd  # noqa: E402,F401

@@ -10,14 +10,14 @@ import sys
 import time
 from collections import deque
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import IO, Any
 
 from rich.console import Console, Group
 from rich.rule import Rule
 from rich.text import Text
 
-from ..model import HintBlock, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock
+from ..query import Filter, error_lines
 from ..reader import ReadError
 from ..stream import Item, LogReader
 from ..textsafe import visible
@@ -86,39 +86,23 @@ def open_pager(out: IO[str] | None) -> Iterator[tuple[IO[str], bool]]:
 
 
 @dataclass(slots=True)
-class Filters:
-    roles: set[str] = field(default_factory=set)
-    names: set[str] = field(default_factory=set)
-    pattern: Any = None  # a compiled regex over the message's text
-    ids: list[str] = field(default_factory=list)
+class Filters(Filter):
+    """The filters of ``msgcli query`` (:class:`msgcli.query.Filter`), asked about an item:
+    a notice is always shown."""
 
-    def __call__(self, item: Item) -> bool:
+    def __call__(self, item: Item) -> bool:  # type: ignore[override]
         msg = item.message
         if msg is None:
             return True
-        if self.roles and str(msg.role).lower() not in self.roles:
-            return False
-        if self.names and str(msg.name) not in self.names:
-            return False
-        if self.ids and not any(str(msg.id).startswith(prefix) for prefix in self.ids):
-            return False
-        if self.pattern is not None:
-            return any(self.pattern.search(text) for text in _texts(msg))
-        return True
+        if not self.active:
+            return True
+        return Filter.__call__(self, msg, msg.dialect, item.line, item.path)
 
-
-def _texts(msg: Any) -> Iterator[str]:
-    for block in msg.blocks():
-        if isinstance(block, TextBlock) and isinstance(block.text, str):
-            yield block.text
-        elif isinstance(block, ThinkingBlock) and isinstance(block.thinking, str):
-            yield block.thinking
-        elif isinstance(block, HintBlock) and isinstance(block.hint, str):
-            yield block.hint
-        elif isinstance(block, ToolCallBlock) and isinstance(block.input, str):
-            yield block.input
-        elif isinstance(block, ToolResultBlock) and isinstance(block.output, str):
-            yield block.output
+    def start(self, name: str, source: Any, dialect: str | None) -> None:
+        """A new file begins (``--errors`` first asks ``validate`` which lines are bad)."""
+        self.reset()
+        if self.errors and str(source) != "-":
+            self.finding_lines = error_lines(source, name, dialect)
 
 
 class _Enough(Exception):
@@ -172,6 +156,7 @@ class View:
                 if source is None:
                     self._unreadable(name, "no such file" if problem == "missing" else "no logs")
                     continue
+                self.filters.start(name, source, dialect)
                 thread = Thread(self._emit, self.filters)
                 try:
                     for item in LogReader(name, dialect).items(source):
@@ -202,6 +187,7 @@ class View:
             self._unreadable(path, exc.strerror or str(exc))
             return 2
         reader = LogReader(path, dialect)
+        self.filters.reset()
         thread = Thread(self._emit, self.filters)
         try:
             if not live:
