@@ -5,6 +5,9 @@ The public API (imported on first use, so ``import msgcli`` stays light):
 - :func:`validate` / :func:`iter_findings`: run the checks of ``msgcli validate``;
 - :func:`replay`: rebuild the messages of event logs, as ``msgcli replay`` does;
 - :func:`convert`: convert logs to another dialect, as ``msgcli convert`` does;
+- :func:`query`: the messages that match filters, as ``msgcli query`` chooses them;
+- :func:`export` / :func:`sql`: logs as tables (Parquet, SQLite, DuckDB, CSV), and
+  DuckDB SQL over them, as ``msgcli export`` and ``msgcli sql`` do;
 - :func:`read_records`: the JSON records of a log with their line numbers;
 - :func:`read_messages`: the messages of a log in the dialect-neutral model;
 - :func:`detect_dialect`: which dialect a log is written in;
@@ -29,10 +32,13 @@ __all__ = [
     "__version__",
     "convert",
     "detect_dialect",
+    "export",
     "iter_findings",
+    "query",
     "read_messages",
     "read_records",
     "replay",
+    "sql",
     "validate",
 ]
 
@@ -47,6 +53,9 @@ _LAZY = {
     "read_records": "msgcli.reader",
     "convert": "msgcli.api",
     "detect_dialect": "msgcli.api",
+    "export": "msgcli.api",
+    "query": "msgcli.api",
+    "sql": "msgcli.api",
     "iter_findings": "msgcli.api",
     "read_messages": "msgcli.api",
     "replay": "msgcli.api",
@@ -54,7 +63,17 @@ _LAZY = {
 }
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .api import convert, detect_dialect, iter_findings, read_messages, replay, validate
+    from .api import (
+        convert,
+        detect_dialect,
+        export,
+        iter_findings,
+        query,
+        read_messages,
+        replay,
+        sql,
+        validate,
+    )
     from .dialects import DIALECTS
     from .findings import Finding, Severity
     from .model import Message

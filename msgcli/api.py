@@ -209,12 +209,12 @@ def query(
     **filters: Any,
 ) -> Iterator[Any]:
     """The messages that match, as ``msgcli query`` chooses them: a
-    :class:`msgcli.query.Match` each (``path``, ``line``, ``message`` in the neutral model,
-    ``raw`` as the dialect's JSON). ``filters`` are those of :meth:`msgcli.query.Filter.build`
+    :class:`msgcli.filters.Match` each (``path``, ``line``, ``message`` in the neutral model,
+    ``raw`` as the dialect's JSON). ``filters`` are those of :meth:`msgcli.filters.Filter.build`
     (``roles``, ``names``, ``tools``, ``errors``, ``grep``, ``ignore_case``, ``since``,
     ``until``, ``finish``, ``ids``, ``sessions``, ``where``); a filter that cannot be used
-    raises :class:`msgcli.query.FilterError`."""
-    from .query import Filter, Selection
+    raises :class:`msgcli.filters.FilterError`."""
+    from .filters import Filter, Selection
 
     selection = Selection(Filter.build(**filters), dialect)
     yield from selection.run([str(p) for p in _path_list(paths)])
@@ -263,7 +263,9 @@ def sql(
     does): ``(column names, rows)``. Needs the ``tables`` extra."""
     from .sqlrun import run_sql
 
-    return run_sql(statement, [str(p) for p in _path_list(paths)], dialect=dialect, findings=findings)
+    return run_sql(
+        statement, [str(p) for p in _path_list(paths)], dialect=dialect, findings=findings
+    )
 
 
 def _path_list(paths: Any) -> list:

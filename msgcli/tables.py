@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
+from .filters import message_text, session_of
 from .model import (
     DataBlock,
     HintBlock,
@@ -42,7 +43,6 @@ from .model import (
     ValueBlock,
     pointer,
 )
-from .query import message_text, session_of
 
 __all__ = ["TABLES", "RowCounts", "table_rows"]
 
@@ -150,8 +150,14 @@ def _time(dialect: Any, value: Any) -> datetime | None:
 
 
 def _output_text(output: Any) -> str | None:
+    """A tool result's output as text: its text (and structured values, as JSON) blocks."""
     if isinstance(output, list):
-        texts = [b.text for b in output if isinstance(b, TextBlock) and isinstance(b.text, str)]
+        texts = []
+        for b in output:
+            if isinstance(b, TextBlock) and isinstance(b.text, str):
+                texts.append(b.text)
+            elif isinstance(b, ValueBlock) and b.value is not None:
+                texts.append(_text(b.value) or "")
         return "\n".join(texts) if texts else None
     return _text(output)
 

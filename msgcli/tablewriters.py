@@ -9,6 +9,7 @@ imported only here, when such a target is asked for (the ``tables`` extra).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 from pathlib import Path
@@ -78,10 +79,8 @@ class TableWriter:
         os.replace(self.temp, self.target)
 
     def abort(self) -> None:
-        try:
+        with contextlib.suppress(Exception):
             self.finish()
-        except Exception:  # noqa: BLE001 - cleaning up after a failure already reported
-            pass
         if os.path.isdir(self.temp):
             shutil.rmtree(self.temp, ignore_errors=True)
         elif os.path.lexists(self.temp):

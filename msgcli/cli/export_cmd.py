@@ -52,8 +52,8 @@ def export(
     replayed first. Memory stays bounded: rows are written in batches. Parquet
     and DuckDB need the tables extra: pip install 'msgcli[tables]'.
     """
-    from ..tablewriters import MissingExtra, format_of, open_writer
     from ..tables import table_rows
+    from ..tablewriters import MissingExtra, format_of, open_writer
     from ..textsafe import visible
 
     shown = visible(to)

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, TypeVar
 
 import typer
 
 if TYPE_CHECKING:
-    from ..query import Filter
+    from ..filters import Filter
+
+F = TypeVar("F", bound="Filter")
 
 RoleOption = Annotated[
     list[str] | None,
@@ -43,9 +45,7 @@ GrepOption = Annotated[
         "(repeat: all must match).",
     ),
 ]
-IgnoreCaseOption = Annotated[
-    bool, typer.Option("--ignore-case", "-i", help="--grep ignores case.")
-]
+IgnoreCaseOption = Annotated[bool, typer.Option("--ignore-case", "-i", help="--grep ignores case.")]
 SinceOption = Annotated[
     str | None,
     typer.Option(
@@ -87,18 +87,18 @@ WhereOption = Annotated[
         "--where",
         metavar="EXPR",
         help="Only messages for which this JMESPath expression over the neutral JSON "
-        "(see --neutral) is true, e.g. \"usage.output_tokens > `100`\".",
+        '(see --neutral) is true, e.g. "usage.output_tokens > `100`".',
     ),
 ]
 
 
-def make_filter(cls: type[Filter] | None = None, **values: object) -> Filter:
-    """The filter the options ask for; a bad value ends the command (exit 2)."""
-    from ..query import Filter, FilterError
+def make_filter(cls: type[F], **values: object) -> F:
+    """The filter (of class ``cls``) the options ask for; a bad value ends the command
+    (exit 2)."""
+    from ..filters import FilterError
     from . import _fail
 
-    chosen = cls or Filter
     try:
-        return chosen.build(**values)  # type: ignore[arg-type]
+        return cls.build(**values)  # type: ignore[arg-type,return-value]
     except FilterError as exc:
         raise _fail(str(exc)) from None

@@ -93,10 +93,11 @@ def query(
     if show:
         _show(paths, chosen, values)
         return
-    from ..query import Selection, neutral as to_neutral
+    from ..filters import Filter, Selection
+    from ..filters import neutral as to_neutral
     from ..textsafe import visible
 
-    selection = Selection(make_filter(**values), chosen)  # type: ignore[arg-type]
+    selection = Selection(make_filter(Filter, **values), chosen)
     matched = 0
     if count:
         for _ in selection.run(paths):
@@ -126,9 +127,8 @@ def _show(paths: list[str], dialect: str | None, values: dict) -> None:
 
     filters = make_filter(Filters, **values)
     console = console_for(sys.stdout, colour=use_colour(sys.stdout))
-    view = View(console, ShowOptions(), filters)  # type: ignore[arg-type]
+    view = View(console, ShowOptions(), filters)
     code = view.run(paths, dialect)
     if code:
         raise typer.Exit(code)
     raise typer.Exit(0 if view.shown else 1)
-

@@ -69,9 +69,10 @@ def sql(
     except MissingExtra as exc:
         raise _fail(str(exc)) from None
     try:
-        with connect_logs(
-            paths, dialect=dialect.value if dialect else None, findings=findings
-        ) as (db, counts):
+        with connect_logs(paths, dialect=dialect.value if dialect else None, findings=findings) as (
+            db,
+            counts,
+        ):
             for name, why in counts.unreadable:
                 typer.echo(f"msgcli: {visible(name)}: {visible(why)}", err=True)
             try:
@@ -136,8 +137,8 @@ def _table(columns: list[str], rows: list[tuple]) -> None:
     table = Table(*[visible(c) for c in columns])
     for row in rows:
         table.add_row(*["" if v is None else visible(str(_plain(v))) for v in row])
-    console_for(sys.stdout, colour=use_colour(sys.stdout), terminal_width=sys.stdout.isatty()).print(
-        table
-    )
+    console_for(
+        sys.stdout, colour=use_colour(sys.stdout), terminal_width=sys.stdout.isatty()
+    ).print(table)
     n = len(rows)
     typer.echo(f"({n} row{'s' if n != 1 else ''})", err=True)

@@ -17,7 +17,7 @@ from rich.console import Console, Group
 from rich.rule import Rule
 from rich.text import Text
 
-from ..query import Filter, error_lines
+from ..filters import Filter, error_lines
 from ..reader import ReadError
 from ..stream import Item, LogReader
 from ..textsafe import visible
@@ -87,7 +87,7 @@ def open_pager(out: IO[str] | None) -> Iterator[tuple[IO[str], bool]]:
 
 @dataclass(slots=True)
 class Filters(Filter):
-    """The filters of ``msgcli query`` (:class:`msgcli.query.Filter`), asked about an item:
+    """The filters of ``msgcli query`` (:class:`msgcli.filters.Filter`), asked about an item:
     a notice is always shown."""
 
     def __call__(self, item: Item) -> bool:  # type: ignore[override]

@@ -42,6 +42,7 @@ from .model import (
     ThinkingBlock,
     ToolCallBlock,
     ToolResultBlock,
+    ValueBlock,
     pointer,
 )
 
@@ -86,9 +87,7 @@ def parse_when(text: str, now: datetime | None = None) -> datetime:
     try:
         return datetime.fromisoformat(value)
     except ValueError:
-        raise FilterError(
-            f"not an ISO time or a duration such as 30m, 12h, 7d: {text!r}"
-        ) from None
+        raise FilterError(f"not an ISO time or a duration such as 30m, 12h, 7d: {text!r}") from None
 
 
 def _comparable(when: datetime) -> datetime:
@@ -117,7 +116,8 @@ def session_of(msg: Message) -> Any:
 
 
 def failed_finish(reason: Any) -> bool:
-    """A finish reason that is not a normal end (``error``, ``interrupted``, ``exceed_max_iters``...)."""
+    """A finish reason that is not a normal end (``error``, ``interrupted``,
+    ``exceed_max_iters``...)."""
     return isinstance(reason, str) and bool(reason) and reason.lower() not in _NORMAL_FINISH
 
 
@@ -138,6 +138,8 @@ def message_texts(msg: Message) -> Iterator[str]:
                 yield _json_text(block.arguments if block.arguments is not None else block.input)
         elif isinstance(block, ToolResultBlock) and isinstance(block.output, str):
             yield block.output
+        elif isinstance(block, ValueBlock) and block.value is not None:
+            yield block.value if isinstance(block.value, str) else _json_text(block.value)
 
 
 def message_text(msg: Message) -> str:
@@ -254,9 +256,7 @@ class Filter:
             reason = dialect.finish_reason(msg) if dialect is not None else None
             if not isinstance(reason, str) or reason.lower() not in self.finish:
                 return False
-        if (self.since is not None or self.until is not None) and not self._in_time(
-            msg, dialect
-        ):
+        if (self.since is not None or self.until is not None) and not self._in_time(msg, dialect):
             return False
         # the tool filter keeps state: it sees every message that got this far
         if self.tools and not self._uses_tool(msg, dialect):
