@@ -28,7 +28,7 @@ def raw(path):
 
 
 def export(run_cli, target, *paths, extra=()):
-    code, out, err = run_cli("export", *map(str, paths), "--to", str(target), *extra, stderr=True)
+    code, _out, err = run_cli("export", *map(str, paths), "--to", str(target), *extra, stderr=True)
     assert code == 0, err
     return err
 
@@ -145,7 +145,7 @@ def test_tool_calls_pair_across_messages(run_cli, tmp_path):
 def test_findings_are_validate_s(run_cli, tmp_path):
     target = tmp_path / "f.sqlite"
     export(run_cli, target, MIXED)
-    code, out = run_cli("validate", "--format", "json", str(MIXED))
+    _code, out = run_cli("validate", "--format", "json", str(MIXED))
     expected = sorted((f["line"], f["code"], f["pointer"]) for f in json.loads(out)["findings"])
     db = sqlite3.connect(target)
     got = sorted(db.execute("SELECT line, code, pointer FROM findings").fetchall())
@@ -248,7 +248,7 @@ def test_sql_prints_log_text_literally(run_cli, tmp_path):
     msg["content"][0]["text"] = "[bold]hi[/bold] \x1b]0;owned\x07"
     log = tmp_path / "log.jsonl"
     log.write_text(json.dumps(msg) + "\n", encoding="utf-8")
-    code, out = run_cli("sql", "SELECT text FROM messages", str(log))
+    _code, out = run_cli("sql", "SELECT text FROM messages", str(log))
     assert "[bold]hi[/bold]" in out and "\x1b" not in out and "\\e]0;owned\\x07" in out
 
 
@@ -261,7 +261,7 @@ def test_export_keeps_what_exists(run_cli, tmp_path):
     assert counts_of(target)["messages"] == len(raw(PY))
     code, out, err = run_cli("export", str(target), "--to", str(target), "--overwrite", stderr=True)
     assert code == 2 and "one of the inputs" in err
-    code, out, err = run_cli("export", str(PY), "--to", str(tmp_path / "t.xlsx"), stderr=True)
+    code, _out, err = run_cli("export", str(PY), "--to", str(tmp_path / "t.xlsx"), stderr=True)
     assert code == 2 and ".parquet" in err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["t.sqlite"]  # nothing half-written
 
@@ -269,16 +269,15 @@ def test_export_keeps_what_exists(run_cli, tmp_path):
 def test_missing_extra_is_one_line_naming_the_install(run_cli, tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "pyarrow", None)
     monkeypatch.setitem(sys.modules, "duckdb", None)
-    for args in (
-        ("export", str(PY), "--to", str(tmp_path / "t.parquet")),
-        ("export", str(PY), "--to", str(tmp_path / "t.duckdb")),
-        ("sql", "SELECT 1", str(PY)),
+    for needs, args in (
+        ("pyarrow", ("export", str(PY), "--to", str(tmp_path / "t.parquet"))),
+        ("duckdb", ("export", str(PY), "--to", str(tmp_path / "t.duckdb"))),
+        ("duckdb", ("sql", "SELECT 1", str(PY))),
     ):
-        code, out, err = run_cli(*args, stderr=True)
+        code, _out, err = run_cli(*args, stderr=True)
         assert code == 2
         assert err.splitlines() == [
-            f"msgcli: this needs {'duckdb' if 'duckdb' in args[-1] or args[0] == 'sql' else 'pyarrow'}"
-            ", which is not installed: pip install 'msgcli[tables]'"
+            f"msgcli: this needs {needs}, which is not installed: pip install 'msgcli[tables]'"
         ]
     # SQLite and CSV need nothing more
     export(run_cli, tmp_path / "t.sqlite", PY)
