@@ -259,7 +259,7 @@ def test_export_keeps_what_exists(run_cli, tmp_path):
     assert code == 2 and "--overwrite" in err and target.read_text() == "mine"
     export(run_cli, target, PY, extra=["--overwrite"])
     assert counts_of(target)["messages"] == len(raw(PY))
-    code, out, err = run_cli("export", str(target), "--to", str(target), "--overwrite", stderr=True)
+    code, _out, err = run_cli("export", str(target), "--to", str(target), "--overwrite", stderr=True)
     assert code == 2 and "one of the inputs" in err
     code, _out, err = run_cli("export", str(PY), "--to", str(tmp_path / "t.xlsx"), stderr=True)
     assert code == 2 and ".parquet" in err
