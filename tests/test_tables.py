@@ -255,11 +255,13 @@ def test_sql_prints_log_text_literally(run_cli, tmp_path):
 def test_export_keeps_what_exists(run_cli, tmp_path):
     target = tmp_path / "t.sqlite"
     target.write_text("mine")
-    code, out, err = run_cli("export", str(PY), "--to", str(target), stderr=True)
+    code, _out, err = run_cli("export", str(PY), "--to", str(target), stderr=True)
     assert code == 2 and "--overwrite" in err and target.read_text() == "mine"
     export(run_cli, target, PY, extra=["--overwrite"])
     assert counts_of(target)["messages"] == len(raw(PY))
-    code, _out, err = run_cli("export", str(target), "--to", str(target), "--overwrite", stderr=True)
+    code, _out, err = run_cli(
+        "export", str(target), "--to", str(target), "--overwrite", stderr=True
+    )
     assert code == 2 and "one of the inputs" in err
     code, _out, err = run_cli("export", str(PY), "--to", str(tmp_path / "t.xlsx"), stderr=True)
     assert code == 2 and ".parquet" in err
