@@ -149,6 +149,19 @@ def _time(dialect: Any, value: Any) -> datetime | None:
     return when
 
 
+_POINTERS: dict[tuple, str] = {}
+
+
+def _pointer(path: tuple) -> str:
+    """``pointer(path)``, remembered: the same few paths come back in every message."""
+    found = _POINTERS.get(path)
+    if found is None:
+        found = pointer(path)
+        if len(_POINTERS) < 10_000:
+            _POINTERS[path] = found
+    return found
+
+
 def _output_text(output: Any) -> str | None:
     """A tool result's output as text: its text (and structured values, as JSON) blocks."""
     if isinstance(output, list):
@@ -186,6 +199,15 @@ class _Rows:
         if len(buffer) >= self.batch:
             self.flush(table)
 
+    def extend(self, table: str, rows: list[tuple]) -> None:
+        buffer = self.buffers[table]
+        buffer.extend(rows)
+        batch = self.batch
+        while len(buffer) >= batch:
+            self.counts.rows[table] += batch
+            self.sink(table, buffer[:batch])
+            buffer = self.buffers[table] = buffer[batch:]
+
     def flush(self, table: str) -> None:
         buffer = self.buffers[table]
         if buffer:
@@ -209,6 +231,7 @@ class _File:
     def message(self, msg: Message, dialect: Any, line: int) -> None:
         name = self.name
         add = self.rows.add
+        block_rows: list[tuple] = []
         mid = _text(msg.id)
         when = msg.timestamp
         msg_time = _time(dialect, when)
@@ -253,14 +276,13 @@ class _File:
             elif isinstance(block, ValueBlock):
                 text = _text(block.value)
                 media_type = _text(block.mime_type)
-            add(
-                "blocks",
+            block_rows.append(
                 (
                     name,
                     line,
                     mid,
                     seq,
-                    pointer(block.path),
+                    _pointer(block.path),
                     _text(block.type),
                     kind if kind is not None else _text(block.type),
                     _text(block.id),
@@ -273,6 +295,7 @@ class _File:
                 ),
             )
             seq += 1
+        self.rows.extend("blocks", block_rows)
         error = msg.fields.get("error")
         add(
             "messages",
