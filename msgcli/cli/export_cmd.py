@@ -66,6 +66,9 @@ def export(
     for path in paths:
         if path != "-" and os.path.abspath(path) == target:
             raise _fail(f"{shown} is one of the inputs: choose another target")
+    parent = os.path.dirname(target)
+    if not os.path.isdir(parent):
+        raise _fail(f"cannot write {shown}: no such directory {visible(parent)}")
     if os.path.lexists(to) and not overwrite:
         raise _fail(f"{shown} exists: remove it or add --overwrite")
     try:
