@@ -25,9 +25,9 @@ def connect_logs(
     """A DuckDB connection with the views ``messages``, ``blocks``, ``tool_calls`` and
     ``findings`` over the logs, and the row counts; removed on leaving."""
     from .tables import table_rows
-    from .tablewriters import ParquetWriter, require
+    from .tablewriters import ParquetWriter, check_installed, require
 
-    duckdb = require("duckdb")
+    check_installed("duckdb")  # imported once the tables are written: the peaks do not add up
     with tempfile.TemporaryDirectory(prefix="msgcli-sql-") as scratch:
         target = os.path.join(scratch, "logs.parquet")
         writer = ParquetWriter(target)
@@ -37,7 +37,7 @@ def connect_logs(
             writer.abort()
             raise
         writer.close()
-        db = duckdb.connect(":memory:")
+        db = require("duckdb").connect(":memory:")
         try:
             for table in TABLES:
                 where = os.path.join(target, f"{table}.parquet").replace("'", "''")

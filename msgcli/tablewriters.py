@@ -17,7 +17,15 @@ from typing import Any
 
 from .tables import BIGINT, DOUBLE, TABLES, TIMESTAMP, VARCHAR
 
-__all__ = ["FORMATS", "MissingExtra", "TableWriter", "format_of", "open_writer", "require"]
+__all__ = [
+    "FORMATS",
+    "MissingExtra",
+    "TableWriter",
+    "check_installed",
+    "format_of",
+    "open_writer",
+    "require",
+]
 
 #: suffix -> format name
 FORMATS = {
@@ -45,6 +53,14 @@ def require(module: str) -> Any:
     except ImportError:
         top = module.split(".")[0]
         raise MissingExtra(f"this needs {top}, which is not installed: {INSTALL}") from None
+
+
+def check_installed(module: str) -> None:
+    """Fail early, without importing it, when pyarrow or duckdb is not installed."""
+    import importlib.util
+
+    if importlib.util.find_spec(module) is None:
+        raise MissingExtra(f"this needs {module}, which is not installed: {INSTALL}")
 
 
 def format_of(target: str) -> str | None:

@@ -61,11 +61,12 @@ def sql(
     Needs the tables extra: pip install 'msgcli[tables]'.
     """
     from ..sqlrun import connect_logs
-    from ..tablewriters import MissingExtra, require
+    from ..tablewriters import MissingExtra, check_installed, require
     from ..textsafe import visible
 
     try:
-        duckdb = require("duckdb")
+        check_installed("duckdb")
+        check_installed("pyarrow")
     except MissingExtra as exc:
         raise _fail(str(exc)) from None
     try:
@@ -77,7 +78,7 @@ def sql(
                 typer.echo(f"msgcli: {visible(name)}: {visible(why)}", err=True)
             try:
                 cursor = db.execute(statement)
-            except duckdb.Error as exc:
+            except require("duckdb").Error as exc:
                 raise _fail(f"SQL: {' '.join(str(exc).split())}") from None
             columns = [d[0] for d in cursor.description or ()]
             rows = cursor.fetchall()
