@@ -257,11 +257,18 @@ def sql(
     paths: Source | Iterable[str | Path],
     *,
     dialect: str | None = None,
-    findings: bool = True,
+    findings: bool | None = None,
 ) -> tuple[list[str], list[tuple]]:
     """Run DuckDB SQL over the tables of the logs (built on the fly, as ``msgcli sql``
-    does): ``(column names, rows)``. Needs the ``tables`` extra."""
+    does): ``(column names, rows)``. ``findings``: fill the findings table (a second
+    reading of each file); by default when the statement names it. Needs the ``tables``
+    extra."""
+    import re
+
     from .sqlrun import run_sql
+
+    if findings is None:
+        findings = re.search(r"\bfindings\b", statement, re.IGNORECASE) is not None
 
     return run_sql(
         statement, [str(p) for p in _path_list(paths)], dialect=dialect, findings=findings

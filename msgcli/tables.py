@@ -414,8 +414,9 @@ def table_rows(
     """Read every log the paths name (files, directories searched for logs, ``-``) and
     hand ``sink(table, rows)`` the rows of :data:`TABLES` in batches (each row a tuple in
     the table's column order). ``findings``: also run ``validate`` over each file for the
-    ``findings`` table (a second reading of the file; standard input is read once, so its
-    findings are only the lines that cannot be read)."""
+    ``findings`` table (a second reading of the file). Without it (and for standard input,
+    which is read once) the findings are what reading met: lines that cannot be read, and
+    the errors an event log's replay reports."""
     from .pipeline import Options, expand_paths, validate_file
     from .reader import ReadError
     from .stream import LogReader

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import json
 import shlex
@@ -330,3 +331,22 @@ def test_readme_answer_is_what_msgcli_prints(run_cli):
     args = shlex.split(_readme_questions()[0])[1:-1]
     code, out = run_cli(*args, str(LOONG), str(PY))
     assert code == 0 and out == shown
+
+
+def test_sql_reads_for_findings_only_when_asked(run_cli):
+    def count(*args):
+        code, out = run_cli("sql", *args, str(MIXED), "--format", "json")
+        assert code == 0
+        return json.loads(out)["n"]
+
+    _code, out = run_cli("validate", "--format", "json", str(MIXED))
+    found = json.loads(out)["findings"]
+    assert count("SELECT count(*) AS n FROM FINDINGS") == len(found) > 0
+    # without the second reading: only what reading met (the line that is not JSON)
+    unreadable = [f for f in found if f["code"].startswith("P")]
+    assert count("SELECT count(*) AS n FROM findings", "--no-findings") == len(unreadable) == 1
+    readable = 0
+    for line in MIXED.read_text(encoding="utf-8").splitlines():
+        with contextlib.suppress(ValueError):
+            readable += isinstance(json.loads(line), dict)
+    assert count("SELECT count(*) AS n FROM messages") == readable

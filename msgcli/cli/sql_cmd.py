@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from enum import Enum
 from typing import Annotated, Any
@@ -44,12 +45,14 @@ def sql(
         ),
     ] = SqlFormat.table,
     findings: Annotated[
-        bool,
+        bool | None,
         typer.Option(
             "--findings/--no-findings",
-            help="Fill the findings table (reads each file a second time).",
+            help="Fill the findings table, which reads each file a second time "
+            "[default: when the query names it].",
+            show_default=False,
         ),
-    ] = True,
+    ] = None,
     dialect: DialectOption = None,
     traceback: TracebackOption = False,
 ) -> None:
@@ -64,6 +67,8 @@ def sql(
     from ..tablewriters import MissingExtra, check_installed, require
     from ..textsafe import visible
 
+    if findings is None:
+        findings = re.search(r"\bfindings\b", statement, re.IGNORECASE) is not None
     try:
         check_installed("duckdb")
         check_installed("pyarrow")
