@@ -522,13 +522,8 @@ def main(argv: list[str] | None = None) -> None:
 
 
 # commands kept in modules of their own; importing them registers them on ``app``
-from . import (  # noqa: E402,F401  # noqa: E402,F401
-    config_cmd,
-    convert_cmd,
-    export_cmd,
-    format_cmd,
-    query_cmd,
-    show_cmd,
-    sql_cmd,
-    stats_cmd,
-)
+from . import config_cmd, convert_cmd, format_cmd, show_cmd, stats_cmd  # noqa: E402,F401
+
+# isort: off
+from . import export_cmd, query_cmd, sql_cmd  # noqa: E402,F401
+# isort: on
