@@ -244,6 +244,10 @@ class Filter:
     def __call__(self, msg: Message, dialect: Any = None, line: int = 0, path: str = "") -> bool:
         if isinstance(dialect, str):
             dialect = get_dialect(dialect)
+        # the tool filter keeps state (the calls waiting for their results): it sees every
+        # message, whatever the other filters say of it
+        if self.tools and not self._uses_tool(msg, dialect):
+            return False
         if self.roles and str(msg.role).lower() not in self.roles:
             return False
         if self.names and str(msg.name) not in self.names:
@@ -257,9 +261,6 @@ class Filter:
             if not isinstance(reason, str) or reason.lower() not in self.finish:
                 return False
         if (self.since is not None or self.until is not None) and not self._in_time(msg, dialect):
-            return False
-        # the tool filter keeps state: it sees every message that got this far
-        if self.tools and not self._uses_tool(msg, dialect):
             return False
         if self.errors and not self._failed(msg, dialect, line):
             return False

@@ -91,6 +91,9 @@ def test_tool_matches_a_result_by_its_call_id(run_cli, tmp_path):
     log.write_text("\n".join([lines[2], json.dumps(result), lines[4]]) + "\n", encoding="utf-8")
     _code, got = query(run_cli, log, "--tool", "get_weather")
     assert ids(got) == [json.loads(lines[2])["id"], result["id"]]
+    # with a filter that leaves the call out: the call is still what the result answers
+    _code, got = query(run_cli, log, "--tool", "get_weather", "--role", "tool")
+    assert ids(got) == [result["id"]]
 
 
 @pytest.mark.parametrize(
