@@ -50,6 +50,11 @@ ORJSON = "orjson.loads loop"
 PYTHON_PASS = "python -c pass"
 BENCH_PACKAGES = ("check-jsonschema", "jsonschema", "referencing", "pyinstrument")
 
+SQL_GROUP_BY = (
+    "SELECT sender, count(*) AS messages, sum(output_tokens) AS output_tokens "
+    "FROM messages GROUP BY sender ORDER BY messages DESC"
+)
+
 SUMMARY = re.compile(r"([\d,]+) errors?, ([\d,]+) warnings?")
 
 
@@ -300,6 +305,18 @@ def corpus_rows(built: corpora.Built, jobs: bool) -> list[Row]:
             prepare=make_copy,
             ok_codes=(0, 1),
             **both,
+        )
+    if spec.dialect == "agentscope-py" and spec.kind == "messages" and spec.cut in ("1m", "1gib"):
+        # logs as data: the tables in Parquet, and a group-by over them (built on the fly)
+        tables = str(out.with_suffix(".parquet"))
+        add(
+            "msgcli export --to .parquet",
+            [msgcli, "export", "-q", "--overwrite", path, "--to", tables],
+        )
+        add(
+            "msgcli sql (group by)",
+            [msgcli, "sql", "-f", "csv", SQL_GROUP_BY, path],
+            stdout=out.with_suffix(".sql.csv"),
         )
     if spec.cut == "100k":
         schemas = ROOT / "schemas" / spec.dialect

@@ -6,6 +6,9 @@ The public API (imported on first use, so ``import msgcli`` stays light):
 - :func:`replay`: rebuild the messages of event logs, as ``msgcli replay`` does;
 - :func:`convert`: convert logs to another dialect, as ``msgcli convert`` does;
 - :func:`diff`: compare two conversations, as ``msgcli diff`` does (a :class:`DiffResult`);
+- :func:`query`: the messages that match filters, as ``msgcli query`` chooses them;
+- :func:`export` / :func:`sql`: logs as tables (Parquet, SQLite, DuckDB, CSV), and
+  DuckDB SQL over them, as ``msgcli export`` and ``msgcli sql`` do;
 - :func:`read_records`: the JSON records of a log with their line numbers;
 - :func:`read_messages`: the messages of a log in the dialect-neutral model;
 - :func:`detect_dialect`: which dialect a log is written in;
@@ -32,10 +35,13 @@ __all__ = [
     "convert",
     "detect_dialect",
     "diff",
+    "export",
     "iter_findings",
+    "query",
     "read_messages",
     "read_records",
     "replay",
+    "sql",
     "validate",
 ]
 
@@ -52,6 +58,9 @@ _LAZY = {
     "read_records": "msgcli.reader",
     "convert": "msgcli.api",
     "detect_dialect": "msgcli.api",
+    "export": "msgcli.api",
+    "query": "msgcli.api",
+    "sql": "msgcli.api",
     "iter_findings": "msgcli.api",
     "read_messages": "msgcli.api",
     "replay": "msgcli.api",
@@ -59,7 +68,17 @@ _LAZY = {
 }
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .api import convert, detect_dialect, iter_findings, read_messages, replay, validate
+    from .api import (
+        convert,
+        detect_dialect,
+        export,
+        iter_findings,
+        query,
+        read_messages,
+        replay,
+        sql,
+        validate,
+    )
     from .compare import DiffResult, diff
     from .dialects import DIALECTS
     from .findings import Finding, Severity

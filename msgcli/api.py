@@ -12,6 +12,7 @@ as ``msgcli validate``::
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import tzinfo
@@ -203,3 +204,84 @@ def convert(
         select=select_codes(select, ignore),
     )
     return result
+
+
+def query(
+    paths: Source | Iterable[str | Path],
+    *,
+    dialect: str | None = None,
+    **filters: Any,
+) -> Iterator[Any]:
+    """The messages that match, as ``msgcli query`` chooses them: a
+    :class:`msgcli.filters.Match` each (``path``, ``line``, ``message`` in the neutral model,
+    ``raw`` as the dialect's JSON). ``filters`` are those of :meth:`msgcli.filters.Filter.build`
+    (``roles``, ``names``, ``tools``, ``errors``, ``grep``, ``ignore_case``, ``since``,
+    ``until``, ``finish``, ``ids``, ``sessions``, ``where``); a filter that cannot be used
+    raises :class:`msgcli.filters.FilterError`."""
+    from .filters import Filter, Selection
+
+    selection = Selection(Filter.build(**filters), dialect)
+    yield from selection.run([str(p) for p in _path_list(paths)])
+
+
+def export(
+    paths: Source | Iterable[str | Path],
+    to: str | Path,
+    *,
+    dialect: str | None = None,
+    findings: bool = True,
+    replace: bool = False,
+) -> Any:
+    """Write the tables of :mod:`msgcli.tables` (messages, blocks, tool_calls, findings) to
+    ``to``, in the format its suffix names (``.parquet`` and ``.csv``: a directory;
+    ``.sqlite``/``.db``, ``.duckdb``: a database), as ``msgcli export`` does; the
+    :class:`msgcli.tables.RowCounts`. An existing target is replaced only with
+    ``replace=True``. Parquet and DuckDB need the ``tables`` extra
+    (:class:`msgcli.tablewriters.MissingExtra` otherwise)."""
+    from .tables import table_rows
+    from .tablewriters import open_writer
+
+    target = str(to)
+    if os.path.lexists(target) and not replace:
+        raise FileExistsError(f"{target} exists (replace=True replaces it)")
+    writer = open_writer(target)
+    try:
+        counts = table_rows(
+            [str(p) for p in _path_list(paths)], writer.write, dialect=dialect, findings=findings
+        )
+    except BaseException:
+        writer.abort()
+        raise
+    writer.close(replace=replace)
+    return counts
+
+
+def sql(
+    statement: str,
+    paths: Source | Iterable[str | Path],
+    *,
+    dialect: str | None = None,
+    findings: bool | None = None,
+) -> tuple[list[str], list[tuple]]:
+    """Run DuckDB SQL over the tables of the logs (built on the fly, as ``msgcli sql``
+    does): ``(column names, rows)``. ``findings``: fill the findings table (a second
+    reading of each file); by default when the statement names it. Needs the ``tables``
+    extra."""
+    import re
+
+    from .sqlrun import run_sql
+
+    if findings is None:
+        findings = re.search(r"\bfindings\b", statement, re.IGNORECASE) is not None
+
+    return run_sql(
+        statement, [str(p) for p in _path_list(paths)], dialect=dialect, findings=findings
+    )
+
+
+def _path_list(paths: Any) -> list:
+    if hasattr(paths, "read"):
+        raise TypeError("give paths (or '-' for standard input), not a stream")
+    if isinstance(paths, (str, Path)):
+        return [paths]
+    return list(paths)

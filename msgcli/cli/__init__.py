@@ -711,8 +711,11 @@ from . import (  # noqa: E402,F401
     config_cmd,
     convert_cmd,
     diff_cmd,
+    export_cmd,
     format_cmd,
+    query_cmd,
     show_cmd,
+    sql_cmd,
     stats_cmd,
     view_cmd,
 )

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import sys
 from enum import Enum
 from typing import Annotated
@@ -10,6 +9,21 @@ from typing import Annotated
 import typer
 
 from . import DialectOption, TracebackOption, _check_outputs, _fail, app
+from .filter_opts import (
+    ErrorsOption,
+    FinishOption,
+    GrepOption,
+    IdOption,
+    IgnoreCaseOption,
+    NameOption,
+    RoleOption,
+    SessionOption,
+    SinceOption,
+    ToolOption,
+    UntilOption,
+    WhereOption,
+    make_filter,
+)
 
 
 class Thinking(str, Enum):
@@ -27,27 +41,18 @@ def show(
             metavar="PATH...",
         ),
     ],
-    role: Annotated[
-        list[str] | None,
-        typer.Option("--role", "-r", help="Only messages of this role (repeat for several)."),
-    ] = None,
-    name: Annotated[
-        list[str] | None,
-        typer.Option("--name", "-n", help="Only messages from this sender (repeat for several)."),
-    ] = None,
-    grep: Annotated[
-        str | None,
-        typer.Option("--grep", "-g", metavar="REGEX", help="Only messages whose text matches."),
-    ] = None,
-    message_id: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--id",
-            metavar="ID",
-            help="Only the message with this id, or id prefix (the short id a header shows "
-            "is unique in its file).",
-        ),
-    ] = None,
+    role: RoleOption = None,
+    name: NameOption = None,
+    tool: ToolOption = None,
+    errors: ErrorsOption = False,
+    grep: GrepOption = None,
+    ignore_case: IgnoreCaseOption = False,
+    since: SinceOption = None,
+    until: UntilOption = None,
+    finish: FinishOption = None,
+    message_id: IdOption = None,
+    session: SessionOption = None,
+    where: WhereOption = None,
     head: Annotated[
         int | None, typer.Option("--head", min=1, metavar="N", help="Only the first N messages.")
     ] = None,
@@ -189,12 +194,6 @@ def show(
     if follow and (len(paths) != 1 or paths[0] == "-"):
         raise _fail("--follow needs exactly one file")
     _check_outputs([export_html, export_svg, export_markdown], paths)
-    pattern = None
-    if grep is not None:
-        try:
-            pattern = re.compile(grep)
-        except re.error as exc:
-            raise _fail(f"--grep: not a regular expression: {exc}") from None
 
     from ..render.thread import ShowOptions
     from ..render.view import Filters, View, console_for, open_pager
@@ -207,13 +206,22 @@ def show(
         max_chars=max_chars,
         full=full,
     )
-    filters = Filters(
-        roles={r.lower() for r in role or ()},
-        names=set(name or ()),
-        pattern=pattern,
-        ids=list(message_id or ()),
-        every=every,
+    filters = make_filter(
+        Filters,
+        roles=role,
+        names=name,
+        tools=tool,
+        errors=errors,
+        grep=grep,
+        ignore_case=ignore_case,
+        since=since,
+        until=until,
+        finish=finish,
+        ids=message_id,
+        sessions=session,
+        where=where,
     )
+    filters.every = every
     chosen = dialect.value if dialect else None
     stdout = sys.stdout
     terminal = stdout.isatty()

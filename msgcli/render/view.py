@@ -10,7 +10,7 @@ import sys
 import time
 from collections import deque
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import IO, Any
 
 from rich.console import Console, ConsoleOptions, Group, RenderResult
@@ -18,7 +18,7 @@ from rich.rule import Rule
 from rich.segment import Segment
 from rich.text import Text
 
-from ..model import HintBlock, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock
+from ..filters import Filter, error_lines
 from ..reader import ReadError
 from ..stream import Item, LogReader
 from ..textsafe import visible
@@ -119,35 +119,29 @@ def open_pager(out: IO[str] | None) -> Iterator[tuple[IO[str], bool]]:
 
 
 @dataclass(slots=True)
-class Filters:
-    roles: set[str] = field(default_factory=set)
-    names: set[str] = field(default_factory=set)
-    pattern: Any = None  # a compiled regex over the message's text
-    ids: list[str] = field(default_factory=list)
-    #: each ``ids`` prefix -> the message ids it matched (one prefix may match several)
-    matched: dict[str, set[str]] = field(default_factory=dict)
+class Filters(Filter):
+    """The filters of ``msgcli query`` (:class:`msgcli.filters.Filter`), asked about an item:
+    a notice is always shown."""
+
     #: also the records a dialect keeps aside from the conversation (``show --all``)
     every: bool = False
 
-    def __call__(self, item: Item) -> bool:
+
+    def __call__(self, item: Item) -> bool:  # type: ignore[override]
         msg = item.message
         if msg is None:
             return True
         if not self.every and _aside(msg):
             return False
-        if self.roles and str(msg.role).lower() not in self.roles:
-            return False
-        if self.names and str(msg.name) not in self.names:
-            return False
-        if self.ids:
-            hits = [prefix for prefix in self.ids if str(msg.id).startswith(prefix)]
-            if not hits:
-                return False
-            for prefix in hits:
-                self.matched.setdefault(prefix, set()).add(str(msg.id))
-        if self.pattern is not None:
-            return any(self.pattern.search(text) for text in _texts(msg))
-        return True
+        if not self.active:
+            return True
+        return Filter.__call__(self, msg, msg.dialect, item.line, item.path)
+
+    def start(self, name: str, source: Any, dialect: str | None) -> None:
+        """A new file begins (``--errors`` first asks ``validate`` which lines are bad)."""
+        self.reset()
+        if self.errors and str(source) != "-":
+            self.finding_lines = error_lines(source, name, dialect)
 
 
 def _aside(msg: Any) -> bool:
@@ -155,20 +149,6 @@ def _aside(msg: Any) -> bool:
 
     dialect = DIALECTS.get(msg.dialect)
     return dialect is not None and dialect.aside(msg)
-
-
-def _texts(msg: Any) -> Iterator[str]:
-    for block in msg.blocks():
-        if isinstance(block, TextBlock) and isinstance(block.text, str):
-            yield block.text
-        elif isinstance(block, ThinkingBlock) and isinstance(block.thinking, str):
-            yield block.thinking
-        elif isinstance(block, HintBlock) and isinstance(block.hint, str):
-            yield block.hint
-        elif isinstance(block, ToolCallBlock) and isinstance(block.input, str):
-            yield block.input
-        elif isinstance(block, ToolResultBlock) and isinstance(block.output, str):
-            yield block.output
 
 
 #: files up to this size are read once for their ids before they are shown, so each header
@@ -276,6 +256,7 @@ class View:
                 self.options.short_ids = None
                 if source != "-" and _size(source) <= SHORT_ID_READ_LIMIT:
                     self.options.short_ids = self._short_ids(name, source, dialect)
+                self.filters.start(name, source, dialect)
                 thread = Thread(self._emit, self.filters)
                 try:
                     for item in LogReader(name, dialect, self.redact).items(source):
@@ -319,6 +300,7 @@ class View:
             self._unreadable(path, exc.strerror or str(exc))
             return 2
         reader = LogReader(path, dialect, self.redact)
+        self.filters.reset()
         thread = Thread(self._emit, self.filters)
         try:
             if not live:
