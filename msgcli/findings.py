@@ -6,7 +6,16 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
-__all__ = ["ERROR", "INFO", "LOG_SUFFIXES", "WARNING", "Finding", "Severity", "Summary", "suffix_list"]
+__all__ = [
+    "ERROR",
+    "INFO",
+    "LOG_SUFFIXES",
+    "WARNING",
+    "Finding",
+    "Severity",
+    "Summary",
+    "suffix_list",
+]
 
 #: what a directory is searched for (its hidden folders and files are skipped)
 LOG_SUFFIXES = (".jsonl", ".jsonl.gz", ".json", ".json.gz", ".ndjson", ".sse")

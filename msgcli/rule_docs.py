@@ -227,7 +227,7 @@ EXPLAINED: dict[str, tuple[str, str]] = {
     ),
     "B005": (
         'anthropic request: {"role": "user", …}, {"role": "user", …}   (two user turns in a row),\n'
-        'or a user turn whose tool_result block comes after its text block',
+        "or a user turn whose tool_result block comes after its text block",
         "Merge consecutive turns of one role, put tool_result blocks first in the turn that "
         "answers the calls, and let each OpenAI tool message follow the assistant message "
         "that called it.",
@@ -343,7 +343,7 @@ EXPLAINED: dict[str, tuple[str, str]] = {
         "request; the partial text is kept in the replayed response.",
     ),
     "E017": (
-        "a Chat Completions stream that stops with finish_reason \"length\": the SDK's "
+        'a Chat Completions stream that stops with finish_reason "length": the SDK\'s '
         "helper raises, msgcli writes the completion",
         "Usually nothing: the finding says where a program relying on the SDK's accumulator "
         "would see something else. Raise max_tokens for a length stop.",
@@ -351,8 +351,7 @@ EXPLAINED: dict[str, tuple[str, str]] = {
     "E018": (
         'response.output_text.delta events spell "Hello wor", response.completed says '
         '"Hello world"',
-        "Capture every event of the stream: a missing or reordered delta line is the usual "
-        "cause.",
+        "Capture every event of the stream: a missing or reordered delta line is the usual cause.",
     ),
     "E019": (
         '{"type": "response.incomplete", "response": {"status": "incomplete", '
@@ -421,8 +420,7 @@ EXPLAINED: dict[str, tuple[str, str]] = {
         "Keep one result per call; remove the copied record.",
     ),
     "K013": (
-        '{"type": "assistant", "message": {"model": "<synthetic>", …}, "isApiErrorMessage": '
-        "true}",
+        '{"type": "assistant", "message": {"model": "<synthetic>", …}, "isApiErrorMessage": true}',
         "The API failed after Claude Code's retries; the record says why. Retry the turn.",
     ),
     "K014": (

@@ -126,7 +126,6 @@ class Filters(Filter):
     #: also the records a dialect keeps aside from the conversation (``show --all``)
     every: bool = False
 
-
     def __call__(self, item: Item) -> bool:  # type: ignore[override]
         msg = item.message
         if msg is None:
@@ -163,6 +162,8 @@ def _size(source: Any) -> int:
         return size * 10 if str(source).endswith(".gz") else size
     except (OSError, TypeError, ValueError):
         return SHORT_ID_READ_LIMIT + 1
+
+
 #: subagents nest no deeper than this in the view
 _MAX_DEPTH = 8
 
