@@ -31,6 +31,8 @@ from typing import IO, Any
 
 import orjson
 
+from .guard import RECORD_DEPTH, has_lone_surrogate, json_int, nests_deeper
+
 __all__ = ["Problem", "ReadError", "Record", "open_input", "part_records", "read_records"]
 
 _BOM = b"\xef\xbb\xbf"
@@ -214,10 +216,12 @@ def _read_jsonl(lines, whole: bool = True) -> Iterator[Record]:
                 count += 1
                 continue
             count += 1
-            if type(obj) is dict:
-                yield Record(number, obj, None, raw)
-            else:
+            if type(obj) is not dict:
                 yield Record(number, None, _not_object(obj))
+            elif nests_deeper(obj, raw=raw):
+                yield Record(number, None, _TOO_DEEP)
+            else:
+                yield Record(number, obj, None, raw)
     except _Truncated as exc:
         if pending is not None:
             yield _problem_record(*pending, last=False)
@@ -227,6 +231,14 @@ def _read_jsonl(lines, whole: bool = True) -> Iterator[Record]:
         yield _problem_record(*pending, last=True)
     if count == 0 and whole:
         yield Record(0, None, Problem("P008", "the file is empty: it holds only blank lines"))
+
+
+#: a record deeper than the parser takes, or than msgcli reads (see :mod:`msgcli.guard`)
+_TOO_DEEP = Problem(
+    "P005",
+    f"the record nests deeper than {RECORD_DEPTH:,} levels: msgcli reads no record this deep "
+    "(JSON parsers stop at 1,024 levels; what msgcli writes of a record must stay within that)",
+)
 
 
 def _not_object(obj: Any) -> Problem:
@@ -269,11 +281,7 @@ def _problem_record(number: int, raw: bytes, error: orjson.JSONDecodeError, last
         )
     message, position = str(error), error.pos
     if "depth limit" in message or "recursion" in message.lower():
-        return Record(
-            number,
-            None,
-            Problem("P005", "the record nests deeper than 1024 levels, the parser's limit"),
-        )
+        return Record(number, None, _TOO_DEEP)
     recovered = _with_constants(text)
     if recovered is not None:
         obj, tokens = recovered
@@ -285,9 +293,9 @@ def _problem_record(number: int, raw: bytes, error: orjson.JSONDecodeError, last
             "most JSON readers reject the line",
             tokens[0][1],
         )
-        if type(obj) is dict:
+        if type(obj) is dict and not nests_deeper(obj):
             return Record(number, obj, problem)
-        return Record(number, None, problem)
+        return Record(number, None, problem if type(obj) is not dict else _TOO_DEEP)
     if last and not ends_line and ("end of data" in message or position >= len(text)):
         return Record(
             number,
@@ -326,10 +334,12 @@ def _with_constants(text: str) -> tuple[Any, list[tuple[str, str]]] | None:
         return float(token.replace("Infinity", "inf"))
 
     try:
-        obj = json.loads(text, parse_constant=constant)
+        # the guard orjson applies on the common path: numbers as orjson reads them, and
+        # no lone surrogate (orjson refuses such a line; so does this path)
+        obj = json.loads(text, parse_constant=constant, parse_int=json_int)
     except (ValueError, RecursionError):
         return None
-    if not found:
+    if not found or has_lone_surrogate(obj):
         return None
     return obj, _constant_pointers(obj, found)
 
@@ -379,10 +389,12 @@ def _read_array(first, rest) -> Iterator[Record]:
             yield Record(0, None, Problem("P008", "the file is an empty JSON array: no records"))
         for index, obj in enumerate(value):
             line = starts[index] if index < len(starts) else 1
-            if type(obj) is dict:
-                yield Record(line, obj)
-            else:
+            if type(obj) is not dict:
                 yield Record(line, None, _not_object(obj))
+            elif nests_deeper(obj):
+                yield Record(line, None, _TOO_DEEP)
+            else:
+                yield Record(line, obj)
     if truncated is not None:
         yield Record(truncated.line, None, Problem("P009", truncated.reason))
 
@@ -479,6 +491,8 @@ def _sse_record(line: int, data: list[bytes], last: bool = False) -> Record:
         obj = orjson.loads(payload)
     except orjson.JSONDecodeError as exc:
         return _problem_record(line, payload, exc, last=last)
-    if type(obj) is dict:
-        return Record(line, obj, None, payload)
-    return Record(line, None, _not_object(obj))
+    if type(obj) is not dict:
+        return Record(line, None, _not_object(obj))
+    if nests_deeper(obj, raw=payload):
+        return Record(line, None, _TOO_DEEP)
+    return Record(line, obj, None, payload)

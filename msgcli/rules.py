@@ -45,7 +45,7 @@ _RULES = [
         ERROR,
         "The last line is cut off (no newline and incomplete JSON): the writer stopped mid-record.",
     ),
-    Rule("P005", "too-deep", ERROR, "A record nests deeper than the JSON parser allows."),
+    Rule("P005", "too-deep", ERROR, "A record nests deeper than 1,010 levels (JSON parsers stop at 1,024)."),
     Rule(
         "P006",
         "non-standard-number",

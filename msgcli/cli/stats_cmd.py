@@ -111,8 +111,7 @@ def _print_text(report: StatsReport) -> None:
     import io
     import os
 
-    from rich.console import Console
-
+    from ..render.view import SafeConsole
     from ..report.text import use_colour
 
     out = sys.stdout
@@ -126,7 +125,7 @@ def _print_text(report: StatsReport) -> None:
         if width < 40:  # a terminal that does not tell its size (or a tiny one)
             width = 80
     buffer = io.StringIO()
-    console = Console(
+    console = SafeConsole(
         file=buffer,
         markup=False,
         highlight=False,

@@ -38,8 +38,10 @@ from ..model import (
     UnknownBlock,
     ValueBlock,
 )
-from ..replayers import MARK_KEY
+from ..replayers import MARK_KEY, listed
 from ..stream import Item
+from ..guard import deep_recursion, json_text
+from ..textsafe import lines as split_lines
 from ..textsafe import visible
 
 __all__ = ["ShowOptions", "Thread", "Unit", "render_notice", "render_unit"]
@@ -131,7 +133,7 @@ class Thread:
                     cid = _key(block.id)
                     owner = self.waiting[cid]
                     owner.results.setdefault(cid, []).append((block, item))
-                    if block.state not in _NOT_FINAL:
+                    if _key(block.state) not in _NOT_FINAL:
                         del self.waiting[cid]
                 self._flush()
                 return
@@ -173,7 +175,7 @@ class Thread:
 
 def _key(value: Any) -> Any:
     """A tool-call id as a dict key (a malformed record may hold a list there)."""
-    return value if isinstance(value, (str, int, float, bool, type(None))) else repr(value)
+    return value if isinstance(value, (str, int, float, bool, type(None))) else json_text(value)
 
 
 def name_style(name: Any) -> str:
@@ -187,6 +189,11 @@ def render_notice(item: Item) -> RenderableType:
 
 
 def render_unit(unit: Unit, options: ShowOptions) -> RenderableType:
+    with deep_recursion():  # a value may nest as deep as the reader takes (msgcli.guard)
+        return _render_unit(unit, options)
+
+
+def _render_unit(unit: Unit, options: ShowOptions) -> RenderableType:
     msg = unit.item.message
     assert msg is not None
     parts: list[RenderableType] = [_header(msg, unit.item)]
@@ -261,7 +268,7 @@ def _header(msg: Message, item: Item) -> Text:
 
 def _mark_line(mark: dict) -> Text:
     state = mark.get("state")
-    opened = ", ".join(visible(str(x)) for x in mark.get("open") or ())
+    opened = ", ".join(visible(str(x)) for x in listed(mark.get("open")))
     what = {
         "cut": "incomplete: the stream stopped here",
         "open": "unfinished at the point the replay stopped",
@@ -279,22 +286,19 @@ def _cut(text: str, limit: int) -> str:
 
 
 def _plain(value: Any, options: ShowOptions) -> Text:
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    text = value if isinstance(value, str) else json_text(value)
     return Text(visible(_cut(text, options.max_chars), multiline=True))
 
 
 def _json(value: Any, options: ShowOptions) -> Text:
-    try:
-        dumped = json.dumps(value, ensure_ascii=False, indent=2)
-    except (TypeError, ValueError):
-        dumped = repr(value)
+    dumped = json_text(value, indent=True)
     text = Text(visible(_cut(dumped, options.max_chars), multiline=True))
     _JSON.highlight(text)
     return text
 
 
 def _folded(label: str, body: str, style: str, options: ShowOptions) -> list[RenderableType]:
-    lines = body.splitlines() or [""]
+    lines = split_lines(body) or [""]
     head = Text(label, style=f"{style} italic")
     if options.thinking == "full" or len(lines) <= options.fold_lines:
         shown, rest = lines, 0
@@ -318,13 +322,13 @@ def _block(block: Any, options: ShowOptions, standalone: bool = False) -> list[R
     if isinstance(block, ThinkingBlock):
         if options.thinking == "hide":
             return []
-        body = block.thinking if isinstance(block.thinking, str) else json.dumps(block.thinking)
+        body = block.thinking if isinstance(block.thinking, str) else json_text(block.thinking)
         return _folded("thinking", body, "dim", options)
     if isinstance(block, HintBlock):
         if options.thinking == "hide":
             return []
         hint = block.hint
-        body = hint if isinstance(hint, str) else json.dumps(hint, ensure_ascii=False)
+        body = hint if isinstance(hint, str) else json_text(hint)
         label = "hint" + (f" ({visible(str(block.source))})" if block.source else "")
         return _folded(label, body, "dim", options)
     if isinstance(block, ToolCallBlock):
@@ -357,7 +361,7 @@ def _call(block: ToolCallBlock, options: ShowOptions) -> list[RenderableType]:
     if args is None and isinstance(block.input, str):
         try:
             args = json.loads(block.input) if block.input.strip() else {}
-        except ValueError:
+        except (ValueError, RecursionError):
             return [head, _indent(_plain(block.input, options))]
     elif args is None:
         args = block.input
@@ -429,7 +433,7 @@ def _evolve(block: EvolveResultBlock) -> RenderableType:
     for key, value in block.fields.items():
         if key == "type":
             continue
-        shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        shown = value if isinstance(value, str) else json_text(value)
         table.add_row(Text(visible(str(key))), Text(visible(_cut(shown, 400), multiline=True)))
     return table
 
@@ -439,7 +443,7 @@ def _footer(msg: Message) -> Text | None:
     usage = msg.usage
     if usage is not None:
         counts = [
-            f"{label} {value:,}" if isinstance(value, int) else f"{label} {value}"
+            f"{label} {value:,}" if isinstance(value, int) else f"{label} {visible(str(value))}"
             for label, value in (
                 ("in", usage.input_tokens),
                 ("out", usage.output_tokens),

@@ -17,6 +17,7 @@ from rich.console import Console, Group
 from rich.rule import Rule
 from rich.text import Text
 
+from ..guard import deep_recursion
 from ..model import HintBlock, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock
 from ..reader import ReadError
 from ..stream import Item, LogReader
@@ -24,6 +25,19 @@ from ..textsafe import visible
 from .thread import ShowOptions, Thread, Unit, render_notice, render_unit
 
 __all__ = ["Filters", "View", "console_for", "open_pager"]
+
+
+class SafeConsole(Console):
+    """A console that writes no control character it did not make itself: every piece of
+    text is passed through :func:`msgcli.textsafe.visible` once more as it is written,
+    whatever renderable it came from (a renderer that forgot a field cannot let an escape
+    sequence through). Its own styles and line breaks are left alone."""
+
+    def _render_buffer(self, buffer: Any) -> str:
+        return super()._render_buffer(
+            segment if segment.control else segment._replace(text=visible(segment.text, multiline=True))
+            for segment in buffer
+        )
 
 
 def console_for(
@@ -37,7 +51,7 @@ def console_for(
     """A console that never interprets markup and never guesses styles from text."""
     if width is None and not terminal_width:
         width = 100  # a file or a pipe: wide enough for JSON arguments, the same every run
-    return Console(
+    return SafeConsole(
         file=out,
         markup=False,
         highlight=False,
@@ -156,7 +170,8 @@ class View:
         if unit.item.message is None:
             self.console.print(render_notice(unit.item))
             return
-        self.console.print(render_unit(unit, self.options))
+        with deep_recursion():  # rich walks the renderables (msgcli.guard)
+            self.console.print(render_unit(unit, self.options))
         self.console.print()
 
     def run(self, paths: list[str], dialect: str | None) -> int:
