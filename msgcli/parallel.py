@@ -71,6 +71,7 @@ def iter_file_reports_parallel(
     options,
     streams: Iterable[IO[bytes]] = (),
     excluded: list[str] | None = None,
+    skipped: list[str] | None = None,
 ) -> Iterator:
     """Like :func:`msgcli.pipeline.iter_file_reports`, with ``options.jobs`` workers."""
     from dataclasses import replace
@@ -84,7 +85,7 @@ def iter_file_reports_parallel(
     # Each file's own options travel with its tasks (without the per-file lookup itself).
     slots: list[tuple[str, Any]] = []
     tasks: list[tuple] = []
-    for name, source, problem, chosen in planned(paths, options, excluded):
+    for name, source, problem, chosen in planned(paths, options, excluded, skipped):
         if source is None or chosen is None:
             slots.append(("done", unusable(name, problem, options.select)))
             continue

@@ -18,7 +18,7 @@ from .checks import CrossChecks, check_message, digest
 from .dialects import EVENT, MESSAGE, Dialect, classify, get_dialect
 from .findings import ERROR, FileSummary, Finding, Severity, Summary
 from .progress import Tracker, tracker
-from .reader import STDIN_NAME, ReadError, read_records, source_name
+from .reader import STDIN_NAME, ReadError, json_file_is_log, read_records, source_name
 from .replayers import Replayer, replayer_for
 from .rules import RULES
 from .schemas import CompiledSchema, compiled, explain
@@ -35,6 +35,8 @@ __all__ = [
 
 #: what a directory is searched for
 LOG_SUFFIXES = (".jsonl", ".jsonl.gz", ".json", ".json.gz", ".ndjson", ".sse")
+#: of those, the suffixes of files that may be JSON documents rather than logs
+_DOCUMENT_SUFFIXES = (".json", ".json.gz")
 
 #: ``sink(path, line, message)``: a message rebuilt from an event log
 MessageSink = Callable[[str, int, dict], None]
@@ -97,12 +99,16 @@ class RunReport:
         return 0
 
 
-def expand_paths(paths: Iterable[str | Path]) -> Iterator[tuple[str, str | Path | None, str]]:
+def expand_paths(
+    paths: Iterable[str | Path], skipped: list[str] | None = None
+) -> Iterator[tuple[str, str | Path | None, str]]:
     """``(display name, source, problem)`` for every input named on the command line.
 
     A directory gives every log file below it (hidden folders skipped), in
     name order; ``source`` is ``None`` when the path cannot be used, with
-    ``problem`` saying why.
+    ``problem`` saying why. A ``*.json`` file found there that is no log of a known
+    dialect (a schema, a configuration, a state file without messages) is passed over,
+    and named in ``skipped``; named on the command line, it is checked (``P011``).
     """
     for raw in paths:
         text = str(raw)
@@ -119,6 +125,10 @@ def expand_paths(paths: Iterable[str | Path]) -> Iterator[tuple[str, str | Path 
                         continue
                     found = True
                     full = os.path.join(root, name)
+                    if name.endswith(_DOCUMENT_SUFFIXES) and not json_file_is_log(full):
+                        if skipped is not None:
+                            skipped.append(full)
+                        continue
                     yield full, full, ""
             if not found:
                 yield text, None, "no-logs"
@@ -154,7 +164,8 @@ def validate_paths(
     options = options or Options()
     report = RunReport()  # each file's summary says whether its warnings fail it
     excluded: list[str] = []
-    for file_report in iter_file_reports(paths, options, streams, sink, excluded):
+    skipped = report.summary.skipped
+    for file_report in iter_file_reports(paths, options, streams, sink, excluded, skipped):
         report.files.append(file_report)
         tally(report.summary, file_report)
         if file_report.summary.stopped_early:
@@ -169,13 +180,15 @@ def iter_file_reports(
     streams: Iterable[IO[bytes]] = (),
     sink: MessageSink | None = None,
     excluded: list[str] | None = None,
+    skipped: list[str] | None = None,
 ) -> Iterator[FileReport]:
     """One report per input, as soon as that input is done. Files the configuration
-    excludes are appended to ``excluded`` instead."""
+    excludes are appended to ``excluded`` instead, JSON documents a directory scan
+    passed over to ``skipped``."""
     if options.jobs > 1 and sink is None and options.max_errors is None:
         from .parallel import iter_file_reports_parallel
 
-        yield from iter_file_reports_parallel(paths, options, streams, excluded)
+        yield from iter_file_reports_parallel(paths, options, streams, excluded, skipped)
         return
     budget = _Budget(options.max_errors)
     for stream in streams:
@@ -184,7 +197,7 @@ def iter_file_reports(
         yield settled(
             validate_file(stream, options=options, budget=budget, sink=sink), options, None
         )
-    for name, source, problem, chosen in planned(paths, options, excluded):
+    for name, source, problem, chosen in planned(paths, options, excluded, skipped):
         if budget.spent:
             return
         if source is None or chosen is None:
@@ -195,11 +208,14 @@ def iter_file_reports(
 
 
 def planned(
-    paths: Iterable[str | Path], options: Options, excluded: list[str] | None = None
+    paths: Iterable[str | Path],
+    options: Options,
+    excluded: list[str] | None = None,
+    skipped: list[str] | None = None,
 ) -> Iterator[tuple[str, str | Path | None, str, Options | None]]:
     """``expand_paths`` with each usable file's own options (None for a path that names no
     log); the files the configuration excludes go to ``excluded`` instead."""
-    for name, source, problem in expand_paths(paths):
+    for name, source, problem in expand_paths(paths, skipped):
         if source is None:
             yield name, None, problem, None
             continue
@@ -319,6 +335,8 @@ class _FileCheck:
         self.summary = FileSummary(path=name, strict=options.strict)
         self.findings: list[Finding] = []
         self.line = 0
+        self.where = ""
+        self.placed: dict[int, str] = {}  # line -> JSON pointer of a document's messages
         self.dialect: Dialect | None = forced
         self.kind: str | None = None
         self.first_line = 0
@@ -347,6 +365,9 @@ class _FileCheck:
         else:
             self.summary.warnings += 1
         at = self.line if line is None else line
+        where = self.where if line is None else self.placed.get(line, "")
+        if where:
+            ptr = where + ptr  # a message inside a JSON document: a pointer into it
         self.findings.append(Finding(self.name, at, code, severity, message, ptr))
 
     def run(self, records) -> None:
@@ -358,6 +379,9 @@ class _FileCheck:
                 self.summary.stopped_early = True
                 return
             self.line = record.line
+            self.where = record.where
+            if record.where:
+                self.placed[record.line] = record.where
             problem = record.problem
             if problem is not None:
                 if problem.code == "P009":

@@ -184,6 +184,8 @@ class FileStats:
     last_time: tuple[datetime, Any] | None = None
     #: event logs: what the replay saw (``None`` for message logs)
     events: ReplayStats | None = None
+    #: a JSON document (a state file): where each message sits, ``(line, JSON pointer)``
+    placed: list[tuple[int, str]] = field(default_factory=list)
 
     # -- derived ----------------------------------------------------------------
 
@@ -297,6 +299,11 @@ class FileStats:
             "readable": self.readable,
             "problem": self.problem,
             **self.counts_dict(),
+            **(
+                {"document": [{"line": line, "pointer": ptr} for line, ptr in self.placed]}
+                if self.placed
+                else {}
+            ),
         }
 
 
@@ -450,6 +457,8 @@ def file_stats(
             if item.message is not None:
                 assert reader.dialect is not None
                 collector.message(item.message, reader.dialect)
+                if item.where:
+                    collector.stats.placed.append((item.line, item.where))
             else:
                 collector.notice(item.code)
     except ReadError as exc:

@@ -33,6 +33,8 @@ class Item:
     raw: dict | None = None  # the message as the dialect's JSON
     notice: str = ""
     code: str = ""
+    #: where the message sits in a JSON document (a JSON pointer; "" in a log)
+    where: str = ""
 
 
 class LogReader:
@@ -103,7 +105,7 @@ class LogReader:
                     yield pending.popleft()
             else:
                 assert self.dialect is not None
-                yield Item(self.name, record.line, self.dialect.read(obj), obj)
+                yield Item(self.name, record.line, self.dialect.read(obj), obj, where=record.where)
         if self.replayer is not None:
             self.replayer.finish(self.replayer.line)
             while pending:

@@ -28,7 +28,10 @@ def log_records(path: Path) -> list[tuple[int, Any]]:
     if path.name.endswith(".gz"):
         raw = gzip.decompress(raw)
     if path.name.endswith(".json"):
-        return list(enumerate(orjson.loads(raw), 1))
+        value = orjson.loads(raw)
+        if isinstance(value, dict):  # a state file: the messages of its context
+            return list(enumerate(value["context"], 1)) if "context" in value else []
+        return list(enumerate(value, 1))
     sse = path.name.endswith(".sse")
     out = []
     for number, line in enumerate(raw.splitlines(), 1):
@@ -405,6 +408,7 @@ EVENT_LOGS = {
     "real/agentscope-py/events.jsonl",
     "real/agentscope-py/events-data.jsonl",
     "real/agentscope-py/events.sse",
+    "real/agentscope-java/events.jsonl",
 }
 
 

@@ -28,6 +28,8 @@ def raw_messages(path):
     text = path.read_text(encoding="utf-8")
     if text.lstrip().startswith("["):
         return json.loads(text)
+    if text.lstrip().startswith("{\n"):  # a state file: the messages of its context
+        return json.loads(text)["context"]
     return [json.loads(x) for x in text.splitlines() if x.strip()]
 
 
@@ -108,7 +110,8 @@ MESSAGE_LOGS = [
     p
     for folder in ("real", "valid")
     for p in log_files(FIXTURES / folder)
-    if "events" not in p.name or p.name.endswith("-final.jsonl")
+    if ("events" not in p.name or p.name.endswith("-final.jsonl"))
+    and not p.name.endswith(".schema.json")
 ]
 PAIRS = [
     (p, p.with_name(p.stem + suffix))

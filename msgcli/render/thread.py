@@ -263,6 +263,8 @@ def _header(msg: Message, item: Item) -> Text:
     if msg.id:
         text.append(f"  #{visible(str(msg.id))[:8]}", style="dim")
     text.append(f"  line {item.line}", style="dim")
+    if item.where:
+        text.append(f"  at {visible(item.where)}", style="dim")
     return text
 
 

@@ -41,6 +41,8 @@ class Tally:
 
 def round_trips(pool: list[Seed]) -> list[str]:
     """Each clean message log, converted to every other dialect and back: the same bytes."""
+    import orjson
+
     import msgcli
     from msgcli.writer import dumps
 
@@ -52,7 +54,11 @@ def round_trips(pool: list[Seed]) -> list[str]:
         if found is None or found[1] != "message":
             continue
         source, _ = found
-        original = [line for line in seed.data.split(b"\n") if line.strip()]
+        if "/v1/" in seed.name:
+            continue  # an AgentScope 1.x log comes home in the 2.x shape (see the README)
+        # the same values, keys in the same order, written the same way (LoongFlow's own
+        # writer puts a space after ':' and ',', which no converter keeps)
+        original = [dumps(orjson.loads(line)) for line in seed.data.split(b"\n") if line.strip()]
         for target in DIALECTS:
             if target == source:
                 continue
