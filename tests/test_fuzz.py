@@ -135,11 +135,11 @@ def test_hostile_values_through_the_installed_command(tmp_path, dialect):
 
 
 def test_the_footer_shows_an_escape_where_a_count_was_expected(tmp_path, run_cli):
-    """A string in the token counts of a LoongFlow message is shown, escaped."""
-    line = _with(REAL_LF[2], '"completion_tokens": 46', '"completion_tokens": "\\u001b[2Jx"')
+    """A string in the token counts of an AgentScope Java message is shown, escaped."""
+    line = _with(REAL_JAVA[1], '"outputTokens":46', '"outputTokens":"\\u001b[2Jx"')
     log = tmp_path / "footer.jsonl"
     log.write_text(line + "\n", encoding="utf-8")
     code, out = run_cli("show", "--no-pager", str(log))
     assert code == 0
     assert "\x1b" not in out
-    assert "out \\e[2Jx" in out
+    assert "tokens in 812 · out \\e[2Jx" in out
