@@ -360,6 +360,8 @@ def _call(block: ToolCallBlock, options: ShowOptions) -> list[RenderableType]:
     if block.state:
         head.append(f"  {visible(str(block.state))}", style="dim")
     args: Any = block.arguments
+    if not args and isinstance(block.input, str) and block.input.strip() not in ("", "{}"):
+        args = None  # the argument text says more (a call cut off while it streamed)
     if args is None and isinstance(block.input, str):
         try:
             args = json.loads(block.input) if block.input.strip() else {}
