@@ -168,7 +168,7 @@ def _read_stream(stream: IO[bytes]) -> Iterator[Record]:
     start = first[-1][1].lstrip()
     if start.startswith(b"["):
         yield from _read_array(first, lines)
-    elif start.startswith(b"{") and _opens_document(start):
+    elif start.startswith(b"{") and (_opens_document(start) or _holds_messages(start)):
         yield from _read_document(first, lines)
     elif start.startswith((b"data:", b":", b"event:", b"id:", b"retry:")):
         yield from _read_sse(_chain(first, lines))
@@ -536,6 +536,19 @@ def json_file_is_log(path: str | Path) -> bool:
     if first.problem is not None and first.problem.code == "P011":
         return False
     return first.obj is None or first.where != "" or classify(first.obj) is not None
+
+
+def _holds_messages(line: bytes) -> bool:
+    """Whether a first line that is a whole object is a state file written on one line (an
+    AgentScope 1.x session file: ``json.dumps(state_dicts)``): no record of a known dialect
+    itself, messages inside."""
+    from .dialects import classify
+
+    try:
+        value = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return False
+    return type(value) is dict and classify(value) is None and bool(document_messages(value))
 
 
 def _opens_document(line: bytes) -> bool:
