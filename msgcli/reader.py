@@ -525,12 +525,15 @@ def json_file_is_log(path: str | Path) -> bool:
     that does not parse is a broken log, and is checked)."""
     from .dialects import classify
 
+    records = read_records(path)
     try:
-        records = read_records(path)
         first = next(records, None)
-        records.close()
     except ReadError:
         return True
+    finally:
+        close = getattr(records, "close", None)
+        if close is not None:
+            close()
     if first is None:
         return True
     if first.problem is not None and first.problem.code == "P011":
@@ -599,7 +602,8 @@ def _document_problem(data: bytes, exc: orjson.JSONDecodeError) -> tuple[int, Pr
     except UnicodeDecodeError as bad:
         line = data.count(b"\n", 0, bad.start) + 1
         return line, Problem(
-            "P002", f"invalid UTF-8: byte 0x{data[bad.start]:02x} cannot start or continue a character"
+            "P002",
+            f"invalid UTF-8: byte 0x{data[bad.start]:02x} cannot start or continue a character",
         )
     found = re.sub(r": line \d+ column (\d+) \(char \d+\)", r" at column \1", message)
     return line, Problem("P001", f"invalid JSON in the document that starts on line 1: {found}")

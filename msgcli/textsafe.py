@@ -30,9 +30,7 @@ __all__ = ["lines", "short", "visible"]
 _BREAK = re.compile("\r\n|[\n\u2028\u2029\x85]")
 # C0 controls but tab and newline, DEL, C1 controls, the Unicode bidirectional controls,
 # lone surrogates
-_OTHER = (
-    "\x00-\x08\x0b-\x1f\x7f-\x84\x86-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff"
-)
+_OTHER = "\x00-\x08\x0b-\x1f\x7f-\x84\x86-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff"
 _CONTROL = re.compile(f"[{_OTHER}]")
 _CONTROL_AND_BREAKS = re.compile(f"[{_OTHER}\t\n\x85\u2028\u2029]")
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\x1b": "\\e"}

@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import gzip
-import json
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import IO, Any, cast
 
 import orjson
@@ -14,6 +11,7 @@ import orjson
 from .guard import deep_dumps, deep_recursion
 
 __all__ = ["JsonlOutput", "deep_recursion", "dumps", "open_output"]
+
 
 def dumps(obj: Any) -> bytes:
     """Compact JSON of a record. orjson writes up to 255 levels of nesting; a record the

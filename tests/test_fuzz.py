@@ -8,7 +8,6 @@ of its own, run through the installed ``msgcli`` script as a user runs it.
 
 from __future__ import annotations
 
-
 import os
 import subprocess
 import sys
@@ -82,16 +81,25 @@ HOSTILE = {
     ),
     # a lone surrogate next to a NaN: orjson refuses it; so must the other path
     "nan-surrogate": (
-        REAL_LF, 2, '"completion_tokens": 46', '"completion_tokens": NaN, "x": "\\ud800"'
+        REAL_LF,
+        2,
+        '"completion_tokens": 46',
+        '"completion_tokens": NaN, "x": "\\ud800"',
     ),
     # a JSON object where the Java tool state is a string, a string where a count is
     "java-state-object": (REAL_JAVA, 1, '"state":"allowed"', '"state":{"s":"\\u001b[31m"}'),
     "java-usage-escape": (REAL_JAVA, 1, '"outputTokens":46', '"outputTokens":"\\u001b[2J"'),
     "loongflow-usage-object": (
-        REAL_LF, 2, '"usage": {', '"usage": {"prompt_tokens": {"\\u001b]0;x\\u0007": 1}, '
+        REAL_LF,
+        2,
+        '"usage": {',
+        '"usage": {"prompt_tokens": {"\\u001b]0;x\\u0007": 1}, ',
     ),
     "loongflow-usage-escape": (
-        REAL_LF, 2, '"completion_tokens": 46', '"completion_tokens": "\\u001b]0;pwned\\u0007"'
+        REAL_LF,
+        2,
+        '"completion_tokens": 46',
+        '"completion_tokens": "\\u001b]0;pwned\\u0007"',
     ),
 }
 ARGS = [
@@ -102,7 +110,10 @@ ARGS = [
     ["show", "--no-pager"],
     ["show", "--no-pager", "--metadata", "--markdown", "--thinking", "full"],
     ["stats"],
-    *(["convert", "--to", d, "--zone", "UTC"] for d in ("agentscope-java", "agentscope-py", "loongflow")),
+    *(
+        ["convert", "--to", d, "--zone", "UTC"]
+        for d in ("agentscope-java", "agentscope-py", "loongflow")
+    ),
     *(["format", "--provider", p] for p in ("openai", "dashscope", "anthropic")),
 ]
 

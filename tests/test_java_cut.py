@@ -61,7 +61,9 @@ def test_the_real_stream_cut_in_its_arguments_keeps_them():
 def test_a_whole_run_still_gets_the_engine_arguments():
     result = msgcli.replay(io.BytesIO(b"".join(EVENTS)))
     assert result.report.findings() == []
-    calls = [_call(m) for m in result.messages if any(b["type"] == "tool_use" for b in m["content"])]
+    calls = [
+        _call(m) for m in result.messages if any(b["type"] == "tool_use" for b in m["content"])
+    ]
     assert calls[0]["input"] == {"city": "Zürich", "unit": "celsius"}
     assert calls[0]["content"] == '{"city":"Zürich","unit":"celsius"}'
 

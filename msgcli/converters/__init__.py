@@ -17,8 +17,8 @@ from datetime import tzinfo
 from typing import Any
 
 from ..dialects import get_dialect
-from ..model import Message
 from ..guard import MAX_DEPTH, deep_recursion, nests_deeper
+from ..model import Message
 from . import carry
 from .mapping import DIALECT_NAMES, is_tool_message, read_turn, write_turn
 

@@ -26,6 +26,7 @@ from rich.segment import Segment
 from rich.table import Table
 from rich.text import Text
 
+from ..guard import deep_recursion, json_text
 from ..model import (
     DataBlock,
     EvolveResultBlock,
@@ -40,7 +41,6 @@ from ..model import (
 )
 from ..replayers import MARK_KEY, listed
 from ..stream import Item
-from ..guard import deep_recursion, json_text
 from ..textsafe import lines as split_lines
 from ..textsafe import visible
 

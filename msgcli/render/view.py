@@ -35,7 +35,9 @@ class SafeConsole(Console):
 
     def _render_buffer(self, buffer: Any) -> str:
         return super()._render_buffer(
-            segment if segment.control else segment._replace(text=visible(segment.text, multiline=True))
+            segment
+            if segment.control
+            else segment._replace(text=visible(segment.text, multiline=True))
             for segment in buffer
         )
 

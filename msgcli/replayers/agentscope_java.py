@@ -289,7 +289,8 @@ class JavaReplayer(Replayer):
         metadata = result.get("metadata")
         reason = metadata.get("agentscope_generate_reason") if type(metadata) is dict else None
         # how the run ended (no generate reason: the model stopped)
-        self.stats.finished_reasons[str(reason or "MODEL_STOP")] += 1
+        reason = reason or "MODEL_STOP"
+        self.stats.finished_reasons[reason if type(reason) is str else short(reason, 40)] += 1
         if reason == "INTERRUPTED":
             # the engine keeps the interrupted model call as it stands, and adds a recovery
             # message that no other event carries: write both

@@ -221,7 +221,7 @@ class PyReplayer(Replayer):
         del self.replies[rid]
         self.ended[rid] = self.line
         self.stats.completed += 1
-        self.stats.finished_reasons[str(reason)] += 1
+        self.stats.finished_reasons[reason if type(reason) is str else short(reason, 40)] += 1
         self.write(self.line, msg)
 
     # -- blocks ----------------------------------------------------------------

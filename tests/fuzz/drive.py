@@ -114,7 +114,10 @@ def _format(path: Path, provider: str) -> Output:
 COMMANDS: dict[str, tuple[Callable[[Path], Output], list[str]]] = {
     "validate": (_validate, ["validate", "-v"]),
     "validate -j 2": (lambda p: _validate(p, jobs=2), ["validate", "-j", "2"]),
-    "validate --format github": (lambda p: _validate(p, "github"), ["validate", "--format", "github"]),
+    "validate --format github": (
+        lambda p: _validate(p, "github"),
+        ["validate", "--format", "github"],
+    ),
     "replay": (_replay, ["replay"]),
     "show": (_show, ["show", "--no-pager"]),
     "show --metadata --markdown --thinking full": (
@@ -146,7 +149,7 @@ def unsafe_text(text: str) -> str | None:
     try:
         text.encode("utf-8")
     except UnicodeEncodeError as exc:
-        return f"text that is not UTF-8 ({exc.reason}: {text[exc.start:exc.end]!r})"
+        return f"text that is not UTF-8 ({exc.reason}: {text[exc.start : exc.end]!r})"
     return None
 
 
@@ -228,7 +231,7 @@ def run_cli(command: str, path: Path) -> list[str]:
     stdout = result.stdout_bytes
     if command.startswith(JSONL_COMMANDS):
         why = bad_jsonl([line for line in stdout.split(b"\n") if line])
-    elif command.startswith("format") or command == "stats" and b"{" == stdout[:1]:
+    elif command.startswith("format") or (command == "stats" and stdout[:1] == b"{"):
         why = None
     else:
         try:
