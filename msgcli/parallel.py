@@ -201,6 +201,8 @@ def _sniff(source: str | Path, forced: Dialect | None) -> tuple[Dialect, str, in
         for index, record in enumerate(read_records(source)):
             if index >= _SNIFF_RECORDS:
                 return None
+            if record.where:
+                return None  # a JSON document (a state file) is read whole, never cut
             if record.obj is None:
                 continue
             found = classify(record.obj)
