@@ -15,7 +15,8 @@ __all__ = ["JsonlOutput", "deep_recursion", "dumps", "open_output"]
 
 def dumps(obj: Any) -> bytes:
     """Compact JSON of a record. orjson writes up to 255 levels of nesting; a record the
-    reader accepted may hold more (up to 1,024), which the standard library then writes."""
+    reader accepted may hold more (up to 1,010: msgcli.guard), which the standard library then
+    writes, NaN as null as orjson does."""
     try:
         return orjson.dumps(obj)
     except TypeError:
