@@ -72,6 +72,13 @@ HOSTILE = {
     # nesting below the parser's 1,024 levels, where later stages recursed
     "deep-metadata": (REAL_PY, 1, '"metadata":{', f'"metadata":{{"deep":{DEEP},'),
     "deep-tool-args": (REAL_LF, 2, '"arguments": {', f'"arguments": {{"deep": {DEEP}, '),
+    # (the conversation groups times: its key was the value's repr, 1,000 levels deep)
+    "deep-conversation": (
+        REAL_LF,
+        2,
+        '"conversation_id": "conv-7f3a9c"',
+        f'"conversation_id": {DEEP}',
+    ),
     # an integer beyond 64 bits, next to a NaN (the line goes the standard library's way)
     "huge-int": (
         REAL_LF,

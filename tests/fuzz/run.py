@@ -1,6 +1,6 @@
 """``make fuzz``: mutations of the real logs through every command.
 
-    python -m tests.fuzz.run [--count N] [--seed S] [--cli-every K] [--keep DIR]
+    python -m tests.fuzz.run [--count N] [--seed S] [--cli-every K] [--keep DIR] [--start I]
 
 Input ``i`` is a mutation of a real log made from ``random.Random(f"{seed}:{i}")``, run
 through the command ``i`` names in turn (so every command gets a share), through the
@@ -79,12 +79,13 @@ def fuzz(
     keep: Path | None = None,
     commands: list[str] | None = None,
     progress: bool = False,
+    start: int = 0,
 ) -> Tally:
     pool = seeds()
     names = commands or list(COMMANDS)
     tally = Tally()
     with tempfile.TemporaryDirectory(prefix="msgcli-fuzz-") as tmp:
-        for i in range(count):
+        for i in range(start, start + count):
             rnd = random.Random(f"{seed}:{i}")
             base = rnd.choice(pool)
             data = mutate(base, rnd)
@@ -118,10 +119,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", default="0")
     parser.add_argument("--cli-every", type=int, default=50)
     parser.add_argument("--keep", type=Path, default=None)
+    parser.add_argument(
+        "--start", type=int, default=0, help="the first input's number (to replay a failure)"
+    )
     args = parser.parse_args(argv)
     started = time.monotonic()
     trips = round_trips(seeds())
-    tally = fuzz(args.count, args.seed, args.cli_every, args.keep, progress=True)
+    tally = fuzz(args.count, args.seed, args.cli_every, args.keep, progress=True, start=args.start)
     took = time.monotonic() - started
     width = max(len(name) for name in COMMANDS)
     print(f"{'command':<{width}}  {'inputs':>8}  {'failed':>6}")
