@@ -23,8 +23,8 @@ import orjson
 from .dialects.base import DIGEST_CALL as _CALL
 from .dialects.base import DIGEST_RESULT as _RESULT
 from .dialects.base import Dialect, micros, says_nothing
-from .model import DataBlock, Message, TextBlock, ToolCallBlock, ToolResultBlock, pointer
 from .guard import json_text
+from .model import DataBlock, Message, TextBlock, ToolCallBlock, ToolResultBlock, pointer
 from .textsafe import short
 
 __all__ = ["CrossChecks", "check_message", "digest"]
@@ -440,7 +440,9 @@ def digest(dialect: Dialect, msg: Message) -> tuple:
         if parsed is not None:
             when = micros(parsed)
             group = dialect.time_group(msg)
-            group_key = group if group is None or isinstance(group, (str, int)) else json_text(group)
+            group_key = (
+                group if group is None or isinstance(group, (str, int)) else json_text(group)
+            )
     tools: list[tuple] = []
     for block in msg.blocks():
         if isinstance(block, ToolCallBlock):

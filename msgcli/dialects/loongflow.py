@@ -34,6 +34,7 @@ import re
 from datetime import datetime, timedelta
 from typing import Any
 
+from ..guard import json_text
 from ..model import (
     Block,
     DataBlock,
@@ -49,7 +50,6 @@ from ..model import (
     ValueBlock,
     pointer,
 )
-from ..guard import json_text
 from ..textsafe import short
 from .base import DIGEST_CALL as _CALL
 from .base import DIGEST_RESULT as _RESULT
