@@ -100,7 +100,9 @@ class RunReport:
 
 
 def expand_paths(
-    paths: Iterable[str | Path], skipped: list[str] | None = None
+    paths: Iterable[str | Path],
+    skipped: list[str] | None = None,
+    excluded: Callable[[str], bool] | None = None,
 ) -> Iterator[tuple[str, str | Path | None, str]]:
     """``(display name, source, problem)`` for every input named on the command line.
 
@@ -108,7 +110,8 @@ def expand_paths(
     name order; ``source`` is ``None`` when the path cannot be used, with
     ``problem`` saying why. A ``*.json`` file found there that is no log of a known
     dialect (a schema, a configuration, a state file without messages) is passed over,
-    and named in ``skipped``; named on the command line, it is checked (``P011``).
+    and named in ``skipped``; named on the command line, it is checked (``P011``). A file
+    ``excluded(name)`` says the configuration excludes is not opened to find out.
     """
     for raw in paths:
         text = str(raw)
@@ -125,7 +128,11 @@ def expand_paths(
                         continue
                     found = True
                     full = os.path.join(root, name)
-                    if name.endswith(_DOCUMENT_SUFFIXES) and not json_file_is_log(full):
+                    if (
+                        name.endswith(_DOCUMENT_SUFFIXES)
+                        and not (excluded is not None and excluded(full))
+                        and not json_file_is_log(full)
+                    ):
                         if skipped is not None:
                             skipped.append(full)
                         continue
@@ -215,7 +222,8 @@ def planned(
 ) -> Iterator[tuple[str, str | Path | None, str, Options | None]]:
     """``expand_paths`` with each usable file's own options (None for a path that names no
     log); the files the configuration excludes go to ``excluded`` instead."""
-    for name, source, problem in expand_paths(paths, skipped):
+    left_out = None if options.files is None else (lambda name: options.for_file(name) is None)
+    for name, source, problem in expand_paths(paths, skipped, left_out):
         if source is None:
             yield name, None, problem, None
             continue

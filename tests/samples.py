@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from conftest import FIXTURES
+from conftest import FIXTURES, document_messages
 
 from msgcli.dialects import EVENT, MESSAGE
 
@@ -28,10 +28,7 @@ def log_records(path: Path) -> list[tuple[int, Any]]:
     if path.name.endswith(".gz"):
         raw = gzip.decompress(raw)
     if path.name.endswith(".json"):
-        value = orjson.loads(raw)
-        if isinstance(value, dict):  # a state file: the messages of its context
-            return list(enumerate(value["context"], 1)) if "context" in value else []
-        return list(enumerate(value, 1))
+        return list(enumerate(document_messages(orjson.loads(raw)), 1))
     sse = path.name.endswith(".sse")
     out = []
     for number, line in enumerate(raw.splitlines(), 1):

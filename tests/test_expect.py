@@ -21,7 +21,11 @@ from msgcli.pipeline import Options, validate_paths
 
 INVALID = FIXTURES / "invalid"
 EVENT_INVALID = [FIXTURES / "events" / d / "invalid" for d in ("agentscope-java", "agentscope-py")]
-CLEAN = log_files(FIXTURES / "real") + log_files(FIXTURES / "valid")
+CLEAN = [
+    p
+    for p in log_files(FIXTURES / "real") + log_files(FIXTURES / "valid")
+    if not p.name.endswith(".schema.json")  # no log: a JSON schema beside a state file
+]
 
 TOOLS = INVALID / "agentscope-py" / "tool-pairing.jsonl"
 

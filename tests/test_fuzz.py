@@ -27,13 +27,13 @@ MSGCLI = Path(sys.executable).with_name("msgcli")
 
 
 def test_a_seeded_slice_of_the_fuzzer_finds_nothing():
-    started = time.monotonic()
+    started = time.process_time()  # (the time it costs, whatever else the machine runs)
     tally = fuzz(1300, seed="make-test", cli_every=26)
     failures = [f"{kind} (input {tally.examples[kind][1]})" for kind in tally.kinds]
     assert failures == []
     assert set(tally.tried) == set(COMMANDS)  # every command had its share
     assert sum(tally.tried.values()) == 1300 and tally.cli == 50
-    assert time.monotonic() - started < 60
+    assert time.process_time() - started < 60
 
 
 def test_clean_logs_come_back_byte_for_byte_through_every_dialect():

@@ -16,7 +16,7 @@ import threading
 import time
 
 import pytest
-from conftest import FIXTURES, log_files
+from conftest import FIXTURES, document_messages, log_files
 
 from msgcli.render.thread import ShowOptions
 from msgcli.render.view import View, console_for, open_pager
@@ -26,10 +26,8 @@ HEADER_ROLES = ("SYSTEM", "USER", "ASSISTANT", "TOOL")
 
 def raw_messages(path):
     text = path.read_text(encoding="utf-8")
-    if text.lstrip().startswith("["):
-        return json.loads(text)
-    if text.lstrip().startswith("{\n"):  # a state file: the messages of its context
-        return json.loads(text)["context"]
+    if path.suffix == ".json":
+        return document_messages(json.loads(text))
     return [json.loads(x) for x in text.splitlines() if x.strip()]
 
 

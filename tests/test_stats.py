@@ -13,7 +13,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES, log_files
+from conftest import FIXTURES, document_messages, log_files
 
 import msgcli.cli.stats_cmd  # noqa: F401  (registers the command on the app)
 from msgcli.stats import collect_stats, file_stats
@@ -31,7 +31,7 @@ VALID = FIXTURES / "valid"
 def records(path: Path) -> list[dict]:
     text = path.read_text(encoding="utf-8")
     if path.suffix == ".json":
-        return json.loads(text)
+        return document_messages(json.loads(text))
     return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 
