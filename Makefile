@@ -104,3 +104,10 @@ $(VENV)/.bench: pyproject.toml | $(BIN)/python
 ## bench: time msgcli on generated logs beside orjson, jsonschema and check-jsonschema, into BENCHMARKS.md (BENCH_ARGS=--quick: 100k only; BENCH_1G=1 adds a 1 GB log)
 bench: $(VENV)/.bench
 	$(BIN)/python benchmarks/run.py$(if $(BENCH_1G), --big) $(BENCH_ARGS)
+
+.PHONY: fuzz
+FUZZ_ARGS ?=
+
+## fuzz: 100,000 mutations of the real logs through every command; counts per command (FUZZ_ARGS=--count N --seed S --keep DIR)
+fuzz: $(VENV)/.test
+	$(BIN)/python -m tests.fuzz.run $(FUZZ_ARGS)

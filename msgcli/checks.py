@@ -23,6 +23,7 @@ import orjson
 from .dialects.base import DIGEST_CALL as _CALL
 from .dialects.base import DIGEST_RESULT as _RESULT
 from .dialects.base import Dialect, micros, says_nothing
+from .guard import json_text
 from .model import DataBlock, Message, TextBlock, ToolCallBlock, ToolResultBlock, pointer
 from .textsafe import short
 
@@ -479,7 +480,9 @@ def digest(dialect: Dialect, msg: Message) -> tuple:
         if parsed is not None:
             when = micros(parsed)
             group = dialect.time_group(msg)
-            group_key = group if group is None or isinstance(group, (str, int)) else repr(group)
+            group_key = (
+                group if group is None or isinstance(group, (str, int)) else json_text(group)
+            )
     tools: list[tuple] = []
     parked = dialect.parked(msg.metadata)
     for block in msg.blocks():

@@ -71,6 +71,7 @@ def iter_file_reports_parallel(
     options,
     streams: Iterable[IO[bytes]] = (),
     excluded: list[str] | None = None,
+    skipped: list[str] | None = None,
 ) -> Iterator:
     """Like :func:`msgcli.pipeline.iter_file_reports`, with ``options.jobs`` workers."""
     from dataclasses import replace
@@ -84,7 +85,7 @@ def iter_file_reports_parallel(
     # Each file's own options travel with its tasks (without the per-file lookup itself).
     slots: list[tuple[str, Any]] = []
     tasks: list[tuple] = []
-    for name, source, problem, chosen in planned(paths, options, excluded):
+    for name, source, problem, chosen in planned(paths, options, excluded, skipped):
         if source is None or chosen is None:
             slots.append(("done", unusable(name, problem, options.select)))
             continue
@@ -200,6 +201,8 @@ def _sniff(source: str | Path, forced: Dialect | None) -> tuple[Dialect, str, in
         for index, record in enumerate(read_records(source)):
             if index >= _SNIFF_RECORDS:
                 return None
+            if record.where:
+                return None  # a JSON document (a state file) is read whole, never cut
             if record.obj is None:
                 continue
             found = classify(record.obj)

@@ -28,7 +28,7 @@ from .findings import (
     suffix_list,
 )
 from .progress import Tracker, tracker
-from .reader import STDIN_NAME, ReadError, read_records, source_name
+from .reader import STDIN_NAME, ReadError, json_file_is_log, read_records, source_name
 from .replayers import Replayer, replayer_for
 from .rules import RULES
 from .schemas import CompiledSchema, compiled, explain
@@ -43,6 +43,8 @@ __all__ = [
     "validate_paths",
 ]
 
+#: of the suffixes a directory scan takes, those of files that may be JSON documents
+_DOCUMENT_SUFFIXES = (".json", ".json.gz")
 
 #: ``sink(path, line, message)``: a message rebuilt from an event log
 MessageSink = Callable[[str, int, dict], None]
@@ -111,12 +113,19 @@ class RunReport:
         return 0
 
 
-def expand_paths(paths: Iterable[str | Path]) -> Iterator[tuple[str, str | Path | None, str]]:
+def expand_paths(
+    paths: Iterable[str | Path],
+    skipped: list[str] | None = None,
+    excluded: Callable[[str], bool] | None = None,
+) -> Iterator[tuple[str, str | Path | None, str]]:
     """``(display name, source, problem)`` for every input named on the command line.
 
     A directory gives every log file below it (hidden folders skipped), in
     name order; ``source`` is ``None`` when the path cannot be used, with
-    ``problem`` saying why.
+    ``problem`` saying why. A ``*.json`` file found there that is no log of a known
+    dialect (a schema, a configuration, a state file without messages) is passed over,
+    and named in ``skipped``; named on the command line, it is checked (``P011``). A file
+    ``excluded(name)`` says the configuration excludes is not opened to find out.
     """
     for raw in paths:
         text = str(raw)
@@ -133,6 +142,14 @@ def expand_paths(paths: Iterable[str | Path]) -> Iterator[tuple[str, str | Path 
                         continue
                     found = True
                     full = os.path.join(root, name)
+                    if (
+                        name.endswith(_DOCUMENT_SUFFIXES)
+                        and not (excluded is not None and excluded(full))
+                        and not json_file_is_log(full)
+                    ):
+                        if skipped is not None:
+                            skipped.append(full)
+                        continue
                     yield full, full, ""
             if not found:
                 yield text, None, "no-logs"
@@ -168,7 +185,8 @@ def validate_paths(
     options = options or Options()
     report = RunReport()  # each file's summary says whether its warnings fail it
     excluded: list[str] = []
-    for file_report in iter_file_reports(paths, options, streams, sink, excluded):
+    skipped = report.summary.skipped
+    for file_report in iter_file_reports(paths, options, streams, sink, excluded, skipped):
         report.files.append(file_report)
         tally(report.summary, file_report)
         if file_report.summary.stopped_early:
@@ -183,13 +201,15 @@ def iter_file_reports(
     streams: Iterable[IO[bytes]] = (),
     sink: MessageSink | None = None,
     excluded: list[str] | None = None,
+    skipped: list[str] | None = None,
 ) -> Iterator[FileReport]:
     """One report per input, as soon as that input is done. Files the configuration
-    excludes are appended to ``excluded`` instead."""
+    excludes are appended to ``excluded`` instead, JSON documents a directory scan
+    passed over to ``skipped``."""
     if options.jobs > 1 and sink is None and options.max_errors is None:
         from .parallel import iter_file_reports_parallel
 
-        yield from iter_file_reports_parallel(paths, options, streams, excluded)
+        yield from iter_file_reports_parallel(paths, options, streams, excluded, skipped)
         return
     budget = _Budget(options.max_errors)
     for stream in streams:
@@ -198,7 +218,7 @@ def iter_file_reports(
         yield settled(
             validate_file(stream, options=options, budget=budget, sink=sink), options, None
         )
-    for name, source, problem, chosen in planned(paths, options, excluded):
+    for name, source, problem, chosen in planned(paths, options, excluded, skipped):
         if budget.spent:
             return
         if source is None or chosen is None:
@@ -209,11 +229,15 @@ def iter_file_reports(
 
 
 def planned(
-    paths: Iterable[str | Path], options: Options, excluded: list[str] | None = None
+    paths: Iterable[str | Path],
+    options: Options,
+    excluded: list[str] | None = None,
+    skipped: list[str] | None = None,
 ) -> Iterator[tuple[str, str | Path | None, str, Options | None]]:
     """``expand_paths`` with each usable file's own options (None for a path that names no
     log); the files the configuration excludes go to ``excluded`` instead."""
-    for name, source, problem in expand_paths(paths):
+    left_out = None if options.files is None else (lambda name: options.for_file(name) is None)
+    for name, source, problem in expand_paths(paths, skipped, left_out):
         if source is None:
             yield name, None, problem, None
             continue
@@ -335,6 +359,8 @@ class _FileCheck:
         self.summary = FileSummary(path=name, strict=options.strict)
         self.findings: list[Finding] = []
         self.line = 0
+        self.where = ""
+        self.placed: dict[int, str] = {}  # line -> JSON pointer of a document's messages
         self.dialect: Dialect | None = forced
         self.kind: str | None = None
         self.first_line = 0
@@ -367,6 +393,9 @@ class _FileCheck:
         elif severity is WARNING:
             self.summary.warnings += 1
         at = self.line if line is None else line
+        where = self.where if line is None else self.placed.get(line, "")
+        if where:
+            ptr = where + ptr  # a message inside a JSON document: a pointer into it
         self.findings.append(Finding(self.name, at, code, severity, message, ptr))
 
     def run(self, records) -> None:
@@ -378,6 +407,9 @@ class _FileCheck:
                 self.summary.stopped_early = True
                 return
             self.line = record.line
+            self.where = record.where
+            if record.where:
+                self.placed[record.line] = record.where
             problem = record.problem
             if problem is not None:
                 if problem.code == "P009":

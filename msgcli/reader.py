@@ -9,7 +9,13 @@ the first bytes of the input:
 - a JSON array of records (LoongFlow's FileStorage), when the first
   non-blank byte is ``[`` and the whole input parses as one array;
 - Server-Sent Events, as AgentScope's server sends an event stream:
-  ``data: <json>`` lines, events separated by blank lines, ``:`` comments.
+  ``data: <json>`` lines, events separated by blank lines, ``:`` comments;
+- one JSON document, when the first non-blank byte is ``{`` and that line is
+  no whole object: a pretty-printed file. A known record is read as one; a
+  state file (AgentScope's ``AgentState``, its 1.x session file, AgentScope
+  Java's ``agent_state.json``) gives the messages inside it, each with its JSON
+  pointer into the document (:attr:`Record.where`) and its line; anything else
+  is one ``P011`` for the whole file.
 
 Gzip input is recognised by its magic bytes, whatever the file is called.
 Nothing here raises on bad content: every problem becomes a
@@ -31,7 +37,17 @@ from typing import IO, Any
 
 import orjson
 
-__all__ = ["Problem", "ReadError", "Record", "open_input", "part_records", "read_records"]
+from .guard import RECORD_DEPTH, has_lone_surrogate, json_int, nests_deeper
+
+__all__ = [
+    "Problem",
+    "ReadError",
+    "Record",
+    "json_file_is_log",
+    "open_input",
+    "part_records",
+    "read_records",
+]
 
 _BOM = b"\xef\xbb\xbf"
 _GZIP_MAGIC = b"\x1f\x8b"
@@ -67,6 +83,8 @@ class Record:
     problem: Problem | None = None
     #: the record's JSON text (JSONL and SSE input), for checks orjson cannot make
     raw: bytes = b""
+    #: where a record inside a JSON document sits in it (a JSON pointer; "" otherwise)
+    where: str = ""
 
 
 #: how standard input and an unnamed stream are named in findings
@@ -150,7 +168,7 @@ def _read_stream(stream: IO[bytes]) -> Iterator[Record]:
     start = first[-1][1].lstrip()
     if start.startswith(b"["):
         yield from _read_array(first, lines)
-    elif start.startswith(b"{") and _opens_document(start):
+    elif start.startswith(b"{") and (_opens_document(start) or _holds_messages(start)):
         yield from _read_document(first, lines)
     elif start.startswith((b"data:", b":", b"event:", b"id:", b"retry:")):
         yield from _read_sse(_chain(first, lines))
@@ -218,15 +236,17 @@ def _read_jsonl(lines, whole: bool = True, direct: Any = None) -> Iterator[Recor
                 count += 1
                 continue
             count += 1
-            if type(obj) is dict:
+            if type(obj) is not dict:
+                yield Record(number, None, _not_object(obj))
+            elif nests_deeper(obj, raw=raw):
+                yield Record(number, None, _TOO_DEEP)
+            else:
                 reader = yield Record(number, obj, None, raw)
                 if reader is not None:
                     # the consumer reads the rest of the lines itself (see take_over)
                     rest = lines if direct is None else enumerate(direct, number + 1)
                     count += reader(rest)
                     break
-            else:
-                yield Record(number, None, _not_object(obj))
     except _Truncated as exc:
         if pending is not None:
             yield _problem_record(*pending, last=False)
@@ -259,6 +279,19 @@ def records_of_lines(lines: Any) -> Iterator[Record]:
 def not_object(obj: Any) -> Problem:
     """The problem of a JSONL line that is a JSON value but no object."""
     return _not_object(obj)
+
+
+def too_deep() -> Problem:
+    """The problem of a record nested deeper than msgcli reads (see :mod:`msgcli.guard`)."""
+    return _TOO_DEEP
+
+
+#: a record deeper than the parser takes, or than msgcli reads (see :mod:`msgcli.guard`)
+_TOO_DEEP = Problem(
+    "P005",
+    f"the record nests deeper than {RECORD_DEPTH:,} levels: msgcli reads no record this deep "
+    "(JSON parsers stop at 1,024 levels; what msgcli writes of a record must stay within that)",
+)
 
 
 def _not_object(obj: Any) -> Problem:
@@ -301,11 +334,7 @@ def _problem_record(number: int, raw: bytes, error: orjson.JSONDecodeError, last
         )
     message, position = str(error), error.pos
     if "depth limit" in message or "recursion" in message.lower():
-        return Record(
-            number,
-            None,
-            Problem("P005", "the record nests deeper than 1024 levels, the parser's limit"),
-        )
+        return Record(number, None, _TOO_DEEP)
     recovered = _with_constants(text)
     if recovered is not None:
         obj, tokens = recovered
@@ -317,9 +346,9 @@ def _problem_record(number: int, raw: bytes, error: orjson.JSONDecodeError, last
             "most JSON readers reject the line",
             tokens[0][1],
         )
-        if type(obj) is dict:
+        if type(obj) is dict and not nests_deeper(obj):
             return Record(number, obj, problem)
-        return Record(number, None, problem)
+        return Record(number, None, problem if type(obj) is not dict else _TOO_DEEP)
     if last and not ends_line and ("end of data" in message or position >= len(text)):
         return Record(
             number,
@@ -358,10 +387,12 @@ def _with_constants(text: str) -> tuple[Any, list[tuple[str, str]]] | None:
         return float(token.replace("Infinity", "inf"))
 
     try:
-        obj = json.loads(text, parse_constant=constant)
+        # the guard orjson applies on the common path: numbers as orjson reads them, and
+        # no lone surrogate (orjson refuses such a line; so does this path)
+        obj = json.loads(text, parse_constant=constant, parse_int=json_int)
     except (ValueError, RecursionError):
         return None
-    if not found:
+    if not found or has_lone_surrogate(obj):
         return None
     return obj, _constant_pointers(obj, found)
 
@@ -450,10 +481,12 @@ def _read_array(first, rest) -> Iterator[Record]:
             yield Record(0, None, Problem("P008", "the file is an empty JSON array: no records"))
         for index, obj in enumerate(value):
             line = starts[index] if index < len(starts) else 1
-            if type(obj) is dict:
-                yield Record(line, obj)
-            else:
+            if type(obj) is not dict:
                 yield Record(line, None, _not_object(obj))
+            elif nests_deeper(obj):
+                yield Record(line, None, _TOO_DEEP)
+            else:
+                yield Record(line, obj)
     if truncated is not None:
         yield Record(truncated.line, None, Problem("P009", truncated.reason))
 
@@ -563,6 +596,209 @@ def _sse_record(line: int, data: list[bytes], last: bool = False) -> Record | No
         obj = orjson.loads(payload)
     except orjson.JSONDecodeError as exc:
         return _problem_record(line, payload, exc, last=last)
-    if type(obj) is dict:
-        return Record(line, obj, None, payload)
-    return Record(line, None, _not_object(obj))
+    if type(obj) is not dict:
+        return Record(line, None, _not_object(obj))
+    if nests_deeper(obj, raw=payload):
+        return Record(line, None, _TOO_DEEP)
+    return Record(line, obj, None, payload)
+
+
+# -- one JSON document ----------------------------------------------------------
+
+
+def json_file_is_log(path: str | Path) -> bool:
+    """Whether a ``*.json`` file is worth checking as a log: a JSON document holding a known
+    record or messages, an array, or JSONL whose first record is of a known dialect (one
+    that does not parse is a broken log, and is checked)."""
+    from .dialects import classify
+
+    records = read_records(path)
+    try:
+        first = next(records, None)
+    except ReadError:
+        return True
+    finally:
+        close = getattr(records, "close", None)
+        if close is not None:
+            close()
+    if first is None:
+        return True
+    if first.problem is not None and first.problem.code == "P011":
+        return False
+    return first.obj is None or first.where != "" or classify(first.obj) is not None
+
+
+def _holds_messages(line: bytes) -> bool:
+    """Whether a first line that is a whole object is a state file written on one line (an
+    AgentScope 1.x session file: ``json.dumps(state_dicts)``): no record of a known dialect
+    itself, messages inside."""
+    from .dialects import classify
+
+    try:
+        value = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return False
+    return type(value) is dict and classify(value) is None and bool(document_messages(value))
+
+
+def _opens_document(line: bytes) -> bool:
+    """Whether a first line that starts with ``{`` opens an object over several lines:
+    it is no object by itself, and ends where a pretty-printer breaks a line."""
+    try:
+        orjson.loads(line)
+        return False
+    except orjson.JSONDecodeError:
+        pass
+    body = line.rstrip()
+    return body == b"{" or body.endswith((b"{", b"[", b","))
+
+
+#: how deep below the top a document's messages are looked for
+_DOCUMENT_DEPTH = 6
+
+
+def _read_document(first, rest) -> Iterator[Record]:
+    chunks = [raw for _, raw in first]
+    truncated = None
+    try:
+        for _, raw in rest:
+            chunks.append(raw)
+    except _Truncated as exc:
+        truncated = exc
+    data = b"".join(chunks)
+    start = first[-1][0]
+    try:
+        value = orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        value = None
+        problem = _document_problem(data, exc)
+        yield Record(max(start, problem[0]), None, problem[1])
+    if type(value) is dict:
+        yield from _document_records(data, value, start)
+    if truncated is not None:
+        yield Record(truncated.line, None, Problem("P009", truncated.reason))
+
+
+def _document_problem(data: bytes, exc: orjson.JSONDecodeError) -> tuple[int, Problem]:
+    line = getattr(exc, "lineno", 1) or 1
+    message = str(exc)
+    if "depth limit" in message:
+        return line, _TOO_DEEP
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as bad:
+        line = data.count(b"\n", 0, bad.start) + 1
+        return line, Problem(
+            "P002",
+            f"invalid UTF-8: byte 0x{data[bad.start]:02x} cannot start or continue a character",
+        )
+    found = re.sub(r": line \d+ column (\d+) \(char \d+\)", r" at column \1", message)
+    return line, Problem("P001", f"invalid JSON in the document that starts on line 1: {found}")
+
+
+def document_messages(value: dict) -> list[tuple[str, dict]]:
+    """``(JSON pointer, message)`` for every message of a known dialect held in a document
+    (its lists and objects, up to a few levels down; a message is not looked into)."""
+    from .dialects import MESSAGE, classify
+
+    found: list[tuple[str, dict]] = []
+
+    def walk(item: Any, pointer: str, depth: int, listed: bool) -> None:
+        if isinstance(item, dict):
+            if listed:  # messages are kept in lists (a context, a memory, a pair)
+                kind = classify(item)
+                if kind is not None and kind[1] == MESSAGE:
+                    found.append((pointer, item))
+                    return
+            if depth < _DOCUMENT_DEPTH:
+                for key, child in item.items():
+                    if isinstance(child, (dict, list)):
+                        walk(child, f"{pointer}/{_escape_key(key)}", depth + 1, False)
+        elif isinstance(item, list) and depth < _DOCUMENT_DEPTH:
+            for index, child in enumerate(item):
+                if isinstance(child, (dict, list)):
+                    walk(child, f"{pointer}/{index}", depth + 1, True)
+
+    walk(value, "", 0, False)
+    return found
+
+
+def document_kind(value: Any) -> str | None:
+    """``"record"`` (a known record), ``"messages"`` (a state file holding messages) or
+    ``None`` (no log) for a parsed JSON document."""
+    from .dialects import classify
+
+    if type(value) is not dict:
+        return None
+    if document_messages(value):
+        return "messages"  # a state file: its own keys may look like a record's
+    return "record" if classify(value) is not None else None
+
+
+def _document_records(data: bytes, value: dict, start: int) -> Iterator[Record]:
+    kind = document_kind(value)
+    if nests_deeper(value, raw=data):
+        yield Record(start, None, _TOO_DEEP)
+    elif kind == "record":
+        yield Record(start, value, None)
+    elif kind == "messages":
+        found = document_messages(value)
+        lines = _pointer_lines(data, {pointer for pointer, _ in found})
+        for pointer, message in found:
+            yield Record(lines.get(pointer, start), message, None, where=pointer)
+    else:
+        keys = ", ".join(_escape_key(k) for k in list(value)[:8]) or "no keys"
+        yield Record(
+            start,
+            None,
+            Problem(
+                "P011",
+                f"a single JSON document, not a log (keys: {keys}): it holds no message or "
+                "event of a known dialect",
+            ),
+        )
+
+
+def _escape_key(key: str) -> str:
+    return key.replace("~", "~0").replace("/", "~1")
+
+
+_SCAN = re.compile(rb'"(?:[^"\\]|\\.)*"|[\[\]{},\n]')
+
+
+def _pointer_lines(data: bytes, wanted: set[str]) -> dict[str, int]:
+    """The 1-based line on which the value at each of the ``wanted`` JSON pointers starts
+    (objects and arrays only), by one pass over the document's text."""
+    out: dict[str, int] = {}
+    line = 1
+    # one frame per open container: [kind, key or index of the current member, expects a key]
+    stack: list[list[Any]] = []
+    for match in _SCAN.finditer(data):
+        token = match.group()
+        first = token[:1]
+        if first == b"\n":
+            line += 1
+        elif first == b'"':
+            if stack and stack[-1][2]:
+                try:
+                    stack[-1][1] = _escape_key(orjson.loads(token))
+                except orjson.JSONDecodeError:
+                    stack[-1][1] = ""
+                stack[-1][2] = False
+        elif first in b"[{":
+            pointer = "".join(f"/{frame[1]}" for frame in stack)
+            if pointer in wanted:
+                out[pointer] = line
+                if len(out) == len(wanted):
+                    break
+            stack.append([first, 0 if first == b"[" else "", first == b"{"])
+        elif first in b"]}":
+            if stack:
+                stack.pop()
+        elif first == b"," and stack:
+            frame = stack[-1]
+            if frame[0] == b"[":
+                frame[1] += 1
+            else:
+                frame[2] = True
+    return out

@@ -62,6 +62,12 @@ EXPLAINED: dict[str, tuple[str, str]] = {
         "msgcli validate logs/   where logs/ holds only .txt and .log files",
         "Name the files themselves, or give them one of the suffixes a directory scan takes.",
     ),
+    "P011": (
+        'settings.json: {\n  "theme": "dark",\n  "retries": 3\n}   (named on the command '
+        "line: one pretty-printed object holding no message or event)",
+        "Nothing to fix in the file: it is no log. Leave it off the command line, or exclude it "
+        "in [tool.msgcli]; a directory scan already passes over such *.json files.",
+    ),
     # -- dialect ------------------------------------------------------------------------------
     "D001": (
         '{"message": {"role": "user", "text": "hi"}, "ts": 1732269272}\n'

@@ -47,7 +47,12 @@ _RULES = [
         ERROR,
         "The last line is cut off (no newline and incomplete JSON): the writer stopped mid-record.",
     ),
-    Rule("P005", "too-deep", ERROR, "A record nests deeper than the JSON parser allows."),
+    Rule(
+        "P005",
+        "too-deep",
+        ERROR,
+        "A record nests deeper than 1,010 levels (JSON parsers stop at 1,024).",
+    ),
     Rule(
         "P006",
         "non-standard-number",
@@ -64,6 +69,13 @@ _RULES = [
         "no-logs-found",
         ERROR,
         f"A directory holds no log files: none named {suffix_list()} (hidden ones skipped).",
+    ),
+    Rule(
+        "P011",
+        "json-document",
+        ERROR,
+        "The file is a single JSON document (an object over several lines), not a log: "
+        "no message or event of a known dialect in it.",
     ),
     # -- dialect ------------------------------------------------------------
     Rule(

@@ -15,6 +15,7 @@ from typing import Any
 
 import orjson
 
+from .guard import deep_recursion
 from .textsafe import short
 
 __all__ = ["CompiledSchema", "compiled", "explain", "list_schemas", "load_schema", "schema_dir"]
@@ -170,6 +171,11 @@ def compiled(name: str) -> CompiledSchema:
 
 def explain(schema: CompiledSchema, instance: Any) -> list[tuple[str, str, str]]:
     """``(code, message, pointer)`` for every error of a failing instance."""
+    with deep_recursion():  # the messages quote the instance, which may nest deep (guard)
+        return _explain(schema, instance)
+
+
+def _explain(schema: CompiledSchema, instance: Any) -> list[tuple[str, str, str]]:
     from jsonschema.exceptions import best_match
 
     out: list[tuple[str, str, str]] = []

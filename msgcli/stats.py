@@ -208,6 +208,8 @@ class FileStats:
     #: counts only one dialect has, under the dialect's key (``claude_code``); see
     #: :meth:`msgcli.dialects.base.Dialect.note_stats`
     details: dict | None = None
+    #: a JSON document (a state file): where each message sits, ``(line, JSON pointer)``
+    placed: list[tuple[int, str]] = field(default_factory=list)
 
     # -- derived ----------------------------------------------------------------
 
@@ -333,6 +335,11 @@ class FileStats:
             "readable": self.readable,
             "problem": self.problem,
             **self.counts_dict(),
+            **(
+                {"document": [{"line": line, "pointer": ptr} for line, ptr in self.placed]}
+                if self.placed
+                else {}
+            ),
         }
 
 
@@ -502,6 +509,8 @@ def file_stats(
             if item.message is not None:
                 assert reader.dialect is not None
                 collector.message(item.message, reader.dialect)
+                if item.where:
+                    collector.stats.placed.append((item.line, item.where))
             else:
                 collector.notice(item.code)
     except ReadError as exc:

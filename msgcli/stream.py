@@ -33,6 +33,8 @@ class Item:
     raw: dict | None = None  # the message as the dialect's JSON
     notice: str = ""
     code: str = ""
+    #: where the message sits in a JSON document (a JSON pointer; "" in a log)
+    where: str = ""
 
 
 class LogReader:
@@ -129,7 +131,9 @@ class LogReader:
             else:
                 assert self.dialect is not None
                 for one in _messages_of(self.dialect, obj):
-                    yield Item(self.name, record.line, self.dialect.read(one), one)
+                    yield Item(
+                        self.name, record.line, self.dialect.read(one), one, where=record.where
+                    )
         if self.assembler is not None:
             assert self.dialect is not None
             for line, joined in self.assembler.finish():

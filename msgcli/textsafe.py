@@ -2,8 +2,21 @@
 
 Logs are written by programs we do not control. Printed as is, a log could
 clear the screen, set the window title, or hide text with bidirectional
-overrides. Everything from a log goes through :func:`visible` first: control
-characters become visible escapes, and the text is otherwise left alone.
+overrides. Everything from a log goes through :func:`visible` first, and the
+consoles msgcli prints through apply it once more to every piece of text they
+write (:func:`msgcli.render.view.console_for`).
+
+One rule, everywhere:
+
+- **line separators are line breaks**: newline, CR LF, U+2028 LINE SEPARATOR,
+  U+2029 PARAGRAPH SEPARATOR and U+0085 NEXT LINE end a line when text is shown
+  over several lines (``multiline=True``; :func:`lines` splits there and nowhere
+  else), and are escapes like any other control on a one-line field;
+- **every other control is escaped**: C0 controls but tab (a lone CR, VT, FF, ESC,
+  NUL …), DEL, C1 controls, the bidirectional controls, and lone surrogates (which
+  no terminal encoding can write) become visible escapes (``\\e``, ``\\x0b``,
+  ``\\u202e``, ``\\ud800``);
+- everything else is left as it is.
 """
 
 from __future__ import annotations
@@ -11,14 +24,15 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import orjson
+__all__ = ["lines", "short", "visible"]
 
-__all__ = ["short", "visible"]
-
-# C0 controls (tab and newline handled by the caller's choice), DEL, C1 controls,
-# and the Unicode bidirectional controls that reorder what a reader sees.
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-_CONTROL_AND_NEWLINE = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+# what a multi-line display breaks lines at
+_BREAK = re.compile("\r\n|[\n\u2028\u2029\x85]")
+# C0 controls but tab and newline, DEL, C1 controls, the Unicode bidirectional controls,
+# lone surrogates
+_OTHER = "\x00-\x08\x0b-\x1f\x7f-\x84\x86-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff"
+_CONTROL = re.compile(f"[{_OTHER}]")
+_CONTROL_AND_BREAKS = re.compile(f"[{_OTHER}\t\n\x85\u2028\u2029]")
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\x1b": "\\e"}
 
 
@@ -34,20 +48,29 @@ def _escape(match: re.Match) -> str:
 def visible(text: str, *, multiline: bool = False) -> str:
     """``text`` with every control character shown as an escape (``\\e``, ``\\x07``, ``\\u202e``).
 
-    With ``multiline=True``, newlines and tabs are kept as they are.
+    With ``multiline=True``, line separators become newlines and tabs are kept.
     """
-    pattern = _CONTROL if multiline else _CONTROL_AND_NEWLINE
-    if not pattern.search(text):
+    if multiline:
+        if _BREAK.search(text):
+            text = "\n".join(_BREAK.split(text))
+        if not _CONTROL.search(text):
+            return text
+        return _CONTROL.sub(_escape, text)
+    if not _CONTROL_AND_BREAKS.search(text):
         return text
-    return pattern.sub(_escape, text)
+    return _CONTROL_AND_BREAKS.sub(_escape, text)
+
+
+def lines(text: str) -> list[str]:
+    """``text`` split at its line separators (the same ones :func:`visible` breaks at)."""
+    return _BREAK.split(text)
 
 
 def short(value: Any, limit: int = 60) -> str:
     """A value as JSON, cut to ``limit`` characters for a one-line message."""
-    try:
-        text = orjson.dumps(value).decode()
-    except TypeError:
-        text = repr(value)
+    from .guard import json_text
+
+    text = json_text(value)
     if len(text) > limit:
         text = text[: limit - 1] + "…"
     return text

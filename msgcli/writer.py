@@ -2,42 +2,25 @@
 
 from __future__ import annotations
 
-import json
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import IO, Any, cast
 
 import orjson
 
+from .guard import deep_dumps, deep_recursion
 from .outputs import PendingFile
 
 __all__ = ["JsonlOutput", "deep_recursion", "dumps", "open_output"]
 
-#: how deep the Python-level fallbacks may recurse (the reader accepts 1,024 levels of JSON)
-_DEEP = 20_000
-
-
-@contextmanager
-def deep_recursion() -> Iterator[None]:
-    """Room for recursing through the deepest JSON a log may hold."""
-    limit = sys.getrecursionlimit()
-    if limit < _DEEP:
-        sys.setrecursionlimit(_DEEP)
-    try:
-        yield
-    finally:
-        sys.setrecursionlimit(limit)
-
 
 def dumps(obj: Any) -> bytes:
     """Compact JSON of a record. orjson writes up to 255 levels of nesting; a record the
-    reader accepted may hold more (up to 1,024), which the standard library then writes."""
+    reader accepted may hold more (up to 1,010: msgcli.guard), which the standard library then
+    writes, NaN as null as orjson does."""
     try:
         return orjson.dumps(obj)
     except TypeError:
-        with deep_recursion():
-            return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode()
+        return deep_dumps(obj).encode()
 
 
 class JsonlOutput:

@@ -32,6 +32,19 @@ def log_files(folder: Path) -> list[Path]:
     return sorted(p for p in folder.rglob("*") if p.is_file() and p.name.endswith(LOG_SUFFIXES))
 
 
+def document_messages(value):
+    """The messages a parsed JSON log document holds, read by its known shapes: a JSON array
+    (LoongFlow's FileStorage), a state file's ``context`` (AgentScope ``AgentState``, AgentScope
+    Java's ``agent_state.json``), an AgentScope 1.x session's ``memory.content`` pairs."""
+    if isinstance(value, list):
+        return value
+    if "context" in value:
+        return value["context"]
+    if "memory" in value:
+        return [pair[0] for pair in value["memory"]["content"]]
+    return []
+
+
 def sidecar(log: Path) -> Path:
     name = log.name
     for suffix in LOG_SUFFIXES:

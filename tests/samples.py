@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from conftest import FIXTURES
+from conftest import FIXTURES, document_messages
 
 from msgcli.dialects import EVENT, MESSAGE
 
@@ -29,8 +29,9 @@ def log_records(path: Path) -> list[tuple[int, Any]]:
         raw = gzip.decompress(raw)
     if path.name.endswith(".json"):
         value = orjson.loads(raw)
-        # a JSON array of records, or one record (a Claude Code subagent's .meta.json)
-        return list(enumerate(value, 1)) if isinstance(value, list) else [(1, value)]
+        if isinstance(value, dict) and "context" not in value and "memory" not in value:
+            return [(1, value)]  # one record (a Claude Code subagent's .meta.json)
+        return list(enumerate(document_messages(value), 1))
     sse = path.name.endswith(".sse")
     out = []
     for number, line in enumerate(raw.splitlines(), 1):

@@ -26,6 +26,7 @@ CLEAN = [
     p
     for p in log_files(FIXTURES / "real") + log_files(FIXTURES / "valid")
     if not sidecar(p).is_file()
+    and not p.name.endswith(".schema.json")  # no log: a JSON schema beside a state file
 ]
 
 TOOLS = INVALID / "agentscope-py" / "tool-pairing.jsonl"

@@ -16,7 +16,7 @@ import threading
 import time
 
 import pytest
-from conftest import FIXTURES, log_files
+from conftest import FIXTURES, document_messages, log_files
 
 from msgcli.render.thread import ShowOptions
 from msgcli.render.view import View, console_for, open_pager
@@ -26,8 +26,8 @@ HEADER_ROLES = ("SYSTEM", "USER", "ASSISTANT", "TOOL")
 
 def raw_messages(path):
     text = path.read_text(encoding="utf-8")
-    if text.lstrip().startswith("["):
-        return json.loads(text)
+    if path.suffix == ".json":
+        return document_messages(json.loads(text))
     # (split at newlines only: a record may hold U+2028 or U+0085 unescaped, as JSON allows)
     return [json.loads(x) for x in text.split("\n") if x.strip()]
 
@@ -109,10 +109,11 @@ MESSAGE_LOGS = [
     p
     for folder in ("real", "valid")
     for p in log_files(FIXTURES / folder)
-    if "events" not in p.name or p.name.endswith("-final.jsonl")
+    if ("events" not in p.name or p.name.endswith("-final.jsonl"))
+    and not p.name.endswith(".schema.json")
     # provider conversations hold many messages per line: see test_provider_streams.py;
     # Claude Code sessions are records, not messages: see test_dialect_claude_code
-    if p.relative_to(FIXTURES).parts[1] not in ("openai-chat", "openai-responses", "anthropic")
+    and p.relative_to(FIXTURES).parts[1] not in ("openai-chat", "openai-responses", "anthropic")
     and "claude-code" not in p.parts
 ]
 PAIRS = [

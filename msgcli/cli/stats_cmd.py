@@ -112,8 +112,7 @@ def _print_text(report: StatsReport) -> None:
     import io
     import os
 
-    from rich.console import Console
-
+    from ..render.view import SafeConsole
     from ..report.text import use_colour
 
     out = sys.stdout
@@ -127,7 +126,7 @@ def _print_text(report: StatsReport) -> None:
         if width < 40:  # a terminal that does not tell its size (or a tiny one)
             width = 80
     buffer = io.StringIO()
-    console = Console(
+    console = SafeConsole(
         file=buffer,
         markup=False,
         highlight=False,
@@ -168,6 +167,10 @@ def _describe(fs: FileStats) -> str:
     kind = {"messages": "message log", "events": "event log"}.get(fs.kind, "no known records")
     what = f"{fs.dialect} {kind}" if fs.dialect else kind
     parts = [what, _plural(fs.records, "record")]
+    if fs.placed:
+        shown = ", ".join(f"{_safe(ptr)} (line {line})" for line, ptr in fs.placed[:4])
+        more = f" and {len(fs.placed) - 4} more" if len(fs.placed) > 4 else ""
+        parts.append(f"the messages of a JSON document, at {shown}{more}")
     if fs.unreadable_lines:
         parts.append(f"{_plural(fs.unreadable_lines, 'unreadable line')}")
     if fs.stream_errors:

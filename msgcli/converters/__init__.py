@@ -17,8 +17,8 @@ from datetime import tzinfo
 from typing import Any
 
 from ..dialects import get_dialect
+from ..guard import MAX_DEPTH, deep_recursion, nests_deeper
 from ..model import Message
-from ..writer import deep_recursion
 from . import carry
 from .mapping import DIALECT_NAMES, WIRE, is_tool_message, read_turn, write_turn
 
@@ -148,6 +148,10 @@ class Converter:
             kept = dict(kept) if isinstance(kept, dict) else {}
             kept[source] = {"n": len(records), "patch": lost}
             metadata[CARRY_KEY] = kept
+            if nests_deeper(records[0], MAX_DEPTH - 1):
+                # a patch doubles the depth of the path to what it keeps: past what JSON
+                # readers take, keep the records whole instead (a few levels over them)
+                kept[source] = {"n": len(records), "patch": {"=": originals}}
         else:
             self._report_lost(group, lost)
         return records

@@ -763,7 +763,12 @@ def _java_usage(usage: Usage | None) -> Usage | None:
 
 def _loongflow_usage(usage: Usage) -> dict[str, Any]:
     inp, outp = usage.input_tokens or 0, usage.output_tokens or 0
-    total = usage.total_tokens if usage.total_tokens is not None else inp + outp
+    if usage.total_tokens is not None:
+        total = usage.total_tokens
+    elif all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (inp, outp)):
+        total = inp + outp
+    else:
+        total = None  # a count that is no number (a malformed record) gives no sum
     return {"completion_tokens": outp, "prompt_tokens": inp, "total_tokens": total}
 
 

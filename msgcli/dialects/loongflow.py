@@ -34,6 +34,7 @@ import re
 from datetime import datetime, timedelta
 from typing import Any
 
+from ..guard import json_text
 from ..model import (
     Block,
     DataBlock,
@@ -720,7 +721,7 @@ class LoongFlowDialect(Dialect):
         when = self.parse_time(obj["timestamp"])
         group = None if when is None else obj["conversation_id"]
         if not (group is None or isinstance(group, (str, int))):
-            group = repr(group)
+            group = json_text(group)  # the same key as checks.digest gives it
         key = self.pair_key(mid) if mid != "" and isinstance(mid, (str, int)) else None
         if not isinstance(key, (str, int)):
             key = None
@@ -807,7 +808,7 @@ def _check_arguments_error(el: dict, path: tuple, emit: Emit) -> None:
     if error is None or error == "" or error is False:
         return
     target = el.get("target")
-    detail = error if isinstance(error, str) else repr(error)
+    detail = error if isinstance(error, str) else json_text(error)
     if len(detail) > 120:
         detail = detail[:119] + "…"
     emit(

@@ -47,7 +47,8 @@ class WireReplayer(Replayer):
         line of the last one."""
         import orjson
 
-        from ..reader import Record, not_object, records_of_lines
+        from ..guard import nests_deeper
+        from ..reader import Record, not_object, records_of_lines, too_deep
 
         loads = orjson.loads
         bad_json = orjson.JSONDecodeError
@@ -77,6 +78,9 @@ class WireReplayer(Replayer):
             count += 1
             if type(obj) is not dict:
                 last = take(Record(number, None, not_object(obj))) or last
+                continue
+            if nests_deeper(obj, raw=raw):
+                last = take(Record(number, None, too_deep())) or last
                 continue
             kind = obj.get(key)
             if type(kind) is str and kind in own:

@@ -27,6 +27,7 @@ from rich.segment import Segment
 from rich.table import Table
 from rich.text import Text
 
+from ..guard import deep_recursion, json_text
 from ..model import (
     DataBlock,
     EvolveResultBlock,
@@ -39,8 +40,9 @@ from ..model import (
     UnknownBlock,
     ValueBlock,
 )
-from ..replayers import MARK_KEY
+from ..replayers import MARK_KEY, listed
 from ..stream import Item
+from ..textsafe import lines as split_lines
 from ..textsafe import visible
 
 __all__ = ["ShowOptions", "Thread", "Unit", "render_notice", "render_unit"]
@@ -140,7 +142,7 @@ class Thread:
                     cid = _key(block.id)
                     # (a call answered twice in one message: both results go under it)
                     owners[cid].results.setdefault(cid, []).append((block, item))
-                    if block.state not in _NOT_FINAL:
+                    if _key(block.state) not in _NOT_FINAL:
                         self.waiting.pop(cid, None)
                 self._flush()
                 return
@@ -182,7 +184,7 @@ class Thread:
 
 def _key(value: Any) -> Any:
     """A tool-call id as a dict key (a malformed record may hold a list there)."""
-    return value if isinstance(value, (str, int, float, bool, type(None))) else repr(value)
+    return value if isinstance(value, (str, int, float, bool, type(None))) else json_text(value)
 
 
 def name_style(name: Any) -> str:
@@ -196,6 +198,11 @@ def render_notice(item: Item) -> RenderableType:
 
 
 def render_unit(unit: Unit, options: ShowOptions) -> RenderableType:
+    with deep_recursion():  # a value may nest as deep as the reader takes (msgcli.guard)
+        return _render_unit(unit, options)
+
+
+def _render_unit(unit: Unit, options: ShowOptions) -> RenderableType:
     msg = unit.item.message
     assert msg is not None
     parts: list[RenderableType] = [message_header(msg, unit.item, options)]
@@ -301,12 +308,14 @@ def message_header(msg: Message, item: Item, options: ShowOptions) -> Text:
     if msg.id:
         text.append(f"  #{visible(short_id(str(msg.id), options.short_ids))}", style="dim")
     text.append(f"  line {item.line}", style="dim")
+    if item.where:
+        text.append(f"  at {visible(item.where)}", style="dim")
     return text
 
 
 def _mark_line(mark: dict) -> Text:
     state = mark.get("state")
-    opened = ", ".join(visible(str(x)) for x in mark.get("open") or ())
+    opened = ", ".join(visible(str(x)) for x in listed(mark.get("open")))
     what = {
         "cut": "incomplete: the stream stopped here",
         "open": "unfinished at the point the replay stopped",
@@ -324,15 +333,12 @@ def _cut(text: str, limit: int) -> str:
 
 
 def _plain(value: Any, options: ShowOptions) -> Text:
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    text = value if isinstance(value, str) else json_text(value)
     return Text(visible(_cut(text, options.max_chars), multiline=True))
 
 
 def _json(value: Any, options: ShowOptions) -> Text:
-    try:
-        dumped = json.dumps(value, ensure_ascii=False, indent=2)
-    except (TypeError, ValueError):
-        dumped = repr(value)
+    dumped = json_text(value, indent=True)
     text = Text(visible(_cut(dumped, options.max_chars), multiline=True))
     _JSON.highlight(text)
     return text
@@ -350,7 +356,7 @@ def _folded(label: str, body: str, style: str, options: ShowOptions) -> list[Ren
 
 def _fold(body: str, keep: int, whole: bool, options: ShowOptions) -> tuple[str, str]:
     """``(text shown, "… N more lines" or "")``: the first ``keep`` lines of a long text."""
-    lines = body.splitlines() or [""]
+    lines = split_lines(body) or [""]
     rest = 0 if whole or len(lines) <= keep else len(lines) - keep
     shown = lines[:keep] if rest else lines
     text = visible(_cut("\n".join(shown), options.max_chars), multiline=True)
@@ -359,7 +365,7 @@ def _fold(body: str, keep: int, whole: bool, options: ShowOptions) -> tuple[str,
 
 def _result_text(value: Any, options: ShowOptions) -> list[RenderableType]:
     """A tool result's text, folded to its first lines unless ``--full``."""
-    body = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    body = value if isinstance(value, str) else json_text(value)
     text, more = _fold(body, options.result_lines, options.full, options)
     out: list[RenderableType] = [Text(text)]
     if more:
@@ -428,10 +434,7 @@ def _block(block: Any, options: ShowOptions, standalone: bool = False) -> list[R
 
 
 def _pretty(value: Any) -> str:
-    try:
-        return json.dumps(value, ensure_ascii=False, indent=2)
-    except (TypeError, ValueError):
-        return repr(value)
+    return json_text(value, indent=True)
 
 
 def _list_hint(label: str, items: list, options: ShowOptions) -> list[RenderableType]:
@@ -466,10 +469,12 @@ def _call(block: ToolCallBlock, options: ShowOptions) -> list[RenderableType]:
     if block.state:
         head.append(f"  {visible(str(block.state))}", style="dim")
     args: Any = block.arguments
+    if not args and isinstance(block.input, str) and block.input.strip() not in ("", "{}"):
+        args = None  # the argument text says more (a call cut off while it streamed)
     if args is None and isinstance(block.input, str):
         try:
             args = json.loads(block.input) if block.input.strip() else {}
-        except ValueError:
+        except (ValueError, RecursionError):
             return [head, _indent(_plain(block.input, options))]
     elif args is None:
         args = block.input
@@ -544,7 +549,7 @@ def _evolve(block: EvolveResultBlock) -> RenderableType:
     for key, value in block.fields.items():
         if key == "type":
             continue
-        shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        shown = value if isinstance(value, str) else json_text(value)
         table.add_row(Text(visible(str(key))), Text(visible(_cut(shown, 400), multiline=True)))
     return table
 
@@ -554,7 +559,7 @@ def _footer(msg: Message) -> Text | None:
     usage = msg.usage
     if usage is not None:
         counts = [
-            f"{label} {value:,}" if isinstance(value, int) else f"{label} {value}"
+            f"{label} {value:,}" if isinstance(value, int) else f"{label} {visible(str(value))}"
             for label, value in (
                 ("in", usage.input_tokens),
                 ("out", usage.output_tokens),

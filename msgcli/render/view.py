@@ -19,12 +19,28 @@ from rich.segment import Segment
 from rich.text import Text
 
 from ..filters import Filter, error_lines
+from ..guard import deep_recursion
 from ..reader import ReadError
 from ..stream import Item, LogReader
 from ..textsafe import visible
 from .thread import ShowOptions, Thread, Unit, render_notice, render_unit, short_ids
 
 __all__ = ["Filters", "View", "console_for", "open_pager", "pipe_closed"]
+
+
+class SafeConsole(Console):
+    """A console that writes no control character it did not make itself: every piece of
+    text is passed through :func:`msgcli.textsafe.visible` once more as it is written,
+    whatever renderable it came from (a renderer that forgot a field cannot let an escape
+    sequence through). Its own styles and line breaks are left alone."""
+
+    def _render_buffer(self, buffer: Any) -> str:
+        return super()._render_buffer(
+            segment
+            if segment.control
+            else segment._replace(text=visible(segment.text, multiline=True))
+            for segment in buffer
+        )
 
 
 def console_for(
@@ -41,7 +57,7 @@ def console_for(
         # arguments, the same every run)
         columns = os.environ.get("COLUMNS", "")
         width = int(columns) if columns.isdecimal() and 20 <= int(columns) <= 10_000 else 100
-    console = Console(
+    console = SafeConsole(
         file=out,
         markup=False,
         highlight=False,
@@ -207,7 +223,8 @@ class View:
         if unit.item.message is None:
             self.console.print(Trimmed(render_notice(unit.item)))
             return
-        self._out(render_unit(unit, self.options))
+        with deep_recursion():  # rich walks the renderables (msgcli.guard)
+            self._out(render_unit(unit, self.options))
         self.console.print()
         self._nested(unit)
 

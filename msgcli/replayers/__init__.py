@@ -205,6 +205,11 @@ def replayer_for(dialect: str, emit: Emit, sink: Sink | None = None, zone: Any =
     raise KeyError(f"{dialect} has no event stream to replay")
 
 
+def listed(value: Any) -> list:
+    """An event's list field as a list: an invalid event may hold any value there."""
+    return value if type(value) is list else []
+
+
 def mark(message_metadata: dict, state: str, open_items: list[str], line: int) -> None:
     """Mark a message that did not finish: ``state`` is ``cut`` (the log ended),
     ``open`` (the replay was stopped with --until) or ``orphan``."""

@@ -40,7 +40,7 @@ import orjson
 from ..dialects.agentscope_java import EVENT_ALIASES as ALIASES
 from ..schemas import load_schema, type_branches
 from ..textsafe import short
-from . import Emit, Replayer, Sink, mark
+from . import Emit, Replayer, Sink, listed, mark
 
 __all__ = ["ALIASES", "EVENT_TYPES", "JavaReplayer", "java_timestamp"]
 
@@ -112,6 +112,21 @@ class _Call:
             items.append("thinking block")
         items += [f"tool call {t['id'] or key}" for key, t in self.tools.items() if t["open"]]
         return items
+
+    def cut_at(self) -> str:
+        """Where an open model call stops: its open blocks, and the argument text that
+        arrived for an open tool call (for E007)."""
+        parts = []
+        if self.open_text:
+            parts.append("a text block")
+        if self.open_thinking:
+            parts.append("a thinking block")
+        for key, tool in self.tools.items():
+            if tool["open"]:
+                raw = "".join(tool["raw"])
+                got = f"after the arguments {short(raw, 80)}" if raw else "before any argument"
+                parts.append(f"tool call {short(tool['id'] or key)} {got}")
+        return ", ".join(parts)
 
 
 class _Result:
@@ -262,6 +277,7 @@ class JavaReplayer(Replayer):
         for stream in self.streams.values():
             if stream.hints:
                 self._write_hints(stream)
+            where = "; ".join(filter(None, (call.cut_at() for call in stream.calls.values())))
             for call in list(stream.calls.values()):
                 items = call.open_items() or ["model call"]
                 self._finalise(stream, call, line, mark_as=("open" if cut else "cut", items))
@@ -273,7 +289,9 @@ class JavaReplayer(Replayer):
                 self.emit(
                     "E007",
                     f"the log ends inside the run that started on line {stream.run_line}"
-                    f"{_of(stream)} (no AGENT_END): the run failed or its stream was cut here; "
+                    f"{_of(stream)} (no AGENT_END)"
+                    + (f", inside {where}" if where else "")
+                    + ": the run failed or its stream was cut here; "
                     "what arrived is kept, marked 'cut' in metadata",
                     line=line,
                 )
@@ -426,7 +444,8 @@ class JavaReplayer(Replayer):
         metadata = result.get("metadata")
         reason = metadata.get("agentscope_generate_reason") if type(metadata) is dict else None
         # how the run ended (no generate reason: the model stopped)
-        self.stats.finished_reasons[str(reason or "MODEL_STOP")] += 1
+        reason = reason or "MODEL_STOP"
+        self.stats.finished_reasons[reason if type(reason) is str else short(reason, 40)] += 1
         if reason == "INTERRUPTED":
             # the engine keeps the interrupted model call as it stands, and adds a recovery
             # message that no other event carries: write both
@@ -520,7 +539,7 @@ class JavaReplayer(Replayer):
     ) -> None:
         del stream.calls[call.rid]
         stream.ended_calls[call.rid] = line
-        content = _content(call)
+        content = _content(call, cut=mark_as is not None)
         for key, tool in call.tools.items():
             raw = "".join(tool["raw"])
             if raw and _parse_object(raw) is None and not tool["open"]:
@@ -737,7 +756,7 @@ class JavaReplayer(Replayer):
     def _require(self, stream: _Stream, event: dict) -> None:
         rid = event.get("replyId")
         calls = {}
-        for call in event.get("toolCalls") or ():
+        for call in listed(event.get("toolCalls")):
             if type(call) is dict and type(call.get("id")) is str:
                 calls[call["id"]] = call
         if type(rid) is str:
@@ -771,7 +790,7 @@ class JavaReplayer(Replayer):
             waiting = {}
         if event["type"] == "USER_CONFIRM_RESULT":
             held = self._unpause(stream, "agentscope_confirm_request_reply_id")
-            for item in event.get("confirmResults") or ():
+            for item in listed(event.get("confirmResults")):
                 use = item.get("toolCall") if type(item) is dict else None
                 if type(use) is not dict or type(use.get("id")) is not str:
                     continue
@@ -795,7 +814,7 @@ class JavaReplayer(Replayer):
             return
         self._unpause(stream, "agentscope_external_execution_request_reply_id")
         # the caller's own message with the results is what the engine stores
-        results = [b for b in event.get("toolResults") or () if type(b) is dict]
+        results = [b for b in listed(event.get("toolResults")) if type(b) is dict]
         for block in results:
             if type(block.get("id")) is str:
                 stream.tool_ids.add(block["id"])
@@ -1005,7 +1024,7 @@ def _of(stream: _Stream) -> str:
     return f" (subagent {short(stream.source)})" if stream.source is not None else ""
 
 
-def _content(call: _Call) -> list[dict]:
+def _content(call: _Call, cut: bool = True) -> list[dict]:
     """A model call's blocks as the engine builds them: [thinking][text][tool_use...]."""
     content: list[dict] = []
     thinking = "".join(call.thinking)
@@ -1023,7 +1042,10 @@ def _content(call: _Call) -> list[dict]:
                 "id": tool["id"] or f"tool_call_{key}",
                 "name": tool["name"],
                 "input": java_hash_order(parsed) if parsed else {},
-                "content": raw if parsed is not None else "{}",
+                # a call still open when the stream stopped keeps the argument text that
+                # arrived (as the Python replayer keeps a cut call's partial input); a
+                # finished call whose arguments are no object gets the engine's '{}'
+                "content": raw if parsed is not None or (cut and raw) else "{}",
                 "metadata": {},
                 "state": "pending",
             }

@@ -31,7 +31,7 @@ import orjson
 from ..dialects.agentscope_py import is_agui, is_stream_wrapper
 from ..schemas import load_schema, type_branches
 from ..textsafe import short
-from . import Emit, Replayer, Sink, mark
+from . import Emit, Replayer, Sink, listed, mark
 
 __all__ = ["EVENT_TYPES", "PyReplayer"]
 
@@ -281,7 +281,7 @@ class PyReplayer(Replayer):
         del self.replies[rid]
         self.ended[rid] = self.line
         self.stats.completed += 1
-        self.stats.finished_reasons[str(reason)] += 1
+        self.stats.finished_reasons[reason if type(reason) is str else short(reason, 40)] += 1
         self.write(self.line, msg)
 
     # -- blocks ----------------------------------------------------------------
@@ -611,7 +611,7 @@ class PyReplayer(Replayer):
 
     def _require(self, reply: _Reply, event: dict) -> None:
         asking = event["type"] == "REQUIRE_USER_CONFIRM"
-        for call in event.get("tool_calls") or ():
+        for call in listed(event.get("tool_calls")):
             cid = call.get("id") if type(call) is dict else None
             block = reply.calls.get(cid) if type(cid) is str else None
             if block is None:
@@ -628,7 +628,7 @@ class PyReplayer(Replayer):
                 block["state"] = "submitted"
 
     def _confirmed(self, reply: _Reply, event: dict) -> None:
-        for result in event.get("confirm_results") or ():
+        for result in listed(event.get("confirm_results")):
             call = result.get("tool_call") if type(result) is dict else None
             cid = call.get("id") if type(call) is dict else None
             block = reply.calls.get(cid) if type(cid) is str else None
@@ -645,7 +645,7 @@ class PyReplayer(Replayer):
 
     def _executed(self, reply: _Reply, event: dict) -> None:
         present = {b.get("id") for b in reply.msg["content"] if b.get("type") == "tool_result"}
-        for result in event.get("execution_results") or ():
+        for result in listed(event.get("execution_results")):
             if type(result) is not dict:
                 continue
             cid = result.get("id")

@@ -73,6 +73,17 @@ def report(
             write(
                 f"{paint(visible(f.path), 'bold')}:{f.line}: {code} {visible(f.message)}{where}\n"
             )
+    if verbose and run.summary.skipped:
+        names = ", ".join(visible(name) for name in run.summary.skipped)
+        write(
+            paint(
+                f"skipped {_plural(len(run.summary.skipped), 'JSON document')} that "
+                f"{'is' if len(run.summary.skipped) == 1 else 'are'} no log of a known dialect: "
+                f"{names}",
+                "dim",
+            )
+            + "\n"
+        )
     if quiet:
         return
     s = run.summary

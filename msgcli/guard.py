@@ -1,0 +1,153 @@
+"""What a record may hold once it is read, and the room every later stage needs for it.
+
+Records enter msgcli in one place, :mod:`msgcli.reader`, and leave it checked there:
+
+- **nesting**: a record may nest up to :data:`RECORD_DEPTH` levels (a deeper one is
+  ``P005``), a little less than the 1,024 the parser takes, so that whatever msgcli
+  writes of a record can be read back. Everything after the reader that walks a value, writes
+  it as JSON, or shows it (the schema explanations, the renderers, the converters,
+  the formatters) does so inside :func:`deep_recursion`, which gives Python room for
+  that depth, so no stage needs a limit of its own;
+- **numbers**: an integer beyond 64 bits is read as the float orjson makes of it, on
+  every path (the standard library's parser, which the reader uses for ``NaN`` lines,
+  would keep it exact and then nothing could write it);
+- **text**: a string holding a lone surrogate is no text: orjson refuses such a line
+  (``P001``) and the reader's other path refuses it the same way.
+
+:func:`json_text` writes any value that passed the reader as JSON text, whatever its
+depth.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import orjson
+
+__all__ = [
+    "MAX_DEPTH",
+    "RECORD_DEPTH",
+    "deep_dumps",
+    "deep_recursion",
+    "has_lone_surrogate",
+    "json_int",
+    "json_text",
+    "nests_deeper",
+]
+
+#: the deepest nesting JSON readers take (orjson's limit; Python's json about the same)
+MAX_DEPTH = 1024
+#: the deepest nesting a record may have: below :data:`MAX_DEPTH`, so that what msgcli
+#: writes of a record (a conversion wraps what it keeps for the way back in a few levels
+#: of metadata) stays within what JSON readers take
+RECORD_DEPTH = 1010
+#: how deep the Python-level walks may recurse: a dozen frames a level, and some to spare
+_DEEP = 20_000
+_INT_LOW, _INT_HIGH = -(2**63), 2**64
+
+
+@contextmanager
+def deep_recursion() -> Iterator[None]:
+    """Room for recursing through the deepest JSON a record may hold."""
+    limit = sys.getrecursionlimit()
+    if limit < _DEEP:
+        sys.setrecursionlimit(_DEEP)
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+def nests_deeper(value: Any, limit: int = RECORD_DEPTH, raw: bytes | None = None) -> bool:
+    """Whether ``value`` nests more than ``limit`` levels (a scalar is level 0). ``raw``,
+    its JSON text, answers at C speed for the common record: it cannot nest deeper than it
+    has brackets."""
+    if raw is not None and raw.count(b"[") + raw.count(b"{") <= limit:
+        return False
+    stack = [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, dict):
+            children: Any = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        if level > limit:
+            return True
+        stack.extend((child, level + 1) for child in children if isinstance(child, (dict, list)))
+    return False
+
+
+def json_int(text: str) -> int | float:
+    """A JSON integer as orjson reads it: exact within 64 bits, else a float."""
+    value = int(text)
+    return value if _INT_LOW <= value < _INT_HIGH else float(text)
+
+
+def has_lone_surrogate(value: Any) -> bool:
+    """Whether a string anywhere in ``value`` (keys too) holds a lone surrogate."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if not item.isascii():
+                try:
+                    item.encode("utf-8")
+                except UnicodeEncodeError:
+                    return True
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
+
+
+def _json_safe(value: Any) -> Any:
+    """``value`` with NaN and the infinities as ``null``, as orjson writes them."""
+    if isinstance(value, float):
+        return value if value == value and value not in (_INF, -_INF) else None
+    if isinstance(value, dict):
+        return {key: _json_safe(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_json_safe(item) for item in value]
+    return value
+
+
+_INF = float("inf")
+
+
+def deep_dumps(value: Any, indent: bool = False) -> str:
+    """JSON text of a value orjson will not write (nested past its 255 levels): the
+    standard library's, with orjson's conventions (UTF-8 text, NaN as ``null``)."""
+    with deep_recursion():
+        return json.dumps(
+            _json_safe(value),
+            ensure_ascii=False,
+            allow_nan=False,
+            indent=2 if indent else None,
+            separators=None if indent else (",", ":"),
+        )
+
+
+def json_text(value: Any, indent: bool = False) -> str:
+    """``value`` as JSON text (indented by two with ``indent``); never raises for a value the
+    reader gave. orjson writes 255 levels; deeper values go through the standard library,
+    and anything JSON has no form for is written as its ``repr``."""
+    try:
+        return orjson.dumps(value, option=orjson.OPT_INDENT_2 if indent else 0).decode()
+    except TypeError:
+        pass
+    try:
+        return deep_dumps(value, indent)
+    except (TypeError, ValueError, RecursionError):
+        with deep_recursion():
+            try:
+                return repr(value)
+            except RecursionError:
+                return f"<a {type(value).__name__} nested too deep to show>"

@@ -1,0 +1,241 @@
+"""Hostile inputs made from real logs.
+
+:func:`seeds` reads the logs the frameworks wrote (``fixtures/real``, and the Java event
+and message logs the fixtures hold where no real Java run exists); :func:`mutate` takes a
+window of one and breaks it in one to four ways, at three levels:
+
+- bytes: flips, truncation, invalid UTF-8, NUL and escape bytes dropped anywhere;
+- lines (records, events): dropped, duplicated, swapped, reversed;
+- values: a value of a record swapped for another JSON type (an object or a list where
+  a string or number is expected), for very deep nesting (just under and over the
+  parser's 1,024 levels), for integers beyond 64 bits, lone surrogates, NaN beside a
+  surrogate, or text full of escape sequences (ESC, C1, bidirectional overrides,
+  NUL, line separators).
+
+Everything is drawn from one :class:`random.Random`, so a seed gives the same inputs
+on every machine. :func:`inputs` is the hypothesis strategy over the same mutator.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURES = ROOT / "fixtures"
+
+
+@dataclass(frozen=True)
+class Seed:
+    name: str
+    data: bytes
+
+    @property
+    def sse(self) -> bool:
+        return self.name.endswith(".sse")
+
+    @property
+    def document(self) -> bool:
+        """A pretty-printed JSON document (an array or a state file), not JSONL."""
+        return self.data.lstrip()[:1] in (b"[", b"{") and b"\n " in self.data[:200]
+
+
+def seeds() -> list[Seed]:
+    """The real logs, and the hand-made Java logs where no real Java run is in the fixtures."""
+    paths = sorted((FIXTURES / "real").rglob("*"))
+    paths += sorted((FIXTURES / "valid" / "agentscope-java").glob("*.jsonl"))
+    paths += sorted((FIXTURES / "events" / "agentscope-java").glob("*.jsonl"))
+    out = []
+    for path in paths:
+        if path.is_file() and path.suffix in (".jsonl", ".sse", ".json"):
+            out.append(Seed(str(path.relative_to(ROOT)), path.read_bytes()))
+    return out
+
+
+# -- hostile values -------------------------------------------------------------
+
+#: text with every kind of character a terminal may act on
+HOSTILE_TEXT = [
+    "\x1b[2J\x1b[31mred\x1b[0m",
+    "\x1b]0;title\x07",
+    "\x9b31m C1 CSI",
+    "\x85NEL\x0bVT\x0cFF\rCR",
+    "bidi \u202eevil\u202c \u2066iso\u2069 \u200f",
+    "NUL\x00byte",
+    "line\u2028sep\u2029para",
+    "[bold]markup[/bold] :smile:",
+    "\x7fDEL\x08BS",
+    "tab\tnewline\nend",
+]
+
+# raw JSON text put in place of a value (what json.dumps cannot write, or writes too slowly)
+_RAW = [
+    "18446744073709551616",
+    "-9223372036854775809",
+    "123456789012345678901234567890123456789",
+    "1e400",
+    "-1e400",
+    '"\\ud800"',
+    '"abc\\udfff"',
+    '"\\udc00\\u001b[31m"',
+    "NaN",
+    "Infinity",
+    '[NaN, "\\ud800"]',
+    '{"x": NaN, "y": "\\udbff"}',
+    '"\\u0000"',
+]
+
+
+def _deep(rnd: random.Random) -> str:
+    depth = rnd.choice([64, 300, 900, 1000, 1015, 1030])
+    if rnd.random() < 0.5:
+        return "[" * depth + '"deep"' + "]" * depth
+    return '{"a":' * depth + "1" + "}" * depth
+
+
+def _paths(value, prefix=()):
+    yield prefix
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from _paths(item, (*prefix, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _paths(item, (*prefix, index))
+
+
+def _set(obj, path, value):
+    target = obj
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = value
+
+
+_OTHER_TYPES = [
+    lambda rnd: {"k": rnd.choice(HOSTILE_TEXT)},
+    lambda rnd: [rnd.choice(HOSTILE_TEXT), 1],
+    lambda rnd: rnd.choice(HOSTILE_TEXT),
+    lambda rnd: rnd.choice([0, -1, 2**31, 2**63 - 1]),
+    lambda rnd: rnd.choice([0.5, -1e300, 1e-300]),
+    lambda rnd: rnd.choice([True, False]),
+    lambda rnd: None,
+    lambda rnd: {},
+    lambda rnd: [],
+    lambda rnd: "",
+]
+
+
+def _mutate_value(line: bytes, rnd: random.Random, indent: int | None = None) -> bytes:
+    try:
+        obj = json.loads(line)
+    except (ValueError, RecursionError):
+        return line
+    if not isinstance(obj, (dict, list)):
+        return line
+    raws: list[str] = []
+    for _ in range(rnd.randint(1, 3)):
+        paths = [p for p in _paths(obj) if p]
+        if not paths:
+            break
+        # leaves and the keys a renderer reads are the interesting places
+        path = rnd.choice(paths)
+        choice = rnd.random()
+        if choice < 0.35:
+            _set(obj, path, rnd.choice(_OTHER_TYPES)(rnd))
+        elif choice < 0.55:
+            _set(obj, path, rnd.choice(HOSTILE_TEXT) + rnd.choice(["", "x" * rnd.randint(1, 50)]))
+        else:
+            marker = f"@@RAW{len(raws)}@@"
+            raws.append(_deep(rnd) if rnd.random() < 0.4 else rnd.choice(_RAW))
+            _set(obj, path, marker)
+    try:
+        text = json.dumps(obj, ensure_ascii=rnd.random() < 0.3, indent=indent)
+    except (ValueError, RecursionError):
+        return line
+    for index, raw in enumerate(raws):
+        text = text.replace(f'"@@RAW{index}@@"', raw)
+    return text.encode("utf-8", "surrogatepass")
+
+
+_BYTES = [b"\x00", b"\x1b", b"\xff", b"\xc3", b"\xed\xa0\x80", b"\x9b", b"\xc2\x9b", b"\n", b'"']
+
+
+def _mutate_bytes(data: bytes, rnd: random.Random) -> bytes:
+    if not data:
+        return data
+    at = rnd.randrange(len(data))
+    choice = rnd.random()
+    if choice < 0.3:
+        return data[:at] + bytes([data[at] ^ (1 << rnd.randrange(8))]) + data[at + 1 :]
+    if choice < 0.5:
+        return data[:at]  # cut off
+    if choice < 0.8:
+        return data[:at] + rnd.choice(_BYTES) + data[at:]
+    end = min(len(data), at + rnd.randint(1, 40))
+    return data[:at] + data[end:]
+
+
+def _mutate_lines(lines: list[bytes], rnd: random.Random) -> list[bytes]:
+    if not lines:
+        return lines
+    lines = list(lines)
+    i = rnd.randrange(len(lines))
+    choice = rnd.random()
+    if choice < 0.25:
+        del lines[i]
+    elif choice < 0.5:
+        lines.insert(i, lines[i])
+    elif choice < 0.75:
+        j = rnd.randrange(len(lines))
+        lines[i], lines[j] = lines[j], lines[i]
+    else:
+        j = rnd.randrange(len(lines))
+        lo, hi = min(i, j), max(i, j) + 1
+        lines[lo:hi] = reversed(lines[lo:hi])
+    return lines
+
+
+def _window(seed: Seed, rnd: random.Random) -> list[bytes]:
+    lines = seed.data.split(b"\n")
+    if seed.sse or seed.document or len(lines) <= 12:
+        return lines
+    size = rnd.randint(1, 12)
+    start = rnd.randrange(len(lines) - size + 1)
+    return lines[start : start + size]
+
+
+def mutate(seed: Seed, rnd: random.Random) -> bytes:
+    """A broken copy of (a window of) ``seed``: one to four mutations of any level."""
+    lines = _window(seed, rnd)
+    for _ in range(rnd.randint(1, 4)):
+        level = rnd.random()
+        if level < 0.55 and seed.document:
+            # a pretty-printed document: its values are mutated as one (it may not parse
+            # any more after an earlier byte-level mutation; then it stays as it is)
+            lines = _mutate_value(b"\n".join(lines), rnd, indent=2).split(b"\n")
+        elif level < 0.55:
+            candidates = [i for i, line in enumerate(lines) if line.strip()]
+            if candidates:
+                i = rnd.choice(candidates)
+                line = lines[i]
+                prefix = b""
+                if line.startswith(b"data: "):
+                    prefix, line = b"data: ", line[6:]
+                lines[i] = prefix + _mutate_value(line, rnd)
+        elif level < 0.8:
+            lines = _mutate_lines(lines, rnd)
+        else:
+            data = _mutate_bytes(b"\n".join(lines), rnd)
+            lines = data.split(b"\n")
+    return b"\n".join(lines)
+
+
+def inputs():
+    """A hypothesis strategy: ``(seed name, mutated bytes)``."""
+    from hypothesis import strategies as st
+
+    pool = seeds()
+    return st.tuples(st.sampled_from(pool), st.randoms(use_true_random=False)).map(
+        lambda pair: (pair[0].name, mutate(pair[0], pair[1]))
+    )
