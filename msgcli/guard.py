@@ -151,3 +151,9 @@ def json_text(value: Any, indent: bool = False) -> str:
                 return repr(value)
             except RecursionError:
                 return f"<a {type(value).__name__} nested too deep to show>"
+
+
+def as_key(value: Any) -> Any:
+    """``value`` as a dict key or set member: a record may put a list or an object (nested
+    as deep as the reader takes) where an id or a name belongs."""
+    return value if value is None or isinstance(value, (str, int, float)) else json_text(value)

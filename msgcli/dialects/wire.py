@@ -148,11 +148,6 @@ def _chain(first: list, rest: Any) -> Any:
     yield from rest
 
 
-def as_key(value: Any) -> Any:
-    """``value`` as a dict key or set member (a record may put a list where a name belongs)."""
-    return value if value is None or isinstance(value, (str, int, float)) else repr(value)
-
-
 def joined(text: Any, piece: Any) -> str:
     """A streamed text with one more delta (what is not text on either side counts as none)."""
     text = text if isinstance(text, str) else ""

@@ -90,6 +90,7 @@ def _convert(path: Path, to: str) -> Output:
 
 
 def _format(path: Path, provider: str) -> Output:
+    from msgcli.formatters import DIALECTS as FORMATTED
     from msgcli.formatters import format_request
     from msgcli.reader import ReadError
     from msgcli.stream import LogReader
@@ -103,8 +104,8 @@ def _format(path: Path, provider: str) -> Output:
                 lines.append(item.line)
     except ReadError:
         return Output()
-    if reader.dialect is None:
-        return Output()
+    if reader.dialect is None or reader.dialect.name not in FORMATTED:
+        return Output()  # no formatter follows this dialect: the command says so (exit 2)
     result = format_request(messages, reader.dialect.name, provider, None, lines)
     # (the notes are printed by the command line, which the sample through it checks)
     return Output(document=orjson.dumps(result.request, option=orjson.OPT_INDENT_2))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...guard import as_key
 from ...model import (
     Message,
     TextBlock,
@@ -20,7 +21,7 @@ from ...model import (
 )
 from ...textsafe import short
 from ..base import EVENT, MESSAGE, Emit
-from ..wire import Pairing, WireDialect, as_key
+from ..wire import Pairing, WireDialect
 
 NAME = "anthropic"
 

@@ -17,8 +17,9 @@ from typing import Any
 
 import orjson
 
+from ...guard import as_key
 from ...textsafe import short
-from ..wire import WireReplayer, as_key, joined
+from ..wire import WireReplayer, joined
 
 _KNOWN = frozenset(
     {

@@ -148,7 +148,10 @@ class ClaudeCodeDialect(Dialect):
         calls = [
             b
             for b in msg.content
-            if isinstance(b, ToolCallBlock) and b.name in AGENT_TOOLS and isinstance(b.id, str)
+            if isinstance(b, ToolCallBlock)
+            and isinstance(b.name, str)
+            and b.name in AGENT_TOOLS
+            and isinstance(b.id, str)
         ]
         if not calls:
             return []

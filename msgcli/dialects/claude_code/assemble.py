@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...guard import as_key
 from . import REPEATED, TOOL_NAMES
 
 #: a response is closed after this many records held behind it, whatever comes
@@ -82,7 +83,8 @@ class Assembler:
         return out
 
     def _note_calls(self, obj: dict) -> None:
-        for block in obj["message"].get("content") or ():
+        content = obj["message"].get("content")
+        for block in content if isinstance(content, list) else ():
             if isinstance(block, dict) and block.get("type") == "tool_use":
                 tid = block.get("id")
                 if isinstance(tid, str):
@@ -115,7 +117,7 @@ class Assembler:
         message["content"] = self._content
         merged = dict(obj)
         merged["message"] = message
-        key = (mid, obj.get("requestId"))
+        key = (mid, as_key(obj.get("requestId")))
         if key in self._seen:
             merged[REPEATED] = True
         else:

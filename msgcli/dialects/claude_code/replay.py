@@ -20,6 +20,7 @@ from typing import Any
 
 import orjson
 
+from ...guard import as_key
 from ...replayers import Replayer
 from ...textsafe import short
 from .assemble import Assembler
@@ -108,7 +109,7 @@ class StreamReplayer(Replayer):
         if not isinstance(event, dict):
             return
         etype = event.get("type")
-        key = record.get("parent_tool_use_id")
+        key = as_key(record.get("parent_tool_use_id"))
         current = self._open.get(key)
         if etype == "message_start":
             message = event.get("message")

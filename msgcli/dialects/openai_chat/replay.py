@@ -17,8 +17,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...guard import as_key
 from ...textsafe import short
-from ..wire import WireReplayer, as_key, parse_arguments
+from ..wire import WireReplayer, parse_arguments
 
 #: keys that name something: a later delta repeats them rather than continuing them
 _IDENTITY = frozenset({"id", "name", "role"})

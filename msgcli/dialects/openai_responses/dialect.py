@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...guard import as_key
 from ...model import (
     Message,
     TextBlock,
@@ -20,7 +21,7 @@ from ...model import (
 )
 from ...textsafe import short
 from ..base import EVENT, MESSAGE, Emit
-from ..wire import Pairing, WireDialect, as_key, parse_arguments, reasoning_tokens
+from ..wire import Pairing, WireDialect, parse_arguments, reasoning_tokens
 
 NAME = "openai-responses"
 

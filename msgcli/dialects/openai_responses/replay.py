@@ -13,8 +13,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...guard import as_key
 from ...textsafe import short
-from ..wire import WireReplayer, as_key, joined, parse_arguments
+from ..wire import WireReplayer, joined, parse_arguments
 
 _TERMINAL = ("response.completed", "response.incomplete", "response.failed")
 _FLOAT_TIMES = ("created_at", "completed_at")
