@@ -432,29 +432,6 @@ def _opens_document(line: bytes) -> bool:
     return False
 
 
-def _read_document(first, rest) -> Iterator[Record]:
-    """A file that is one JSON object written over several lines, read as one record
-    (or, when it is not one document, as JSONL after all)."""
-    chunks = [raw for _, raw in first]
-    truncated = None
-    try:
-        for _, raw in rest:
-            chunks.append(raw)
-    except _Truncated as exc:
-        truncated = exc
-    data = b"".join(chunks)
-    try:
-        value = orjson.loads(data)
-    except orjson.JSONDecodeError:
-        value = None
-    if type(value) is dict:
-        yield Record(first[-1][0], value, None, b"")
-    else:
-        yield from _read_jsonl(enumerate(io.BytesIO(data), 1))
-    if truncated is not None:
-        yield Record(truncated.line, None, Problem("P009", truncated.reason))
-
-
 # -- JSON array framing ------------------------------------------------------
 
 
@@ -726,13 +703,16 @@ def document_messages(value: dict) -> list[tuple[str, dict]]:
 def document_kind(value: Any) -> str | None:
     """``"record"`` (a known record), ``"messages"`` (a state file holding messages) or
     ``None`` (no log) for a parsed JSON document."""
-    from .dialects import classify
+    from .dialects import MESSAGE, classify
 
     if type(value) is not dict:
         return None
+    found = classify(value)
+    if found is not None and found[1] == MESSAGE:
+        return "record"  # a message record of its own (a provider's request body, say)
     if document_messages(value):
-        return "messages"  # a state file: its own keys may look like a record's
-    return "record" if classify(value) is not None else None
+        return "messages"  # a state file: its own keys may look like an event's
+    return "record" if found is not None else None
 
 
 def _document_records(data: bytes, value: dict, start: int) -> Iterator[Record]:

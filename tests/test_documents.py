@@ -104,9 +104,9 @@ def test_a_folder_of_agentscope_output_checks_clean(tmp_path, run_cli):
 def test_a_document_that_is_no_log_is_one_finding(run_cli):
     code, out = run_cli("validate", "--no-config", str(SCHEMA))
     assert code == 1
-    findings = [line for line in out.splitlines() if ": P" in line]
+    findings = [line for line in out.splitlines() if ": error P" in line]
     assert len(findings) == 1
-    assert f"{SCHEMA}:1: P011 a single JSON document, not a log" in findings[0]
+    assert f"{SCHEMA}:1: error P011 a single JSON document, not a log" in findings[0]
 
 
 def test_a_broken_document_is_one_finding_not_one_per_line(tmp_path):

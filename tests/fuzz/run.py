@@ -54,6 +54,8 @@ def round_trips(pool: list[Seed]) -> list[str]:
         if found is None or found[1] != "message":
             continue
         source, _ = found
+        if source not in DIALECTS:
+            continue  # msgcli writes no Claude Code, and provider forms carry no metadata back
         if "/v1/" in seed.name:
             continue  # an AgentScope 1.x log comes home in the 2.x shape (see the README)
         # the same values, keys in the same order, written the same way (LoongFlow's own
