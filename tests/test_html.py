@@ -404,14 +404,20 @@ def test_view_writes_a_page_per_log_and_an_index(run_cli, tmp_path):
     index = parse((site / "index.html").read_text(encoding="utf-8"))
     check_inert(index)
     links = [a["href"] for a in index.tags("a")]
+    # every log: JSONL and SSE, and the JSON documents that are logs (state files, Claude
+    # Code's subagent records), not the JSON schema beside a state file
     logs = sorted(
-        str(p.relative_to(REAL)) for p in REAL.rglob("*") if p.suffix in (".jsonl", ".sse")
+        str(p.relative_to(REAL))
+        for p in REAL.rglob("*")
+        if p.suffix in (".jsonl", ".sse")
+        or (p.suffix == ".json" and not p.name.endswith(".schema.json"))
     )
     assert sorted(links) == sorted(f"{name}.html" for name in logs)
     for name in logs:
         page = parse((site / f"{name}.html").read_text(encoding="utf-8"))
         check_inert(page)
-        assert page.tags("article")
+        # (a Claude Code subagent's .meta.json is one record outside the conversation)
+        assert page.tags("article") or name.endswith(".meta.json")
     # a missing path is a row that says so, and exit status 2
     code, _ = run_cli("view", str(REAL / "loongflow"), str(tmp_path / "nope"), "-o", str(site))
     assert code == 2
