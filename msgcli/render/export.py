@@ -30,9 +30,47 @@ class Sink(Protocol):
 
     def end_file(self, name: str) -> None: ...
 
+    def begin_nested(self, title: str, path: str) -> None: ...
+
+    def end_nested(self, title: str, path: str) -> None: ...
+
 
 class _Enough(Exception):
     """--head is reached: stop reading."""
+
+
+#: subagents nest no deeper than this (as in the terminal view)
+_MAX_DEPTH = 8
+
+
+def _write_unit(sink: Sink, unit: Unit, filters: Filters, depth: int = 0) -> None:
+    """The unit, then the logs its dialect nests under it (a subagent's transcript under
+    the call that started it), as ``msgcli show`` shows them: the filters apply, and
+    ``--head``/``--tail`` count only the messages of the logs named."""
+    sink.unit(unit)
+    from ..dialects import DIALECTS
+
+    msg = unit.item.message
+    dialect = DIALECTS.get(msg.dialect) if msg is not None else None
+    if msg is None or dialect is None or depth >= _MAX_DEPTH:
+        return
+    for title, path in dialect.nested_logs(unit.item.path, msg):
+
+        def put(inner: Unit) -> None:
+            if inner.item.message is None:
+                sink.notice(inner.item)
+            else:
+                _write_unit(sink, inner, filters, depth + 1)
+
+        sink.begin_nested(title, path)
+        thread = Thread(put, filters)
+        try:
+            for item in LogReader(path, msg.dialect).items(path):
+                thread.add(item)
+        except ReadError as exc:
+            sink.unreadable(path, str(exc))
+        thread.close()
+        sink.end_nested(title, path)
 
 
 def walk(
@@ -76,7 +114,7 @@ def walk(
             raise _Enough
         shown += 1
         open_file(unit.item.path)
-        sink.unit(unit)
+        _write_unit(sink, unit, filters)
 
     try:
         for name, source, problem in sources:
@@ -100,7 +138,7 @@ def walk(
         pass
     for unit in kept or ():
         open_file(unit.item.path)
-        sink.unit(unit)
+        _write_unit(sink, unit, filters)
     if opened:
         sink.end_file(opened.pop())
     return 2 if unreadable else 0

@@ -142,6 +142,17 @@ class ClaudeCodeDialect(Dialect):
     def aside(self, msg: Message) -> bool:
         return msg.role not in _CONVERSATION_ROLES
 
+    def thread_of(self, msg: Message) -> tuple[Any, Any, Any]:
+        fields = msg.fields
+        session = fields.get("sessionId")
+        agent = fields.get("agentId")
+        side = fields.get("isSidechain")
+        return (
+            session if isinstance(session, str) else None,
+            agent if isinstance(agent, str) else None,
+            side if isinstance(side, bool) else None,
+        )
+
     def nested_logs(self, path: str, msg: Message) -> list[tuple[str, str]]:
         if msg.role != "assistant":
             return []
