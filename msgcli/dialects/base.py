@@ -225,6 +225,11 @@ class Dialect:
 
         return session_of(msg), None, None
 
+    def record_out(self, record: dict) -> dict:
+        """A record read from a log as ``msgcli query`` writes it back: without what msgcli
+        noted on it while reading. Default: the record as read."""
+        return record
+
     def carry_record(self, record: dict) -> Any:
         """What ``convert`` keeps of a record of this (not writable) dialect in the target's
         metadata, beside the blocks it converted. Default: the record."""

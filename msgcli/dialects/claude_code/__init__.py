@@ -117,6 +117,11 @@ class ClaudeCodeDialect(Dialect):
             out["message"] = {k: v for k, v in message.items() if k != "content"}
         return out
 
+    def record_out(self, record: dict) -> dict:
+        if REPEATED in record or TOOL_NAMES in record:
+            return {k: v for k, v in record.items() if k != REPEATED and k != TOOL_NAMES}
+        return record
+
     def write(self, msg: Message) -> dict:
         raise NotImplementedError("msgcli does not write Claude Code sessions")
 
