@@ -14,7 +14,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES
+from conftest import FIXTURES, ROOT
 
 REAL = FIXTURES / "real" / "claude-code"
 SESSIONS = sorted(
@@ -284,3 +284,55 @@ def test_exports_of_a_session_without_its_folder_hold_every_message(run_cli, tmp
     assert '<section class="nested"' not in text
     for mid in response_ids(recs) | prompt_uuids(recs):
         assert f'data-id="{mid}"' in text
+
+
+# -- the README's examples -----------------------------------------------------------------
+
+
+def _example(command: str) -> list[str]:
+    """The output lines under ``$ command`` in the README's "Claude Code sessions" section."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Claude Code sessions\n", 1)[1].split("\n## ", 1)[0]
+    block = section.split(f"```console\n$ {command}\n", 1)[1].split("```", 1)[0]
+    return block.rstrip("\n").split("\n")
+
+
+def test_readme_diff_example_is_what_msgcli_prints(run_cli, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    command = (
+        "msgcli diff --stat fixtures/real/claude-code/02-bash-ls/session.jsonl "
+        "fixtures/real/claude-code/13a-resume/session.jsonl"
+    )
+    code, out = run_cli(*command.split()[1:])
+    assert code == 1
+    assert out.rstrip("\n").split("\n") == _example(command)
+
+
+def test_readme_sql_example_is_what_msgcli_prints(run_cli, monkeypatch):
+    pytest.importorskip("duckdb")
+    monkeypatch.chdir(ROOT)
+    query = (
+        "SELECT coalesce(agent_id, 'main') AS agent, is_sidechain, count(*) AS responses, "
+        "sum(output_tokens) AS output FROM messages WHERE role = 'assistant' GROUP BY ALL "
+        "ORDER BY agent"
+    )
+    folder = "fixtures/real/claude-code/09-subagent/projects"
+    code, out = run_cli("sql", "-f", "csv", query, folder)
+    assert code == 0
+    assert out.rstrip("\n").replace("\r", "").split("\n") == _example(
+        f'msgcli sql -f csv "{query}" {folder}'
+    )
+
+
+def test_readme_export_example_writes_both_files(run_cli, monkeypatch, tmp_path):
+    session = WITH_SUBAGENTS[0]
+    command = f"msgcli show {session.relative_to(ROOT)} --export-html session.html"
+    command += " --export-markdown session.md"
+    lines = _example(command)
+    assert lines == ["msgcli: wrote session.html", "msgcli: wrote session.md"]
+    monkeypatch.chdir(tmp_path)
+    code, _out = run_cli(
+        "show", str(session), "--export-html", "session.html", "--export-markdown", "session.md"
+    )
+    assert code == 0
+    assert (tmp_path / "session.html").stat().st_size and (tmp_path / "session.md").stat().st_size
