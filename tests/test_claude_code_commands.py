@@ -336,3 +336,50 @@ def test_readme_export_example_writes_both_files(run_cli, monkeypatch, tmp_path)
     )
     assert code == 0
     assert (tmp_path / "session.html").stat().st_size and (tmp_path / "session.md").stat().st_size
+
+
+def test_exports_with_redact_mask_secrets_in_the_session_and_its_subagents(run_cli, tmp_path):
+    """No real session holds a secret: one is written into a copy of a real session and of its
+    subagent's file (a prompt, and a tool result), as a user's key would be."""
+    import shutil
+
+    session = WITH_SUBAGENTS[0]
+    root = tmp_path / "projects"
+    shutil.copytree(session.parent, root / session.parent.name)
+    copy = root / session.parent.name / session.name
+    (sub,) = subagent_files(copy)
+    key = "sk-ant-api03-" + "Q7x" * 30
+    password = "DB_PASSWORD=correct-horse-battery"
+
+    def plant(path: Path, where: str) -> None:
+        recs = records(path)
+        for rec in recs:
+            content = rec.get("message", {}).get("content")
+            if where == "prompt" and rec.get("type") == "user" and isinstance(content, str):
+                rec["message"]["content"] = f"{content} my key is {key}"
+                break
+            if where == "result" and rec.get("type") == "user" and isinstance(content, list):
+                content[0]["content"] = f"{password}\n{content[0]['content']}"
+                break
+        else:
+            raise AssertionError(f"nothing to plant a secret in, in {path}")
+        path.write_text("\n".join(json.dumps(r) for r in recs) + "\n", encoding="utf-8")
+
+    plant(copy, "prompt")
+    plant(sub, "result")
+    page, notes = tmp_path / "page.html", tmp_path / "notes.md"
+    args = [str(copy), "--export-html", str(page), "--export-markdown", str(notes)]
+    code, _out = run_cli("show", *args)
+    assert code == 0
+    for out in (page, notes):  # without --redact the secrets are there: the test can fail
+        text = out.read_text(encoding="utf-8")
+        assert key in text and "correct-horse-battery" in text
+        out.unlink()
+    code, _out = run_cli("show", "--redact", *args)
+    assert code == 0
+    for out in (page, notes):
+        text = out.read_text(encoding="utf-8")
+        assert key not in text and "correct-horse-battery" not in text
+        assert "my key is [REDACTED:" in text and "DB_PASSWORD=[REDACTED:" in text
+        for tid in tool_use_ids(records(sub)):
+            assert tid in text  # the subagent is still there, nested

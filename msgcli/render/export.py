@@ -43,7 +43,9 @@ class _Enough(Exception):
 _MAX_DEPTH = 8
 
 
-def _write_unit(sink: Sink, unit: Unit, filters: Filters, depth: int = 0) -> None:
+def _write_unit(
+    sink: Sink, unit: Unit, filters: Filters, depth: int = 0, redact: bool = False
+) -> None:
     """The unit, then the logs its dialect nests under it (a subagent's transcript under
     the call that started it), as ``msgcli show`` shows them: the filters apply, and
     ``--head``/``--tail`` count only the messages of the logs named."""
@@ -60,12 +62,12 @@ def _write_unit(sink: Sink, unit: Unit, filters: Filters, depth: int = 0) -> Non
             if inner.item.message is None:
                 sink.notice(inner.item)
             else:
-                _write_unit(sink, inner, filters, depth + 1)
+                _write_unit(sink, inner, filters, depth + 1, redact)
 
         sink.begin_nested(title, path)
         thread = Thread(put, filters)
         try:
-            for item in LogReader(path, msg.dialect).items(path):
+            for item in LogReader(path, msg.dialect, redact).items(path):
                 thread.add(item)
         except ReadError as exc:
             sink.unreadable(path, str(exc))
@@ -80,9 +82,10 @@ def walk(
     filters: Filters | None = None,
     head: int | None = None,
     tail: int | None = None,
+    redact: bool = False,
 ) -> int:
     """Hand every log the paths name to ``sink``; the exit status (2: a path could not be
-    read, else 0)."""
+    read, else 0). ``redact``: secrets masked in every record first (``--redact``)."""
     from ..pipeline import expand_paths
 
     filters = filters or Filters()
@@ -114,7 +117,7 @@ def walk(
             raise _Enough
         shown += 1
         open_file(unit.item.path)
-        _write_unit(sink, unit, filters)
+        _write_unit(sink, unit, filters, redact=redact)
 
     try:
         for name, source, problem in sources:
@@ -127,7 +130,7 @@ def walk(
                 continue
             thread = Thread(emit, filters)
             try:
-                for item in LogReader(name, dialect).items(source):
+                for item in LogReader(name, dialect, redact).items(source):
                     thread.add(item)
             except ReadError as exc:
                 unreadable += 1
@@ -138,7 +141,7 @@ def walk(
         pass
     for unit in kept or ():
         open_file(unit.item.path)
-        _write_unit(sink, unit, filters)
+        _write_unit(sink, unit, filters, redact=redact)
     if opened:
         sink.end_file(opened.pop())
     return 2 if unreadable else 0
@@ -163,12 +166,13 @@ def write_html(
     filters: Filters | None = None,
     head: int | None = None,
     tail: int | None = None,
+    redact: bool = False,
 ) -> tuple[int, Any]:
     """The page for the logs the paths name, written to ``out``; ``(exit status, tally)``."""
     from .html import HtmlWriter
 
     writer = HtmlWriter(out, options)
-    code = walk(paths, dialect, writer, filters, head, tail)
+    code = walk(paths, dialect, writer, filters, head, tail, redact)
     writer.close()
     return code, writer.tally
 
@@ -181,9 +185,10 @@ def write_markdown(
     head: int | None = None,
     tail: int | None = None,
     title: str | None = None,
+    redact: bool = False,
 ) -> int:
     """The conversation as GitHub-flavoured Markdown, written to ``out``; the exit status."""
     from .markdown import MarkdownWriter
 
     writer = MarkdownWriter(out, title)
-    return walk(paths, dialect, writer, filters, head, tail)
+    return walk(paths, dialect, writer, filters, head, tail, redact)
