@@ -14,7 +14,12 @@ The tables (:data:`TABLES`, column name and type):
 - ``findings``: what ``msgcli validate`` finds, so bad rows can be joined to their reason
   (on ``file`` and ``line``).
 
-Types are ``VARCHAR``, ``BIGINT``, ``DOUBLE`` and ``TIMESTAMP``. A ``TIMESTAMP`` is the
+``session_id``, ``agent_id`` and ``is_sidechain`` (in ``messages`` and ``tool_calls``) say
+which session a message belongs to, which agent wrote it (a subagent's id) and whether it is
+off the main thread, where its dialect records that (:meth:`Dialect.thread_of`); a tool
+call's are those of the message that made it.
+
+Types are ``VARCHAR``, ``BIGINT``, ``DOUBLE``, ``BOOLEAN`` and ``TIMESTAMP``. A ``TIMESTAMP`` is the
 time as the log records it: times with a zone are given in UTC, times without one
 (AgentScope's local times) as written; ``*_text`` columns keep the text as written.
 A value of another JSON type than its column's (a malformed record) is its JSON
@@ -47,6 +52,7 @@ from .model import (
 __all__ = ["TABLES", "RowCounts", "table_rows"]
 
 VARCHAR, BIGINT, DOUBLE, TIMESTAMP = "VARCHAR", "BIGINT", "DOUBLE", "TIMESTAMP"
+BOOLEAN = "BOOLEAN"
 
 #: every table: its columns, in order, as (name, type)
 TABLES: dict[str, tuple[tuple[str, str], ...]] = {
@@ -69,6 +75,9 @@ TABLES: dict[str, tuple[tuple[str, str], ...]] = {
         ("blocks", BIGINT),
         ("tool_calls", BIGINT),
         ("text", VARCHAR),
+        ("session_id", VARCHAR),
+        ("agent_id", VARCHAR),
+        ("is_sidechain", BOOLEAN),
     ),
     "blocks": (
         ("file", VARCHAR),
@@ -100,6 +109,9 @@ TABLES: dict[str, tuple[tuple[str, str], ...]] = {
         ("result_message_id", VARCHAR),
         ("result_time", TIMESTAMP),
         ("latency_seconds", DOUBLE),
+        ("session_id", VARCHAR),
+        ("agent_id", VARCHAR),
+        ("is_sidechain", BOOLEAN),
     ),
     "findings": (
         ("file", VARCHAR),
@@ -227,6 +239,8 @@ class _File:
         self.name = name
         self.rows = rows
         self.waiting: dict[Any, list[list[Any]]] = {}  # call key -> calls without a result
+        #: session id, agent id, is sidechain of the message being read
+        self.thread: tuple[Any, Any, Any] = (None, None, None)
 
     def message(self, msg: Message, dialect: Any, line: int) -> None:
         name = self.name
@@ -237,6 +251,8 @@ class _File:
         msg_time = _time(dialect, when)
         counts = dialect.token_counts(msg)
         inp, out, cached = counts if counts is not None else (None, None, None)
+        session, agent, side = dialect.thread_of(msg)
+        thread = self.thread = (_text(session), _text(agent), side if type(side) is bool else None)
         seq = 0
         calls = 0
         for block in msg.blocks():
@@ -318,6 +334,7 @@ class _File:
                 seq,
                 calls,
                 message_text(msg),
+                *thread,
             ),
         )
 
@@ -356,6 +373,7 @@ class _File:
             None,
             None,
             None,
+            *self.thread,
         ]
         key = self._key(block.id, dialect)
         if key is None:
@@ -378,6 +396,7 @@ class _File:
         else:
             row = [self.name, _text(block.id), _text(block.name), None, None, None, None]
             row += [None] * 6
+            row += self.thread
         result_time = self._block_time(block, dialect, when)
         row[7] = _text(block.state)
         row[8] = _output_text(block.output)

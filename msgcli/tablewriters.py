@@ -15,7 +15,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from .tables import BIGINT, DOUBLE, TABLES, TIMESTAMP, VARCHAR
+from .tables import BIGINT, BOOLEAN, DOUBLE, TABLES, TIMESTAMP, VARCHAR
 
 __all__ = [
     "FORMATS",
@@ -108,6 +108,7 @@ def _arrow_schema(pa: Any, table: str) -> Any:
         VARCHAR: pa.string(),
         BIGINT: pa.int64(),
         DOUBLE: pa.float64(),
+        BOOLEAN: pa.bool_(),
         TIMESTAMP: pa.timestamp("us"),
     }
     return pa.schema([(name, types[kind]) for name, kind in TABLES[table]])
@@ -169,7 +170,13 @@ class CsvWriter(TableWriter):
                 out.close()
 
 
-_SQLITE_TYPES = {VARCHAR: "TEXT", BIGINT: "INTEGER", DOUBLE: "REAL", TIMESTAMP: "TEXT"}
+_SQLITE_TYPES = {
+    VARCHAR: "TEXT",
+    BIGINT: "INTEGER",
+    DOUBLE: "REAL",
+    TIMESTAMP: "TEXT",
+    BOOLEAN: "INTEGER",
+}
 #: the tables with a full-text index on their ``text`` column
 FTS_TABLES = ("messages", "blocks")
 
@@ -216,7 +223,13 @@ class SqliteWriter(TableWriter):
         db.close()
 
 
-_DUCK_TYPES = {VARCHAR: "VARCHAR", BIGINT: "BIGINT", DOUBLE: "DOUBLE", TIMESTAMP: "TIMESTAMP"}
+_DUCK_TYPES = {
+    VARCHAR: "VARCHAR",
+    BIGINT: "BIGINT",
+    DOUBLE: "DOUBLE",
+    TIMESTAMP: "TIMESTAMP",
+    BOOLEAN: "BOOLEAN",
+}
 
 
 class DuckdbWriter(TableWriter):

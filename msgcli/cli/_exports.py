@@ -37,6 +37,7 @@ def run_exports(
     media: bool,
     media_limit: int,
     max_chars: int,
+    redact: bool = False,
 ) -> int:
     from ..render.export import findings_by_line, write_html, write_markdown
     from ..render.html import HtmlOptions
@@ -58,15 +59,20 @@ def run_exports(
             findings=found,
         )
         with open_target(html, paths) as out:
-            code, _ = write_html(paths, out.stream, options, dialect, filters, head, tail)
+            code, _ = write_html(paths, out.stream, options, dialect, filters, head, tail, redact)
         typer.echo(f"msgcli: wrote {html}", err=True)
     if markdown:
         pending = open_target(markdown, paths)
         if pending is None:
-            code = max(code, write_markdown(paths, sys.stdout, dialect, filters, head, tail))
+            code = max(
+                code, write_markdown(paths, sys.stdout, dialect, filters, head, tail, redact=redact)
+            )
             sys.stdout.flush()
         else:
             with pending as out:
-                code = max(code, write_markdown(paths, out.stream, dialect, filters, head, tail))
+                code = max(
+                    code,
+                    write_markdown(paths, out.stream, dialect, filters, head, tail, redact=redact),
+                )
             typer.echo(f"msgcli: wrote {markdown}", err=True)
     return code

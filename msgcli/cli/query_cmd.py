@@ -108,7 +108,10 @@ def query(
                 if neutral:
                     out.write(to_neutral(match.message, match.dialect, match.path, match.line))
                 else:
-                    out.write(match.raw)
+                    raw = match.raw
+                    if raw is not None and match.dialect is not None:
+                        raw = match.dialect.record_out(raw)
+                    out.write(raw)
                 matched += 1
     for path, line, why in selection.problems:
         where_at = f"{path}:{line}" if line else path

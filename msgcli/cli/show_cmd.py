@@ -246,6 +246,7 @@ def show(
             media=media,
             media_limit=media_limit,
             max_chars=max_chars,
+            redact=redact,
         )
         if not export_svg:
             raise typer.Exit(code)

@@ -216,6 +216,20 @@ class Dialect:
         subagent's transcript under the call that started it). Default: none."""
         return []
 
+    def thread_of(self, msg: Message) -> tuple[Any, Any, Any]:
+        """``(session id, agent id, is sidechain)`` of a message, for the tables of
+        ``msgcli export`` and ``msgcli query``: which session it belongs to, which agent
+        (a subagent's id) wrote it, and whether it is off the main thread. Default: the
+        session the message records (if any), no agent, not said."""
+        from ..filters import session_of
+
+        return session_of(msg), None, None
+
+    def record_out(self, record: dict) -> dict:
+        """A record read from a log as ``msgcli query`` writes it back: without what msgcli
+        noted on it while reading. Default: the record as read."""
+        return record
+
     def carry_record(self, record: dict) -> Any:
         """What ``convert`` keeps of a record of this (not writable) dialect in the target's
         metadata, beside the blocks it converted. Default: the record."""

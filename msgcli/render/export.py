@@ -30,9 +30,49 @@ class Sink(Protocol):
 
     def end_file(self, name: str) -> None: ...
 
+    def begin_nested(self, title: str, path: str) -> None: ...
+
+    def end_nested(self, title: str, path: str) -> None: ...
+
 
 class _Enough(Exception):
     """--head is reached: stop reading."""
+
+
+#: subagents nest no deeper than this (as in the terminal view)
+_MAX_DEPTH = 8
+
+
+def _write_unit(
+    sink: Sink, unit: Unit, filters: Filters, depth: int = 0, redact: bool = False
+) -> None:
+    """The unit, then the logs its dialect nests under it (a subagent's transcript under
+    the call that started it), as ``msgcli show`` shows them: the filters apply, and
+    ``--head``/``--tail`` count only the messages of the logs named."""
+    sink.unit(unit)
+    from ..dialects import DIALECTS
+
+    msg = unit.item.message
+    dialect = DIALECTS.get(msg.dialect) if msg is not None else None
+    if msg is None or dialect is None or depth >= _MAX_DEPTH:
+        return
+    for title, path in dialect.nested_logs(unit.item.path, msg):
+
+        def put(inner: Unit) -> None:
+            if inner.item.message is None:
+                sink.notice(inner.item)
+            else:
+                _write_unit(sink, inner, filters, depth + 1, redact)
+
+        sink.begin_nested(title, path)
+        thread = Thread(put, filters)
+        try:
+            for item in LogReader(path, msg.dialect, redact).items(path):
+                thread.add(item)
+        except ReadError as exc:
+            sink.unreadable(path, str(exc))
+        thread.close()
+        sink.end_nested(title, path)
 
 
 def walk(
@@ -42,9 +82,10 @@ def walk(
     filters: Filters | None = None,
     head: int | None = None,
     tail: int | None = None,
+    redact: bool = False,
 ) -> int:
     """Hand every log the paths name to ``sink``; the exit status (2: a path could not be
-    read, else 0)."""
+    read, else 0). ``redact``: secrets masked in every record first (``--redact``)."""
     from ..pipeline import expand_paths
 
     filters = filters or Filters()
@@ -76,7 +117,7 @@ def walk(
             raise _Enough
         shown += 1
         open_file(unit.item.path)
-        sink.unit(unit)
+        _write_unit(sink, unit, filters, redact=redact)
 
     try:
         for name, source, problem in sources:
@@ -89,7 +130,7 @@ def walk(
                 continue
             thread = Thread(emit, filters)
             try:
-                for item in LogReader(name, dialect).items(source):
+                for item in LogReader(name, dialect, redact).items(source):
                     thread.add(item)
             except ReadError as exc:
                 unreadable += 1
@@ -100,7 +141,7 @@ def walk(
         pass
     for unit in kept or ():
         open_file(unit.item.path)
-        sink.unit(unit)
+        _write_unit(sink, unit, filters, redact=redact)
     if opened:
         sink.end_file(opened.pop())
     return 2 if unreadable else 0
@@ -125,12 +166,13 @@ def write_html(
     filters: Filters | None = None,
     head: int | None = None,
     tail: int | None = None,
+    redact: bool = False,
 ) -> tuple[int, Any]:
     """The page for the logs the paths name, written to ``out``; ``(exit status, tally)``."""
     from .html import HtmlWriter
 
     writer = HtmlWriter(out, options)
-    code = walk(paths, dialect, writer, filters, head, tail)
+    code = walk(paths, dialect, writer, filters, head, tail, redact)
     writer.close()
     return code, writer.tally
 
@@ -143,9 +185,10 @@ def write_markdown(
     head: int | None = None,
     tail: int | None = None,
     title: str | None = None,
+    redact: bool = False,
 ) -> int:
     """The conversation as GitHub-flavoured Markdown, written to ``out``; the exit status."""
     from .markdown import MarkdownWriter
 
     writer = MarkdownWriter(out, title)
-    return walk(paths, dialect, writer, filters, head, tail)
+    return walk(paths, dialect, writer, filters, head, tail, redact)

@@ -359,6 +359,15 @@ class HtmlWriter:
     def unit(self, unit: Unit) -> None:
         self.out.write(self.card(unit))
 
+    def begin_nested(self, title: str, path: str) -> None:
+        self.out.write(
+            f'<section class="nested" data-path="{one_line(path)}">'
+            f'<h3 class="nested">{one_line(title)}</h3>\n'
+        )
+
+    def end_nested(self, title: str, path: str) -> None:
+        self.out.write("</section>\n")
+
     def close(self) -> None:
         t = self.tally
         bar = (

@@ -123,13 +123,31 @@ class MarkdownWriter:
     def __init__(self, out: IO[str], title: str | None = None):
         self.out = out
         self.first = True
+        #: how deep the log being written is nested (a subagent's under its parent's call):
+        #: its text is quoted that many times
+        self.depth = 0
+        self.last_depth = 0
         if title:
             out.write(f"# {escape(title)}\n")
             self.first = False
 
     def _write(self, text: str) -> None:
-        self.out.write(("" if self.first else "\n") + text + "\n")
+        gap = "" if self.first else "\n"
+        if self.depth:
+            quote = "> " * self.depth
+            text = "\n".join((quote + line).rstrip() for line in text.split("\n"))
+            if gap and self.last_depth == self.depth:
+                gap = quote.rstrip() + "\n"  # a blank line inside the same quote
+        self.out.write(gap + text + "\n")
         self.first = False
+        self.last_depth = self.depth
+
+    def begin_nested(self, title: str, path: str) -> None:
+        self.depth += 1
+        self._write(f"**↳ {escape(title)}**")
+
+    def end_nested(self, title: str, path: str) -> None:
+        self.depth -= 1
 
     def begin_file(self, name: str, several: bool) -> None:
         if several:

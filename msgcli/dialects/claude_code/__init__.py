@@ -117,6 +117,11 @@ class ClaudeCodeDialect(Dialect):
             out["message"] = {k: v for k, v in message.items() if k != "content"}
         return out
 
+    def record_out(self, record: dict) -> dict:
+        if REPEATED in record or TOOL_NAMES in record:
+            return {k: v for k, v in record.items() if k != REPEATED and k != TOOL_NAMES}
+        return record
+
     def write(self, msg: Message) -> dict:
         raise NotImplementedError("msgcli does not write Claude Code sessions")
 
@@ -141,6 +146,17 @@ class ClaudeCodeDialect(Dialect):
 
     def aside(self, msg: Message) -> bool:
         return msg.role not in _CONVERSATION_ROLES
+
+    def thread_of(self, msg: Message) -> tuple[Any, Any, Any]:
+        fields = msg.fields
+        session = fields.get("sessionId")
+        agent = fields.get("agentId")
+        side = fields.get("isSidechain")
+        return (
+            session if isinstance(session, str) else None,
+            agent if isinstance(agent, str) else None,
+            side if isinstance(side, bool) else None,
+        )
 
     def nested_logs(self, path: str, msg: Message) -> list[tuple[str, str]]:
         if msg.role != "assistant":
