@@ -228,6 +228,12 @@ class Dialect:
     def finish_stats(self, path: str, details: dict) -> None:
         """Complete ``details`` once the file at ``path`` is read."""
 
+    def same_turn(self, before: Message, msg: Message) -> bool:
+        """Whether ``msg`` continues the turn of the message ``before`` it: a dialect that
+        writes one reply as several records (one per output item) says so, and ``diff``
+        compares them as the one message other dialects write. Default: never."""
+        return False
+
     def time_group(self, msg: Message) -> Any:
         """Messages are compared for time order within one group (default: the whole file)."""
         return None

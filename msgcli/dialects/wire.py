@@ -268,6 +268,11 @@ class WireDialect(Dialect):
     def read_usage(self, usage: dict) -> Usage:
         return Usage()
 
+    def same_turn(self, before: Message, msg: Message) -> bool:
+        # a reply in Responses is one output item each for its reasoning, its text and every
+        # call; Anthropic joins consecutive turns of one role; chat may split one likewise
+        return before.role == "assistant" and msg.role == "assistant"
+
     def check(self, obj: dict, msg: Message, emit: Emit) -> None:
         found = self.conversation(obj)
         if found is None:
