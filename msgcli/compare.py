@@ -141,7 +141,7 @@ class Step:
         else:
             return ""
         if isinstance(block, ToolCallBlock) and rest and rest[0] == "arguments":
-            key = "input" if block.arguments is None else "arguments"
+            key = "input" if block.arguments is None else _arguments_key(self.message.dialect)
             if _arguments(block)[1]:  # an object in the record: point into it
                 return pointer(block.path, key) + "".join("/" + p for p in rest[1:])
             return pointer(block.path, key)
@@ -494,6 +494,14 @@ def read_steps(
     if opts.unordered:
         _sort_result_runs(steps)
     return steps
+
+
+def _arguments_key(dialect: Any) -> str:
+    """The record's key of a tool call's arguments object, in this dialect."""
+    from .dialects import DIALECTS
+
+    known = DIALECTS.get(dialect)
+    return known.tool_arguments_key if known is not None else "arguments"
 
 
 def _turns(messages: Iterable[tuple[int, Message]]) -> Iterator[tuple[int, Message]]:

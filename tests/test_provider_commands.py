@@ -12,7 +12,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES
+from conftest import FIXTURES, resolve_pointer
 
 REAL = FIXTURES / "real"
 STREAMS = FIXTURES / "provider-streams"
@@ -156,6 +156,9 @@ def test_export_counts_the_messages_and_tool_calls_of_every_conversation_line(
     assert all(r[5] == r[3] for r in rows)
     # the messages table counts the same calls
     assert db.execute("SELECT sum(tool_calls) FROM messages").fetchone()[0] == len(raw)
+    # every block's pointer is into its conversation line
+    for line, where in db.execute("SELECT line, pointer FROM blocks"):
+        resolve_pointer(records[line - 1], where)
 
 
 def test_export_of_a_finetuning_file(run_cli, tmp_path):
@@ -338,6 +341,11 @@ def test_diff_finds_a_changed_tool_argument_at_its_line(run_cli, tmp_path, diale
     assert difference["old"] == arguments[key]
     assert difference["new"] == "Atlantis"
     assert difference["field"].endswith(f"/arguments/{key}")
+    # the pointer is into the conversation line: to the call's arguments, then the key
+    where, _, last = difference["a"]["pointer"].rpartition("/")
+    assert last == key
+    found = resolve_pointer(record, where)
+    assert (json.loads(found) if isinstance(found, str) else found) == arguments
 
     code, out = run_cli("diff", str(log), str(edited))
     assert code == 1

@@ -102,6 +102,8 @@ class Dialect:
     tool_result_roles: frozenset[str] | None = None
     #: the JSON key of a tool call's raw argument text inside the block, if the dialect has one
     tool_input_key: str | None = None
+    #: the JSON key of a tool call's arguments object inside the block (for pointers)
+    tool_arguments_key: str = "arguments"
     #: the JSON keys of a tool call's id and tool name (for pointers in findings)
     tool_call_id_key: str = "id"
     tool_call_name_key: str = "name"

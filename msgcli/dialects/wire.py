@@ -251,6 +251,27 @@ class WireDialect(Dialect):
         found = self.conversation(obj)
         return [obj] if found is None else [m for _, m in found]
 
+    def read_in(self, obj: dict) -> list[tuple[dict, Message]]:
+        """The messages of a record (:meth:`expand`), each read with the pointers of its
+        blocks into the record (``/messages/3/content/0``), as the findings give them."""
+        found = self.conversation(obj) if isinstance(obj, dict) else None
+        if found is None:
+            return [(obj, self.read(obj))]
+        expanded = self.expand(obj)
+        if len(expanded) != len(found):
+            return [(one, self.read(one)) for one in expanded]
+        out = []
+        for (path, _), one in zip(found, expanded, strict=True):
+            msg = self.read_message(one, path)
+            if len(path) == 1 and not isinstance(obj.get(path[0]), dict):
+                # a message made of a field (a system prompt, instructions): its content is there
+                inner = (*path, "content")
+                for block in msg.blocks():
+                    if block.path[:2] == inner:
+                        block.path = (*path, *block.path[2:])
+            out.append((one, msg))
+        return out
+
     def read(self, obj: dict) -> Message:
         if not isinstance(obj, dict):
             return Message(dialect=self.name)
