@@ -196,7 +196,7 @@ def _read_in(dialect: Dialect, obj: dict) -> list[tuple[dict, Message]]:
     into the record (a provider conversation holds several)."""
     read_in = getattr(dialect, "read_in", None)
     if read_in is not None:
-        return read_in(obj)  # type: ignore[no-any-return]
+        return read_in(obj)
     return [(obj, dialect.read(obj))]
 
 
