@@ -365,12 +365,13 @@ def test_diff_of_an_event_log_and_its_replay(run_cli, tmp_path):
 # -- HTML and Markdown ------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("dialect", sorted(CONVERSATIONS))
+@pytest.mark.parametrize(
+    ("dialect", "log"), [*sorted(CONVERSATIONS.items()), ("openai-chat", FINETUNE)]
+)
 @pytest.mark.parametrize("form", ["html", "markdown"])
-def test_exports_hold_every_message_text_and_tool_call(run_cli, tmp_path, dialect, form):
+def test_exports_hold_every_message_text_and_tool_call(run_cli, tmp_path, dialect, log, form):
     import html as html_module
 
-    log = CONVERSATIONS[dialect]
     records = _lines(log)
     target = tmp_path / ("out.html" if form == "html" else "out.md")
     code, _ = run_cli("show", f"--export-{form}", str(target), str(log))
@@ -408,6 +409,26 @@ def test_markdown_of_a_replayed_stream_shows_the_rebuilt_answer(run_cli, tmp_pat
     for piece in text.splitlines():
         if piece.strip():
             assert piece.strip() in page
+
+
+@pytest.mark.parametrize("form", ["html", "markdown"])
+def test_exports_of_an_event_log_show_the_streamed_tool_call(run_cli, tmp_path, form):
+    import html as html_module
+
+    log = REAL / "anthropic" / "events.jsonl"
+    events = _lines(log)
+    (start,) = [e for e in events if e["type"] == "content_block_start"]
+    call = start["content_block"]
+    arguments = json.loads(
+        "".join(e["delta"]["partial_json"] for e in events if e["type"] == "content_block_delta")
+    )
+    target = tmp_path / ("out.html" if form == "html" else "out.md")
+    code, _ = run_cli("show", f"--export-{form}", str(target), str(log))
+    assert code == 0
+    page = html_module.unescape(target.read_text(encoding="utf-8"))
+    assert call["id"] in page and call["name"] in page
+    for value in _leaves(arguments):
+        assert str(value) in page
 
 
 def _lines_of_sse(path: Path) -> list[dict]:
