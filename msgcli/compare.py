@@ -25,7 +25,7 @@ import hashlib
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import IO, Any
@@ -141,7 +141,7 @@ class Step:
         else:
             return ""
         if isinstance(block, ToolCallBlock) and rest and rest[0] == "arguments":
-            key = "input" if block.arguments is None else "arguments"
+            key = "input" if block.arguments is None else _arguments_key(self.message.dialect)
             if _arguments(block)[1]:  # an object in the record: point into it
                 return pointer(block.path, key) + "".join("/" + p for p in rest[1:])
             return pointer(block.path, key)
@@ -489,11 +489,45 @@ def read_steps(
     found: list[str] = [] if problems is None else problems
     make = _tool_steps if match == "tools" else _steps_of
     steps: list[Step] = []
-    for line, msg in _messages(source, name, dialect, found):
+    for line, msg in _turns(_messages(source, name, dialect, found)):
         steps.extend(make(name, line, msg, opts))
     if opts.unordered:
         _sort_result_runs(steps)
     return steps
+
+
+def _arguments_key(dialect: Any) -> str:
+    """The record's key of a tool call's arguments object, in this dialect."""
+    from .dialects import DIALECTS
+
+    known = DIALECTS.get(dialect)
+    return known.tool_arguments_key if known is not None else "arguments"
+
+
+def _turns(messages: Iterable[tuple[int, Message]]) -> Iterator[tuple[int, Message]]:
+    """The messages, those a dialect writes as parts of one reply joined into one (at the
+    line of the first), so that a reply compares equal across dialects."""
+    from .dialects import DIALECTS
+
+    held: tuple[int, Message] | None = None
+    joined = False
+    for line, msg in messages:
+        if held is not None and held[1].dialect == msg.dialect:
+            known = DIALECTS.get(msg.dialect)
+            if known is not None and known.same_turn(held[1], msg):
+                if not joined:  # a copy: the message read is left as it was
+                    first = held[1]
+                    held = (held[0], replace(first, content=list(first.content)))
+                    joined = True
+                held[1].content.extend(msg.content)
+                if held[1].usage is None:  # a response's usage comes with its last item
+                    held[1].usage = msg.usage
+                continue
+        if held is not None:
+            yield held
+        held, joined = (line, msg), False
+    if held is not None:
+        yield held
 
 
 def _sort_result_runs(steps: list[Step]) -> None:

@@ -130,10 +130,8 @@ class LogReader:
                     yield Item(self.name, line, self.dialect.read(joined), joined)
             else:
                 assert self.dialect is not None
-                for one in _messages_of(self.dialect, obj):
-                    yield Item(
-                        self.name, record.line, self.dialect.read(one), one, where=record.where
-                    )
+                for one, message in _read_in(self.dialect, obj):
+                    yield Item(self.name, record.line, message, one, where=record.where)
         if self.assembler is not None:
             assert self.dialect is not None
             for line, joined in self.assembler.finish():
@@ -193,6 +191,15 @@ def _messages_of(dialect: Dialect, obj: dict) -> list[dict]:
     request body, a request + answer line, a final response object)."""
     expand = getattr(dialect, "expand", None)
     return [obj] if expand is None else expand(obj)
+
+
+def _read_in(dialect: Dialect, obj: dict) -> list[tuple[dict, Message]]:
+    """``(message JSON, message)`` of every message a record holds, the blocks' pointers
+    into the record (a provider conversation holds several)."""
+    read_in = getattr(dialect, "read_in", None)
+    if read_in is not None:
+        return read_in(obj)
+    return [(obj, dialect.read(obj))]
 
 
 def _quiet(*_: Any, **__: Any) -> None:

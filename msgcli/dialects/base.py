@@ -102,6 +102,8 @@ class Dialect:
     tool_result_roles: frozenset[str] | None = None
     #: the JSON key of a tool call's raw argument text inside the block, if the dialect has one
     tool_input_key: str | None = None
+    #: the JSON key of a tool call's arguments object inside the block (for pointers)
+    tool_arguments_key: str = "arguments"
     #: the JSON keys of a tool call's id and tool name (for pointers in findings)
     tool_call_id_key: str = "id"
     tool_call_name_key: str = "name"
@@ -241,6 +243,12 @@ class Dialect:
 
     def finish_stats(self, path: str, details: dict) -> None:
         """Complete ``details`` once the file at ``path`` is read."""
+
+    def same_turn(self, before: Message, msg: Message) -> bool:
+        """Whether ``msg`` continues the turn of the message ``before`` it: a dialect that
+        writes one reply as several records (one per output item) says so, and ``diff``
+        compares them as the one message other dialects write. Default: never."""
+        return False
 
     def time_group(self, msg: Message) -> Any:
         """Messages are compared for time order within one group (default: the whole file)."""

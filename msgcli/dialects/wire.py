@@ -250,6 +250,27 @@ class WireDialect(Dialect):
         found = self.conversation(obj)
         return [obj] if found is None else [m for _, m in found]
 
+    def read_in(self, obj: dict) -> list[tuple[dict, Message]]:
+        """The messages of a record (:meth:`expand`), each read with the pointers of its
+        blocks into the record (``/messages/3/content/0``), as the findings give them."""
+        found = self.conversation(obj) if isinstance(obj, dict) else None
+        if found is None:
+            return [(obj, self.read(obj))]
+        expanded = self.expand(obj)
+        if len(expanded) != len(found):
+            return [(one, self.read(one)) for one in expanded]
+        out = []
+        for (path, _), one in zip(found, expanded, strict=True):
+            msg = self.read_message(one, path)
+            if len(path) == 1 and not isinstance(obj.get(path[0]), dict):
+                # a message made of a field (a system prompt, instructions): its content is there
+                inner = (*path, "content")
+                for block in msg.blocks():
+                    if block.path[:2] == inner:
+                        block.path = (*path, *block.path[2:])
+            out.append((one, msg))
+        return out
+
     def read(self, obj: dict) -> Message:
         if not isinstance(obj, dict):
             return Message(dialect=self.name)
@@ -266,6 +287,11 @@ class WireDialect(Dialect):
 
     def read_usage(self, usage: dict) -> Usage:
         return Usage()
+
+    def same_turn(self, before: Message, msg: Message) -> bool:
+        # a reply in Responses is one output item each for its reasoning, its text and every
+        # call; Anthropic joins consecutive turns of one role; chat may split one likewise
+        return before.role == "assistant" and msg.role == "assistant"
 
     def check(self, obj: dict, msg: Message, emit: Emit) -> None:
         found = self.conversation(obj)

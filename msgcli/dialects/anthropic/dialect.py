@@ -110,6 +110,7 @@ class AnthropicDialect(WireDialect):
     name = NAME
     title = "Anthropic Messages"
     tool_input_key = None
+    tool_arguments_key = "input"
     tool_result_roles = frozenset({"user"})
     replayer_class = "msgcli.dialects.anthropic.replay:AnthropicReplayer"
 
