@@ -416,22 +416,6 @@ def _constant_pointers(obj: Any, tokens: list[str]) -> list[tuple[str, str]]:
     return out or [(tokens[0], "")]
 
 
-# -- one JSON document over several lines ------------------------------------
-
-
-def _opens_document(line: bytes) -> bool:
-    """Whether a first line that opens an object is only the start of a pretty-printed
-    document (a request body, a final response saved with indentation)."""
-    stripped = line.strip()
-    if stripped in (b"{", b"{\r"):
-        return True
-    try:
-        orjson.loads(line)
-    except orjson.JSONDecodeError:
-        return stripped.endswith((b"{", b"[", b",")) and b'":' in stripped[:200]
-    return False
-
-
 # -- JSON array framing ------------------------------------------------------
 
 
