@@ -166,21 +166,40 @@ def _read_stream(stream: IO[bytes]) -> Iterator[Record]:
         yield Record(exc.line, None, Problem("P009", exc.reason))
         return
     start = first[-1][1].lstrip()
+    looked = len(first)
     if start.startswith(b"["):
         yield from _read_array(first, lines)
-    elif start.startswith(b"{") and (_opens_document(start) or _holds_messages(start)):
+    elif start.startswith(b"{") and _opens_document(start):
+        yield from _read_document(first, lines)
+    elif start.startswith(b"{") and _holds_messages(start) and _alone(first, lines):
+        # a state file written on one line; a first line of JSONL may hold messages too
+        # (a converted record carrying its original in its metadata), but not alone
         yield from _read_document(first, lines)
     elif start.startswith((b"data:", b":", b"event:", b"id:", b"retry:")):
         yield from _read_sse(_chain(first, lines))
     else:
         # (a plain file's lines can be read straight from it by a consumer that takes over)
-        direct = None if isinstance(stream, gzip.GzipFile) else stream
+        # (not when lines past the first record were read ahead: they are in ``first``)
+        direct = None if isinstance(stream, gzip.GzipFile) or len(first) > looked else stream
         yield from _read_jsonl(_chain(first, lines), direct=direct)
 
 
 def _chain(first, rest):
     yield from first
     yield from rest
+
+
+def _alone(first: list[tuple[int, bytes]], lines: Iterator[tuple[int, bytes]]) -> bool:
+    """Whether no other record follows the first one; the lines read to find out are kept
+    in ``first``."""
+    try:
+        for number, raw in lines:
+            first.append((number, raw))
+            if raw.strip():
+                return False
+    except _Truncated:
+        return False
+    return True
 
 
 class _Truncated(Exception):

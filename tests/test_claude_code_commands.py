@@ -383,3 +383,22 @@ def test_exports_with_redact_mask_secrets_in_the_session_and_its_subagents(run_c
         assert "my key is [REDACTED:" in text and "DB_PASSWORD=[REDACTED:" in text
         for tid in tool_use_ids(records(sub)):
             assert tid in text  # the subagent is still there, nested
+
+
+@pytest.mark.parametrize("target", ["anthropic", "openai-chat", "openai-responses"])
+@pytest.mark.parametrize("path", SESSIONS, ids=label)
+def test_convert_to_the_provider_dialects_keeps_every_tool_use_id_and_validates(
+    run_cli, tmp_path, path, target
+):
+    out = tmp_path / "converted.jsonl"
+    code, _ = run_cli("convert", "-q", "--to", target, "-o", str(out), str(path))
+    assert code == 0
+    text = out.read_text(encoding="utf-8")
+    calls = tool_use_ids(records(path))
+    for tid in calls:
+        assert text.count(json.dumps(tid)) >= 2, tid  # the call and its result
+    code, report = run_cli("validate", "--no-config", "--format", "json", str(out))
+    doc = json.loads(report)
+    assert doc["summary"]["errors"] == 0, report
+    if calls:  # (plain text messages look alike in every provider's form)
+        assert doc["files"][0]["dialect"] == target

@@ -161,13 +161,17 @@ class Converter:
         first record keeps what the source dialect says beside the blocks it converted."""
         source = group[0][1].dialect
         dialect = get_dialect(source)
-        if not self.carry:
+        if not self.carry or self.target in WIRE:
+            where = (
+                f"{self.target} messages have no metadata to keep it in"
+                if self.carry
+                else "run without --no-carry to keep it in metadata._msgcli"
+            )
             self.report(
                 group[0][0],
                 "X002",
                 f"what {dialect.title} records beside the message content (its ids, links and "
-                "structured tool results) is dropped (run without --no-carry to keep it in "
-                "metadata._msgcli)",
+                f"structured tool results) is dropped ({where})",
                 "",
             )
             return records
