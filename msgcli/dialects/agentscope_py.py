@@ -34,6 +34,7 @@ import zlib
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
+from ..guard import as_key
 from ..model import (
     Block,
     DataBlock,
@@ -939,8 +940,9 @@ DIALECT = AgentScopePyDialect()
 def _part(role: Any, name: Any, first_block_id: Any, unfinished: bool) -> tuple[int, int, bool]:
     """``(sender, first block, unfinished)`` of a record, kept as numbers (one per message);
     the same in every process, as parts of a file are digested in several."""
-    who = zlib.crc32(f"{role}\x00{name}".encode("utf-8", "surrogatepass"))
-    return who, zlib.crc32(str(first_block_id).encode("utf-8", "surrogatepass")), unfinished
+    who = zlib.crc32(f"{as_key(role)}\x00{as_key(name)}".encode("utf-8", "surrogatepass"))
+    first = str(as_key(first_block_id)).encode("utf-8", "surrogatepass")
+    return who, zlib.crc32(first), unfinished
 
 
 #: the event types of the AG-UI protocol (``ag_ui.core.events.EventType``)

@@ -23,6 +23,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from ...guard import deep_recursion
 from ...model import (
     Block,
     DataBlock,
@@ -319,6 +320,11 @@ def _read_turn(obj: dict, role: str) -> Message:
 
 def describe(obj: dict) -> str:
     """A one-line account of a record that is not a user or assistant turn (``show --all``)."""
+    with deep_recursion():  # its values are written as they are, nested as deep as they come
+        return _describe(obj)
+
+
+def _describe(obj: dict) -> str:
     kind = obj.get("type")
     if type(kind) is not str:
         if META_FIELDS & set(obj):

@@ -97,7 +97,7 @@ class StreamReplayer(Replayer):
     def _line(self, record: dict) -> None:
         message = record.get("message")
         mid = message.get("id") if isinstance(message, dict) else None
-        if record.get("type") == "assistant" and mid in self._rebuilt:
+        if record.get("type") == "assistant" and as_key(mid) in self._rebuilt:
             return  # this response is rebuilt from its stream events
         for line, obj in self._lines.feed(self.line, record):
             self.write(line, obj)
@@ -128,7 +128,7 @@ class StreamReplayer(Replayer):
             self._open[key] = _Open(self.line, shell, message)
             mid = message.get("id")
             if type(mid) is str:
-                self._rebuilt.add(mid)
+                self._rebuilt.add(as_key(mid))
             return
         if etype not in STREAM_EVENTS:
             self.emit(

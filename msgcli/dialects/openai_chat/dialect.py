@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...guard import as_key
+from ...guard import as_key, json_text
 from ...model import (
     Message,
     TextBlock,
@@ -343,7 +343,7 @@ def _estimate(message: dict) -> int:
         if isinstance(value, str):
             size += len(value)
         elif isinstance(value, (list, dict)):
-            size += len(repr(value))
+            size += len(json_text(value))
     return 3 + size // 4
 
 
