@@ -10,7 +10,7 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
 $(VENV)/.test: pyproject.toml | $(BIN)/python
-	$(PIP) install -e '.[test,tables]'
+	$(PIP) install -e '.[test,tables,dask,s3]'
 	@touch $@
 
 $(VENV)/.lint: pyproject.toml | $(BIN)/python

@@ -11,6 +11,8 @@ commands, so ``msgcli --help`` starts fast.
 
 from __future__ import annotations
 
+import contextlib
+
 import os
 import sys
 from enum import Enum
@@ -131,6 +133,58 @@ JobsOption = Annotated[
         show_default=False,
     ),
 ]
+SchedulerOption = Annotated[
+    str | None,
+    typer.Option(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="Run on a Dask cluster: tcp://HOST:PORT (a running 'dask scheduler'), local "
+        "(a LocalCluster, a worker per core) or local:N. Default: $MSGCLI_SCHEDULER, else "
+        "'scheduler' in the configuration, else this machine. Needs pip install "
+        "'msgcli[dask]'.",
+        show_default=False,
+    ),
+]
+
+
+@contextlib.contextmanager
+def _remote_errors():
+    """A URL or a scheduler that cannot be used ends the run with one line and exit 2."""
+    from ..remote import RemoteError
+
+    try:
+        yield
+    except RemoteError as exc:
+        raise _fail(str(exc)) from None
+    except Exception as exc:
+        if type(exc).__name__ == "ClusterError":
+            raise _fail(str(exc)) from None
+        raise
+
+
+@contextlib.contextmanager
+def _client(address: str | None):
+    """A Dask client for ``address`` (None: no scheduler, yields None)."""
+    if address is None:
+        yield None
+        return
+    from ..cluster import ClusterError, connect
+
+    try:
+        with connect(address) as client:
+            yield client
+    except ClusterError as exc:
+        raise _fail(str(exc)) from None
+
+
+def _configured_scheduler() -> str | None:
+    """The configuration's ``scheduler`` (for the commands that read no other setting)."""
+    from ..config import ConfigError, load
+
+    try:
+        return load(None, use=True).scheduler
+    except ConfigError:
+        return None
 
 
 def _want_traceback(value: bool) -> bool:
@@ -280,6 +334,7 @@ def validate(
         ),
     ] = None,
     jobs: JobsOption = None,
+    scheduler: SchedulerOption = None,
     quiet: QuietOption = False,
     verbose: Annotated[
         bool,
@@ -300,7 +355,7 @@ def validate(
     Exit status: 0 no errors (warnings allowed), 1 errors found (or warnings
     with --strict), 2 usage error, bad configuration, or a path that cannot be read.
     """
-    options = _resolver(
+    resolver = _resolver(
         config=config,
         no_config=no_config,
         dialect=dialect,
@@ -310,16 +365,26 @@ def validate(
         expect_invalid=expect_invalid,
         max_errors=max_errors,
         jobs=_jobs(jobs),
-    ).top()
+    )
+    options = resolver.top()
+    from ..cluster import chosen_scheduler
     from ..pipeline import validate_paths
     from ..report import get_reporter
 
+    # --max-errors counts errors in one process, as with -j
+    address = None if max_errors else chosen_scheduler(scheduler, resolver.config.scheduler)
     terminal, files = _report_outputs(output_format, outputs or [])
     from ..progress import progress
 
     try:
-        with progress(paths, enabled=terminal is Format.text):
-            run = validate_paths(paths, options)
+        with _remote_errors(), _client(address) as client:
+            with progress(paths, enabled=terminal is Format.text):
+                if client is None:
+                    run = validate_paths(paths, options)
+                else:
+                    from ..cluster import validate_paths_cluster
+
+                    run = validate_paths_cluster(paths, options, client)
         for fmt, stream in files:
             get_reporter(fmt.value)(run, stream, quiet=quiet, verbose=verbose, color=False)
     finally:
