@@ -45,9 +45,7 @@ def connect(address: str) -> Iterator[Any]:
 
         from distributed import Client, LocalCluster
     except ImportError:
-        raise ClusterError(
-            "--scheduler needs the dask extra: pip install 'msgcli[dask]'"
-        ) from None
+        raise ClusterError("--scheduler needs the dask extra: pip install 'msgcli[dask]'") from None
     from .remote import mask
 
     text = address.strip()
@@ -85,9 +83,7 @@ def connect(address: str) -> Iterator[Any]:
         except Exception as exc:
             raise ClusterError(f"--scheduler {mask(text)}: {exc}") from None
     else:
-        raise ClusterError(
-            f"--scheduler {mask(text)}: give tcp://HOST:PORT, local or local:N"
-        )
+        raise ClusterError(f"--scheduler {mask(text)}: give tcp://HOST:PORT, local or local:N")
     try:
         yield client
     finally:
@@ -205,7 +201,9 @@ def iter_file_reports_cluster(
         else:
             state.done(task[6] - task[5], result[1].records)
 
-    yield from assemble(slots, run_tasks(client, _run_task, tasks, arrived, "msgcli-validate"), track=False)
+    yield from assemble(
+        slots, run_tasks(client, _run_task, tasks, arrived, "msgcli-validate"), track=False
+    )
 
 
 def _stats_task(task: tuple) -> Any:

@@ -191,7 +191,8 @@ def _plan_parts(
     """``(preset, byte ranges)`` to check a large plain message log in parts, else ``None``."""
     if source == "-" or jobs < 2:
         return None
-    from .remote import open_binary, size as size_of
+    from .remote import open_binary
+    from .remote import size as size_of
 
     try:
         size = size_of(source)

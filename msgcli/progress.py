@@ -10,7 +10,6 @@ ends, before the findings are printed.
 
 from __future__ import annotations
 
-import os
 import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator

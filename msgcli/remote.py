@@ -97,7 +97,9 @@ def _why(exc: BaseException) -> str:
     name = type(exc).__name__
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
     if name in ("NoCredentialsError", "PartialCredentialsError"):
-        return "no credentials found (set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or a profile)"
+        return (
+            "no credentials found (set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or a profile)"
+        )
     if isinstance(exc, PermissionError) or "AccessDenied" in text or "InvalidAccessKeyId" in text:
         return f"access denied ({mask(text)})" if text else "access denied"
     if isinstance(exc, FileNotFoundError) or "NoSuchBucket" in text:
@@ -172,7 +174,7 @@ def size(source: object) -> int:
 def open_binary(source: object) -> IO[bytes]:
     """A local file or a URL opened for reading bytes (read in blocks, seekable)."""
     if not is_url(source):
-        return open(source, "rb")  # type: ignore[call-overload]  # noqa: SIM115
+        return open(source, "rb")  # type: ignore[call-overload]
     assert isinstance(source, str)
     fs, path = _filesystem(source)
     try:

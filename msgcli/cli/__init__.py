@@ -12,7 +12,6 @@ commands, so ``msgcli --help`` starts fast.
 from __future__ import annotations
 
 import contextlib
-
 import os
 import sys
 from enum import Enum
@@ -377,14 +376,17 @@ def validate(
     from ..progress import progress
 
     try:
-        with _remote_errors(), _client(address) as client:
-            with progress(paths, enabled=terminal is Format.text):
-                if client is None:
-                    run = validate_paths(paths, options)
-                else:
-                    from ..cluster import validate_paths_cluster
+        with (
+            _remote_errors(),
+            _client(address) as client,
+            progress(paths, enabled=terminal is Format.text),
+        ):
+            if client is None:
+                run = validate_paths(paths, options)
+            else:
+                from ..cluster import validate_paths_cluster
 
-                    run = validate_paths_cluster(paths, options, client)
+                run = validate_paths_cluster(paths, options, client)
         for fmt, stream in files:
             get_reporter(fmt.value)(run, stream, quiet=quiet, verbose=verbose, color=False)
     finally:

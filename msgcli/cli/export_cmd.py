@@ -77,7 +77,9 @@ def export(
         _export_on_cluster(paths, to, shown, address, overwrite, findings, quiet, dialect)
         return
     if is_url(to):
-        raise _fail(f"cannot write {shown}: a URL target needs --scheduler (Parquet, a file a task)")
+        raise _fail(
+            f"cannot write {shown}: a URL target needs --scheduler (Parquet, a file a task)"
+        )
     if format_of(to) is None:
         raise _fail(
             f"cannot tell the format of {shown} from its suffix: "
