@@ -93,3 +93,8 @@ $(VENV)/.bench: pyproject.toml | $(BIN)/python
 ## bench: time msgcli on generated logs beside orjson, jsonschema and check-jsonschema, into BENCHMARKS.md (BENCH_ARGS=--quick: 100k only; BENCH_1G=1 adds a 1 GB log)
 bench: $(VENV)/.bench
 	$(BIN)/python benchmarks/run.py$(if $(BENCH_1G), --big) $(BENCH_ARGS)
+
+## bench-cluster: validate of the 1 GiB log from a local S3 endpoint: one process, -j 2, a LocalCluster of two workers
+.PHONY: bench-cluster
+bench-cluster: $(VENV)/.test
+	$(BIN)/python benchmarks/cluster.py
