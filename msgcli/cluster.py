@@ -215,6 +215,7 @@ def _stats_task(task: tuple) -> Any:
 
 def collect_stats_cluster(paths: Iterable[str | Path], dialect: str | None, client: Any):
     """:func:`msgcli.stats.collect_stats` with a task per file on the cluster."""
+    from .parallel import absolute
     from .pipeline import expand_paths
     from .progress import tracker
     from .stats import FileStats, StatsReport
@@ -233,7 +234,7 @@ def collect_stats_cluster(paths: Iterable[str | Path], dialect: str | None, clie
             slots.append(("-", name))
         else:
             slots.append(None)
-            tasks.append((name, str(source), dialect))
+            tasks.append((name, absolute(source), dialect))
     state = tracker()
 
     def arrived(i: int, result: Any) -> None:
@@ -275,7 +276,7 @@ def _export_task(task: tuple) -> tuple[int, dict[str, int], list[tuple[str, str]
     from .tables import TABLES, table_rows
     from .tablewriters import _arrow_batch, _arrow_schema, require
 
-    index, source, dialect, findings, target = task
+    index, name, source, dialect, findings, target = task
     pa = require("pyarrow")
     pq = require("pyarrow.parquet")
     rows: dict[str, list[tuple]] = {t: [] for t in TABLES}
@@ -283,7 +284,7 @@ def _export_task(task: tuple) -> tuple[int, dict[str, int], list[tuple[str, str]
     def sink(table: str, batch: list[tuple]) -> None:
         rows[table].extend(batch)
 
-    counts = table_rows([source], sink, dialect=dialect, findings=findings)
+    counts = table_rows([source], sink, dialect=dialect, findings=findings, name_as=name)
     for table in TABLES:
         schema = _arrow_schema(pa, table)
         data = pa.Table.from_batches([_arrow_batch(pa, schema, rows[table])], schema=schema)
@@ -315,10 +316,12 @@ def export_cluster(
     """``msgcli export --to DIR --scheduler``: a task per file, each writing its own Parquet
     file of every table under ``DIR/<table>/`` (a dataset DuckDB, Spark and Athena read as
     it is). Returns the :class:`msgcli.tables.RowCounts` of the whole run."""
+    from .parallel import absolute
     from .pipeline import expand_paths
     from .progress import tracker
     from .tables import RowCounts
 
+    target = absolute(target)
     counts = RowCounts()
     tasks: list[tuple] = []
     for name, source, problem in expand_paths(paths):
@@ -326,12 +329,12 @@ def export_cluster(
             why = "no such file or directory" if problem == "missing" else "no logs found"
             counts.unreadable.append((name, why))
             continue
-        tasks.append((len(tasks), str(source), dialect, findings, target))
+        tasks.append((len(tasks), name, absolute(source), dialect, findings, target))
     state = tracker()
 
     def arrived(i: int, result: Any) -> None:
         if state is not None:
-            state.done(_file_size(tasks[i][1]), sum(result[1].values()))
+            state.done(_file_size(tasks[i][2]), sum(result[1].values()))
 
     for files, rows, unreadable in run_tasks(client, _export_task, tasks, arrived, "msgcli-export"):
         counts.files += files

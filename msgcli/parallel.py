@@ -153,16 +153,24 @@ def plan(
             continue
         forced = get_dialect(chosen.dialect) if chosen.dialect else None
         parts = _plan_parts(source, workers, forced, SPLIT_BYTES, PART_BYTES)
+        # a task names its file absolutely: a worker of a cluster has a directory of its own
+        where = absolute(source)
         if parts is None:
             slots.append(("file", (name, chosen, str(source))))
-            tasks.append(("file", name, str(source), chosen))
+            tasks.append(("file", name, where, chosen))
         else:
             preset, ranges = parts
             slots.append(("parts", (name, chosen, str(source), preset, ranges)))
             preset_names = (preset[0].name, preset[1], preset[2])
             for start, end in ranges:
-                tasks.append(("part", name, str(source), chosen, preset_names, start, end))
+                tasks.append(("part", name, where, chosen, preset_names, start, end))
     return slots, tasks
+
+
+def absolute(source: str | Path) -> str:
+    """A local path made absolute (a URL as it is)."""
+    text = str(source)
+    return text if "://" in text else os.path.abspath(text)
 
 
 def _in_order(pool, tasks: list[tuple], window: int) -> Iterator:

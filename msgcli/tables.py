@@ -410,19 +410,22 @@ def table_rows(
     dialect: str | None = None,
     findings: bool = True,
     batch: int = BATCH,
+    name_as: str | None = None,
 ) -> RowCounts:
     """Read every log the paths name (files, directories searched for logs, ``-``) and
     hand ``sink(table, rows)`` the rows of :data:`TABLES` in batches (each row a tuple in
     the table's column order). ``findings``: also run ``validate`` over each file for the
     ``findings`` table (a second reading of the file; standard input is read once, so its
-    findings are only the lines that cannot be read)."""
+    findings are only the lines that cannot be read). ``name_as``: the name the rows give
+    the one file ``paths`` names (a cluster's task reads it by its absolute path)."""
     from .pipeline import Options, expand_paths, validate_file
     from .reader import ReadError
     from .stream import LogReader
 
     counts = RowCounts()
     rows = _Rows(sink, counts, batch)
-    for name, source, problem in expand_paths(paths):
+    for listed, source, problem in expand_paths(paths):
+        name = name_as or listed
         if source is None:
             why = "no such file or directory" if problem == "missing" else "no logs found"
             counts.unreadable.append((name, why))

@@ -322,10 +322,21 @@ def test_a_worker_killed_mid_run_changes_nothing(s3, tmp_path):
             stderr=subprocess.PIPE,
             text=True,
         )
+
+        def processing(dask_scheduler) -> list[tuple[str, str]]:
+            return [
+                (str(ts.key), ts.processing_on.address)
+                for ts in dask_scheduler.tasks.values()
+                if ts.processing_on is not None and str(ts.key).startswith("msgcli-")
+            ]
+
+        def names(dask_scheduler) -> dict[str, str]:
+            return {address: str(ws.name) for address, ws in dask_scheduler.workers.items()}
+
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and run.poll() is None:
-            busy = running.client.run_on_scheduler(_processing)
-            names = running.client.run_on_scheduler(_names)
+            busy = running.client.run_on_scheduler(processing)
+            names = running.client.run_on_scheduler(names)
             on_victim = [key for key, where in busy if names.get(where) == "w0"]
             if on_victim:
                 victim_address = next(where for _, where in busy if names.get(where) == "w0")
@@ -340,18 +351,6 @@ def test_a_worker_killed_mid_run_changes_nothing(s3, tmp_path):
     assert run.returncode == local.returncode, err
     assert sorted(out.splitlines()) == sorted(local.stdout.splitlines())
     assert "Traceback" not in err
-
-
-def _processing(dask_scheduler) -> list[tuple[str, str]]:
-    return [
-        (str(ts.key), ts.processing_on.address)
-        for ts in dask_scheduler.tasks.values()
-        if ts.processing_on is not None and str(ts.key).startswith("msgcli-")
-    ]
-
-
-def _names(dask_scheduler) -> dict[str, str]:
-    return {address: str(ws.name) for address, ws in dask_scheduler.workers.items()}
 
 
 # -- bad input: one line, exit 2, within seconds ---------------------------------------------
@@ -472,7 +471,8 @@ def test_the_one_file_functions_give_plain_results_equal_to_the_commands(s3):
         f"u = '{PREFIX}logs/invalid/agentscope-py-run.jsonl';"
         "v = validate_one(u); s = stats_one(u); e = export_one(u);"
         "pickle.dumps((v, s, e)); json.dumps(v); json.dumps(s);"
-        "print(json.dumps([len(v['findings']), s['records'], len(e['messages']), v['failed']]))"
+        "print(json.dumps([[[f['line'], f['code']] for f in v['findings']], s['records'],"
+        " len(e['messages']), v['failed']]))"
     )
     run = subprocess.run(
         [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60
@@ -481,6 +481,8 @@ def test_the_one_file_functions_give_plain_results_equal_to_the_commands(s3):
     findings, records, messages, failed = json.loads(run.stdout)
     local = msgcli(env, "validate", "-f", "json", "logs/invalid/agentscope-py-run.jsonl", cwd=root)
     report = json.loads(local.stdout)
-    assert findings == len(report["findings"]) and failed is True
-    assert records == report["files"][0]["records"]
+    assert findings == [[f["line"], f["code"]] for f in report["findings"]]
+    assert failed is True
+    stats = msgcli(env, "stats", "-f", "json", "logs/invalid/agentscope-py-run.jsonl", cwd=root)
+    assert records == json.loads(stats.stdout)["files"][0]["records"]
     assert messages > 0
