@@ -330,13 +330,13 @@ def test_a_worker_killed_mid_run_changes_nothing(s3, tmp_path):
                 if ts.processing_on is not None and str(ts.key).startswith("msgcli-")
             ]
 
-        def names(dask_scheduler) -> dict[str, str]:
+        def worker_names(dask_scheduler) -> dict[str, str]:
             return {address: str(ws.name) for address, ws in dask_scheduler.workers.items()}
 
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and run.poll() is None:
             busy = running.client.run_on_scheduler(processing)
-            names = running.client.run_on_scheduler(names)
+            names = running.client.run_on_scheduler(worker_names)
             on_victim = [key for key, where in busy if names.get(where) == "w0"]
             if on_victim:
                 victim_address = next(where for _, where in busy if names.get(where) == "w0")
