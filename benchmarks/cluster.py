@@ -108,7 +108,13 @@ def main() -> int:
     try:
         import boto3
 
-        s3 = boto3.client("s3", endpoint_url=env["AWS_ENDPOINT_URL"], region_name="us-east-1")
+        s3 = boto3.client(
+            "s3",
+            endpoint_url=env["AWS_ENDPOINT_URL"],
+            region_name="us-east-1",
+            aws_access_key_id="bench",
+            aws_secret_access_key="bench",
+        )
         s3.create_bucket(Bucket=BUCKET)
         s3.upload_file(str(built.path), BUCKET, f"logs/{built.path.name}")
         url = f"s3://{BUCKET}/logs/"
