@@ -88,10 +88,19 @@ def run(label: str, argv: list[str], env: dict, size: int) -> dict:
     return row
 
 
-def main() -> int:
+def main(argv: list[str]) -> int:
+    import argparse
+
     from moto.server import ThreadedMotoServer
 
-    (spec,) = [s for s in corpora.specs((), big=True) if s.dialect == "agentscope-py"][:1]
+    parser = argparse.ArgumentParser(prog="benchmarks/cluster.py")
+    parser.add_argument(
+        "--cut", default="1gib", help="the corpus: 1gib (default), or 100k / 1m records"
+    )
+    args = parser.parse_args(argv)
+    sizes = () if args.cut == "1gib" else (args.cut,)
+    specs = corpora.specs(sizes, big=args.cut == "1gib")
+    (spec,) = [s for s in specs if s.dialect == "agentscope-py" and s.kind == "messages"][:1]
     built = corpora.build(spec)
     port = _free_port()
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
@@ -152,4 +161,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))
