@@ -17,6 +17,7 @@ masked form.
 
 from __future__ import annotations
 
+import io
 import re
 from typing import IO, Any
 
@@ -178,7 +179,8 @@ def open_binary(source: object) -> IO[bytes]:
     assert isinstance(source, str)
     fs, path = _filesystem(source)
     try:
-        return fs.open(path, "rb", block_size=4 << 20)
+        # fsspec's own readline is written in Python; a BufferedReader reads lines in C
+        return io.BufferedReader(fs.open(path, "rb", block_size=4 << 20), 1 << 20)
     except FileNotFoundError:
         raise
     except Exception as exc:
