@@ -486,3 +486,18 @@ def test_the_one_file_functions_give_plain_results_equal_to_the_commands(s3):
     stats = msgcli(env, "stats", "-f", "json", "logs/invalid/agentscope-py-run.jsonl", cwd=root)
     assert records == json.loads(stats.stdout)["files"][0]["records"]
     assert messages > 0
+
+
+def test_every_command_reads_urls(s3):
+    env, root = s3
+    name = "logs/real/loongflow/transcript.jsonl"
+    for command in (["show", "--no-pager"], ["convert", "--to", "agentscope-py", "--zone", "UTC"]):
+        local = msgcli(env, *command, name, cwd=root)
+        remote = msgcli(env, *command, PREFIX + name, cwd=root)
+        assert (remote.returncode, remote.stdout.replace(PREFIX, "")) == (
+            local.returncode,
+            local.stdout,
+        )
+    started = time.monotonic()
+    run = msgcli(env, "show", "--no-pager", "s3://no-such-bucket-here/x.jsonl", cwd=root)
+    _one_line_failure(run, started, "no such bucket")

@@ -579,6 +579,10 @@ def main(argv: list[str] | None = None) -> None:
         os.dup2(devnull, sys.stdout.fileno())
         sys.exit(1)
     except Exception as exc:  # an internal error: one line, or the whole story on request
+        if type(exc).__name__ in ("RemoteError", "ClusterError") and not _state["traceback"]:
+            # a URL or a scheduler that cannot be used, in any command: one line, exit 2
+            sys.stderr.write(f"msgcli: {exc}\n")
+            sys.exit(2)
         if _state["traceback"] or "--traceback" in (argv or sys.argv):
             raise
         sys.stderr.write(
