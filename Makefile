@@ -11,7 +11,7 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
 $(VENV)/.test: pyproject.toml | $(BIN)/python
-	$(PIP) install -e '.[test,tables]'
+	$(PIP) install -e '.[test,tables,dask,s3]'
 	@touch $@
 
 $(VENV)/.lint: pyproject.toml | $(BIN)/python
@@ -111,3 +111,8 @@ FUZZ_ARGS ?=
 ## fuzz: 100,000 mutations of the real logs through every command; counts per command (FUZZ_ARGS=--count N --seed S --keep DIR)
 fuzz: $(VENV)/.test
 	$(BIN)/python -m tests.fuzz.run $(FUZZ_ARGS)
+
+## bench-cluster: validate of the 1 GiB log from a local S3 endpoint: one process, -j 2, a LocalCluster of two workers
+.PHONY: bench-cluster
+bench-cluster: $(VENV)/.test
+	$(BIN)/python benchmarks/cluster.py

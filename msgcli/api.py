@@ -26,7 +26,17 @@ from .pipeline import Options, RunReport, validate_paths
 from .reader import read_records
 from .rules import select_codes
 
-__all__ = ["ReplayResult", "detect_dialect", "iter_findings", "read_messages", "replay", "validate"]
+__all__ = [
+    "ReplayResult",
+    "detect_dialect",
+    "export_one",
+    "iter_findings",
+    "read_messages",
+    "replay",
+    "stats_one",
+    "validate",
+    "validate_one",
+]
 
 Source = str | Path | IO[bytes]
 
@@ -285,3 +295,56 @@ def _path_list(paths: Any) -> list:
     if isinstance(paths, (str, Path)):
         return [paths]
     return list(paths)
+
+
+# -- one file at a time, for Spark, Ray or any other engine ---------------------------------
+
+
+def validate_one(
+    path: str,
+    *,
+    dialect: str | None = None,
+    select: list[str] | None = None,
+    ignore: list[str] | None = None,
+    strict: bool = False,
+) -> dict:
+    """Validate one log (a local path or a URL such as ``s3://bucket/logs/a.jsonl``) and
+    return plain data (dicts, lists, str, int): ``{"path", "summary", "findings",
+    "failed"}``, each finding as :meth:`Finding.to_dict`. Call it from Spark's
+    ``mapPartitions`` or a Ray task; the findings are those ``msgcli validate`` gives the file.
+    """
+    from .pipeline import settled, validate_file
+    from .remote import mask
+
+    options = Options(dialect=dialect, select=select_codes(select, ignore), strict=strict)
+    report = settled(validate_file(path, name=mask(path), options=options), options, path)
+    return {
+        "path": report.summary.path,
+        "summary": report.summary.to_dict(),
+        "findings": [f.to_dict() for f in report.findings],
+        "failed": report.summary.failed or not report.summary.readable,
+    }
+
+
+def stats_one(path: str, *, dialect: str | None = None) -> dict:
+    """The counts of ``msgcli stats`` for one log (path or URL), as plain data (the
+    ``files`` entry of ``msgcli stats --format json``)."""
+    from .remote import mask
+    from .stats import file_stats
+
+    return file_stats(path, name=mask(path), dialect=dialect).to_dict()
+
+
+def export_one(path: str, *, dialect: str | None = None, findings: bool = True) -> dict:
+    """The rows ``msgcli export`` writes for one log (path or URL): ``{table: [row, ...]}``
+    with each row a dict of the table's columns (datetimes stay ``datetime``)."""
+    from .tables import TABLES, table_rows
+
+    rows: dict[str, list[dict]] = {t: [] for t in TABLES}
+
+    def sink(table: str, batch: list[tuple]) -> None:
+        names = [name for name, _ in TABLES[table]]
+        rows[table].extend(dict(zip(names, row, strict=True)) for row in batch)
+
+    table_rows([path], sink, dialect=dialect, findings=findings)
+    return rows

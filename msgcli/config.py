@@ -67,7 +67,7 @@ DIALECTS = (
 )
 EXPECTS = ("invalid", "valid")
 
-_TOP_KEYS = ("dialect", "select", "ignore", "strict", "exclude", "overrides")
+_TOP_KEYS = ("dialect", "select", "ignore", "strict", "exclude", "overrides", "scheduler")
 _OVERRIDE_KEYS = ("paths", "dialect", "select", "ignore", "strict", "expect")
 
 
@@ -108,6 +108,8 @@ class Config:
     exclude: tuple[str, ...] = ()
     overrides: tuple[Override, ...] = ()
     exclude_pattern: re.Pattern[str] | None = None
+    #: the Dask scheduler validate, stats and export use (``--scheduler``)
+    scheduler: str | None = None
 
     @classmethod
     def empty(cls) -> Config:
@@ -290,6 +292,10 @@ def _load_file(path: Path) -> Config:
     config.select = _codes(table, "select", where)
     config.ignore = _codes(table, "ignore", where)
     config.strict = _bool(table, "strict", where)
+    scheduler = table.get("scheduler")
+    if scheduler is not None and not (isinstance(scheduler, str) and scheduler.strip()):
+        raise ConfigError(f"{where}: scheduler must be a string (tcp://HOST:PORT, local, local:N)")
+    config.scheduler = scheduler
     config.exclude = _patterns(table, "exclude", where, required=False)
     if config.exclude:
         config.exclude_pattern = _compile(config.exclude, where, "exclude")

@@ -35,7 +35,7 @@ from .progress import drawing_paused, tracker
 from .reader import _BOM, _GZIP_MAGIC, ReadError, part_records, read_records
 from .rules import RULES
 
-__all__ = ["PART_BYTES", "SPLIT_BYTES", "default_jobs", "iter_file_reports_parallel"]
+__all__ = ["PART_BYTES", "SPLIT_BYTES", "default_jobs", "iter_file_reports_parallel", "plan"]
 
 #: a plain message log at least this large is split into parts
 SPLIT_BYTES = 8 << 20
@@ -74,37 +74,12 @@ def iter_file_reports_parallel(
     skipped: list[str] | None = None,
 ) -> Iterator:
     """Like :func:`msgcli.pipeline.iter_file_reports`, with ``options.jobs`` workers."""
-    from dataclasses import replace
-
-    from .pipeline import planned, settled, unusable, validate_file
+    from .pipeline import settled, validate_file
 
     for stream in streams:
         yield settled(validate_file(stream, options=options), options, None)
 
-    # Plan every input first: a slot is a finished report, one task, or the tasks of parts.
-    # Each file's own options travel with its tasks (without the per-file lookup itself).
-    slots: list[tuple[str, Any]] = []
-    tasks: list[tuple] = []
-    for name, source, problem, chosen in planned(paths, options, excluded, skipped):
-        if source is None or chosen is None:
-            slots.append(("done", unusable(name, problem, options.select)))
-            continue
-        chosen = replace(chosen, files=None)
-        if source == "-":
-            # read here: a worker has no standard input of its own
-            slots.append(("stdin", (name, chosen)))
-            continue
-        forced = get_dialect(chosen.dialect) if chosen.dialect else None
-        parts = _plan_parts(source, chosen.jobs, forced, SPLIT_BYTES, PART_BYTES)
-        if parts is None:
-            slots.append(("file", (name, chosen, str(source))))
-            tasks.append(("file", name, str(source), chosen))
-        else:
-            preset, ranges = parts
-            slots.append(("parts", (name, chosen, str(source), preset, ranges)))
-            preset_names = (preset[0].name, preset[1], preset[2])
-            for start, end in ranges:
-                tasks.append(("part", name, str(source), chosen, preset_names, start, end))
+    slots, tasks = plan(paths, options, excluded, options.jobs, skipped)
     if len(tasks) < 2 and all(kind != "parts" for kind, _ in slots):
         # at most one small file: a worker would only cost its start-up
         for kind, value in slots:
@@ -120,7 +95,6 @@ def iter_file_reports_parallel(
 
     from concurrent.futures import ProcessPoolExecutor
 
-    state = tracker()
     workers = min(options.jobs, len(tasks))
     # (a worker that dies, say killed for memory, fails the run: BrokenProcessPool, not a hang)
     with ProcessPoolExecutor(workers, mp_context=_context()) as pool:
@@ -128,23 +102,80 @@ def iter_file_reports_parallel(
             # the first task forks every worker, before the pool starts threads of its own;
             # the progress bar's thread is paused meanwhile, so the fork copies no thread's lock
             pool.submit(int).result()
-        results = _in_order(pool, tasks, window=2 * workers)
-        for kind, value in slots:
-            if kind == "done":
-                yield value
-            elif kind == "stdin":
-                name, chosen = value
-                yield settled(validate_file("-", name=name, options=chosen), chosen, None)
-            elif kind == "file":
-                name, chosen, path = value
-                report = next(results)
-                if state is not None:
-                    state.done(_size(report.summary.path), report.summary.records)
-                yield settled(report, chosen, path)
-            else:
-                name, chosen, path, preset, ranges = value
-                arriving = (next(results) for _ in ranges)  # each merged as it comes
-                yield settled(_merge_parts(name, preset, arriving, chosen, ranges), chosen, path)
+        yield from assemble(slots, _in_order(pool, tasks, window=2 * workers))
+
+
+def assemble(slots: list[tuple[str, Any]], results: Iterator, track: bool = True) -> Iterator:
+    """The report of every slot, in input order, from the tasks' ``results`` in task order
+    (the parts of a large file merged as they arrive). ``track``: move the progress bar
+    here (else the caller does, as the results arrive)."""
+    from .pipeline import settled, validate_file
+
+    state = tracker() if track else None
+    for kind, value in slots:
+        if kind == "done":
+            yield value
+        elif kind == "stdin":
+            name, chosen = value
+            yield settled(validate_file("-", name=name, options=chosen), chosen, None)
+        elif kind == "file":
+            name, chosen, path = value
+            report = next(results)
+            if state is not None:
+                state.done(_size(path), report.summary.records)
+            yield settled(report, chosen, path)
+        else:
+            name, chosen, path, preset, ranges = value
+            arriving = (next(results) for _ in ranges)  # each merged as it comes
+            merged = _merge_parts(name, preset, arriving, chosen, ranges, track)
+            yield settled(merged, chosen, path)
+
+
+def plan(
+    paths: Iterable[str | Path],
+    options,
+    excluded: list[str] | None,
+    workers: int,
+    skipped: list[str] | None = None,
+) -> tuple[list[tuple[str, Any]], list[tuple]]:
+    """Every input as a slot (a finished report, one task, or the tasks of its parts), and
+    the tasks, in input order; a large message log is cut into parts for ``workers``."""
+    from dataclasses import replace
+
+    from .pipeline import planned, unusable
+
+    # Each file's own options travel with its tasks (without the per-file lookup itself).
+    slots: list[tuple[str, Any]] = []
+    tasks: list[tuple] = []
+    for name, source, problem, chosen in planned(paths, options, excluded, skipped):
+        if source is None or chosen is None:
+            slots.append(("done", unusable(name, problem, options.select)))
+            continue
+        chosen = replace(chosen, files=None)
+        if source == "-":
+            # read here: a worker has no standard input of its own
+            slots.append(("stdin", (name, chosen)))
+            continue
+        forced = get_dialect(chosen.dialect) if chosen.dialect else None
+        parts = _plan_parts(source, workers, forced, SPLIT_BYTES, PART_BYTES)
+        # a task names its file absolutely: a worker of a cluster has a directory of its own
+        where = absolute(source)
+        if parts is None:
+            slots.append(("file", (name, chosen, str(source))))
+            tasks.append(("file", name, where, chosen))
+        else:
+            preset, ranges = parts
+            slots.append(("parts", (name, chosen, str(source), preset, ranges)))
+            preset_names = (preset[0].name, preset[1], preset[2])
+            for start, end in ranges:
+                tasks.append(("part", name, where, chosen, preset_names, start, end))
+    return slots, tasks
+
+
+def absolute(source: str | Path) -> str:
+    """A local path made absolute (a URL as it is)."""
+    text = str(source)
+    return text if "://" in text else os.path.abspath(text)
 
 
 def _in_order(pool, tasks: list[tuple], window: int) -> Iterator:
@@ -173,11 +204,14 @@ def _plan_parts(
     """``(preset, byte ranges)`` to check a large plain message log in parts, else ``None``."""
     if source == "-" or jobs < 2:
         return None
+    from .remote import open_binary
+    from .remote import size as size_of
+
     try:
-        size = os.path.getsize(source)
+        size = size_of(source)
         if size < split_bytes:
             return None
-        with open(source, "rb") as stream:
+        with open_binary(source) as stream:
             head = stream.read(64 << 10)
     except OSError:
         return None
@@ -217,8 +251,10 @@ def _sniff(source: str | Path, forced: Dialect | None) -> tuple[Dialect, str, in
 
 def _ranges(source: str | Path, size: int, count: int) -> list[tuple[int, int]]:
     """``count`` byte ranges of about equal size that start at line starts."""
+    from .remote import open_binary
+
     cuts = [0]
-    with open(source, "rb") as stream:
+    with open_binary(source) as stream:
         for i in range(1, count):
             at = max(size * i // count, cuts[-1], 1)
             stream.seek(at - 1)
@@ -264,9 +300,11 @@ def _check_part(name: str, path: str, options, preset_names, start: int, end: in
         preset=(get_dialect(dialect_name), kind, first_line),
         digests=digests,
     )
+    from .remote import open_binary
+
     data = b""
     try:
-        with open(path, "rb") as stream:
+        with open_binary(path) as stream:
             stream.seek(start)
             data = stream.read(end - start)
     except OSError as exc:
@@ -284,10 +322,9 @@ def _check_part(name: str, path: str, options, preset_names, start: int, end: in
 
 
 def _size(path: str) -> int:
-    try:
-        return os.path.getsize(path)
-    except OSError:
-        return 0
+    from .remote import size
+
+    return size(path)
 
 
 def _merge_parts(
@@ -296,6 +333,7 @@ def _merge_parts(
     parts: Iterator[tuple],
     options,
     ranges: list[tuple[int, int]],
+    track: bool = True,
 ):
     """One file's report from its parts' results, with the checks across records run here."""
     from .pipeline import _Budget, _FileCheck
@@ -303,7 +341,7 @@ def _merge_parts(
     check = _FileCheck(name, options, None, _Budget(None), preset=preset)
     summary, findings, feed = check.summary, check.findings, check.cross.feed_digest
     base = 0
-    state = tracker()
+    state = tracker() if track else None
     for (start, end), (lines, part, part_findings, digests) in zip(ranges, parts, strict=False):
         # (the part's digests are dropped once fed: memory holds one part at a time)
         if state is not None:

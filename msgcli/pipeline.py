@@ -132,6 +132,14 @@ def expand_paths(
         if text == "-":
             yield STDIN_NAME, "-", ""
             continue
+        if "://" in text:
+            from .remote import is_url, listing, mask
+
+            if is_url(text):
+                # a URL: the object, or every log below the prefix (raises RemoteError)
+                for url, _ in listing(text):
+                    yield mask(url), url, ""
+                continue
         path = Path(text)
         if path.is_dir():
             found = False

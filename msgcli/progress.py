@@ -10,7 +10,6 @@ ends, before the findings are printed.
 
 from __future__ import annotations
 
-import os
 import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator
@@ -66,12 +65,13 @@ def tracker() -> Tracker | None:
 def input_bytes(paths: Iterable[str | Path]) -> int:
     """The size of every file the paths name (directories searched as a run would)."""
     from .pipeline import expand_paths
+    from .remote import size
 
     total = 0
     for _, source, _ in expand_paths(paths):
         if source is not None and source != "-":
             with suppress(OSError):
-                total += os.path.getsize(source)
+                total += size(source)
     return total
 
 

@@ -107,6 +107,15 @@ def open_input(source: str | Path | IO[bytes]) -> IO[bytes]:
         raw = source
     elif str(source) == "-":
         raw = sys.stdin.buffer
+    elif isinstance(source, str) and "://" in source:
+        from .remote import RemoteError, is_url, open_binary
+
+        try:
+            raw = open_binary(source) if is_url(source) else open(source, "rb")  # noqa: SIM115
+        except FileNotFoundError:
+            raise ReadError("no such file") from None
+        except (OSError, RemoteError) as exc:
+            raise ReadError(str(exc)) from None
     else:
         try:
             raw = open(source, "rb")  # noqa: SIM115 - the caller closes it

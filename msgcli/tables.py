@@ -431,20 +431,23 @@ def table_rows(
     dialect: str | None = None,
     findings: bool = True,
     batch: int = BATCH,
+    name_as: str | None = None,
 ) -> RowCounts:
     """Read every log the paths name (files, directories searched for logs, ``-``) and
     hand ``sink(table, rows)`` the rows of :data:`TABLES` in batches (each row a tuple in
     the table's column order). ``findings``: also run ``validate`` over each file for the
     ``findings`` table (a second reading of the file). Without it (and for standard input,
     which is read once) the findings are what reading met: lines that cannot be read, and
-    the errors an event log's replay reports."""
+    the errors an event log's replay reports. ``name_as``: the name the rows give the one
+    file ``paths`` names (a cluster's task reads it by its absolute path)."""
     from .pipeline import Options, expand_paths, validate_file
     from .reader import ReadError
     from .stream import LogReader
 
     counts = RowCounts()
     rows = _Rows(sink, counts, batch)
-    for name, source, problem in expand_paths(paths):
+    for listed, source, problem in expand_paths(paths):
+        name = name_as or listed
         if source is None:
             why = "no such file or directory" if problem == "missing" else "no logs found"
             counts.unreadable.append((name, why))

@@ -11,6 +11,7 @@ commands, so ``msgcli --help`` starts fast.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from enum import Enum
@@ -166,6 +167,58 @@ JobsOption = Annotated[
         show_default=False,
     ),
 ]
+SchedulerOption = Annotated[
+    str | None,
+    typer.Option(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="Run on a Dask cluster: tcp://HOST:PORT (a running 'dask scheduler'), local "
+        "(a LocalCluster, a worker per core) or local:N. Default: $MSGCLI_SCHEDULER, else "
+        "'scheduler' in the configuration, else this machine. Needs pip install "
+        "'msgcli[dask]'.",
+        show_default=False,
+    ),
+]
+
+
+@contextlib.contextmanager
+def _remote_errors():
+    """A URL or a scheduler that cannot be used ends the run with one line and exit 2."""
+    from ..remote import RemoteError
+
+    try:
+        yield
+    except RemoteError as exc:
+        raise _fail(str(exc)) from None
+    except Exception as exc:
+        if type(exc).__name__ == "ClusterError":
+            raise _fail(str(exc)) from None
+        raise
+
+
+@contextlib.contextmanager
+def _client(address: str | None):
+    """A Dask client for ``address`` (None: no scheduler, yields None)."""
+    if address is None:
+        yield None
+        return
+    from ..cluster import ClusterError, connect
+
+    try:
+        with connect(address) as client:
+            yield client
+    except ClusterError as exc:
+        raise _fail(str(exc)) from None
+
+
+def _configured_scheduler() -> str | None:
+    """The configuration's ``scheduler`` (for the commands that read no other setting)."""
+    from ..config import ConfigError, load
+
+    try:
+        return load(None, use=True).scheduler
+    except ConfigError:
+        return None
 
 
 def _want_traceback(value: bool) -> bool:
@@ -339,6 +392,7 @@ def validate(
         ),
     ] = None,
     jobs: JobsOption = None,
+    scheduler: SchedulerOption = None,
     quiet: QuietOption = False,
     verbose: Annotated[
         bool,
@@ -360,7 +414,7 @@ def validate(
     with --strict), 2 usage error, bad configuration, or a path that cannot be read.
     """
     _refuse_together(("--quiet", quiet), ("--verbose", verbose))
-    options = _resolver(
+    resolver = _resolver(
         config=config,
         no_config=no_config,
         dialect=dialect,
@@ -370,16 +424,29 @@ def validate(
         expect_invalid=expect_invalid,
         max_errors=max_errors,
         jobs=_jobs(jobs),
-    ).top()
+    )
+    options = resolver.top()
+    from ..cluster import chosen_scheduler
     from ..pipeline import validate_paths
     from ..report import get_reporter
 
+    # --max-errors counts errors in one process, as with -j
+    address = None if max_errors else chosen_scheduler(scheduler, resolver.config.scheduler)
     terminal, files = _report_outputs(output_format, outputs or [], paths)
     from ..progress import progress
 
     try:
-        with progress(paths, enabled=terminal is Format.text):
-            run = validate_paths(paths, options)
+        with (
+            _remote_errors(),
+            _client(address) as client,
+            progress(paths, enabled=terminal is Format.text),
+        ):
+            if client is None:
+                run = validate_paths(paths, options)
+            else:
+                from ..cluster import validate_paths_cluster
+
+                run = validate_paths_cluster(paths, options, client)
         for fmt, pending in files:
             get_reporter(fmt.value)(run, pending.stream, quiet=quiet, verbose=verbose, color=False)
     except BaseException:
@@ -697,6 +764,10 @@ def main(argv: list[str] | None = None) -> None:
         _reader_gone()
         sys.exit(0)
     except Exception as exc:  # an internal error: one line, or the whole story on request
+        if type(exc).__name__ in ("RemoteError", "ClusterError") and not _state["traceback"]:
+            # a URL or a scheduler that cannot be used, in any command: one line, exit 2
+            sys.stderr.write(f"msgcli: {exc}\n")
+            sys.exit(2)
         if _state["traceback"] or "--traceback" in (argv or sys.argv):
             raise
         sys.stderr.write(

@@ -7,7 +7,17 @@ from typing import Annotated
 
 import typer
 
-from . import DialectOption, TracebackOption, _check_outputs, _fail, app
+from . import (
+    DialectOption,
+    SchedulerOption,
+    TracebackOption,
+    _check_outputs,
+    _client,
+    _configured_scheduler,
+    _fail,
+    _remote_errors,
+    app,
+)
 
 
 @app.command()
@@ -43,6 +53,7 @@ def export(
     ] = True,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No summary.")] = False,
     dialect: DialectOption = None,
+    scheduler: SchedulerOption = None,
     traceback: TracebackOption = False,
 ) -> None:
     """Flatten logs into the tables messages, blocks, tool_calls and findings.
@@ -51,12 +62,25 @@ def export(
     result text, latency) and a finding of 'msgcli validate'. Event logs are
     replayed first. Memory stays bounded: rows are written in batches. Parquet
     and DuckDB need the tables extra: pip install 'msgcli[tables]'.
+
+    With --scheduler, a task per file writes TO/<table>/part-NNNNN.parquet (TO may be a
+    URL such as s3://bucket/tables/): a dataset DuckDB, Spark and Athena read as it is.
     """
+    from ..cluster import chosen_scheduler
+    from ..remote import is_url, mask
     from ..tables import table_rows
     from ..tablewriters import MissingExtra, format_of, open_writer
     from ..textsafe import visible
 
-    shown = visible(to)
+    shown = visible(mask(to))
+    address = chosen_scheduler(scheduler, None if scheduler else _configured_scheduler())
+    if address is not None:
+        _export_on_cluster(paths, to, shown, address, overwrite, findings, quiet, dialect)
+        return
+    if is_url(to):
+        raise _fail(
+            f"cannot write {shown}: a URL target needs --scheduler (Parquet, a file a task)"
+        )
     if format_of(to) is None:
         raise _fail(
             f"cannot tell the format of {shown} from its suffix: "
@@ -94,3 +118,85 @@ def export(
         files = "1 file" if counts.files == 1 else f"{counts.files} files"
         typer.echo(f"msgcli: wrote {shown} from {files}: {rows}", err=True)
     raise typer.Exit(2 if counts.unreadable else 0)
+
+
+def _export_on_cluster(
+    paths: list[str],
+    to: str,
+    shown: str,
+    address: str,
+    overwrite: bool,
+    findings: bool,
+    quiet: bool,
+    dialect,
+) -> None:
+    """``export --scheduler``: a Parquet dataset, a file per task and table."""
+    from ..remote import is_url
+    from ..tablewriters import MissingExtra, check_installed, format_of
+    from ..textsafe import visible
+
+    if not (format_of(to) == "parquet" or to.endswith("/")):
+        raise _fail(
+            f"with --scheduler, export writes Parquet files: give a directory ending in "
+            f".parquet or / (not {shown})"
+        )
+    if "-" in paths:
+        raise _fail("with --scheduler, standard input cannot be exported: name files")
+    try:
+        check_installed("pyarrow")
+    except MissingExtra as exc:
+        raise _fail(str(exc)) from None
+    for path in paths:
+        if path.rstrip("/") == to.rstrip("/") or (
+            not is_url(path) and not is_url(to) and os.path.abspath(path) == os.path.abspath(to)
+        ):
+            raise _fail(f"{shown} is one of the inputs: choose another target")
+    with _remote_errors():
+        _clear_target(to, shown, overwrite)
+        from ..cluster import export_cluster
+
+        with _client(address) as client:
+            counts = export_cluster(
+                paths,
+                to,
+                client,
+                dialect=dialect.value if dialect else None,
+                findings=findings,
+            )
+    for name, why in counts.unreadable:
+        typer.echo(f"msgcli: {visible(name)}: {visible(why)}", err=True)
+    if not quiet:
+        rows = ", ".join(f"{table} {n}" for table, n in counts.rows.items())
+        files = "1 file" if counts.files == 1 else f"{counts.files} files"
+        typer.echo(f"msgcli: wrote {shown} from {files}: {rows}", err=True)
+    raise typer.Exit(2 if counts.unreadable else 0)
+
+
+def _clear_target(to: str, shown: str, overwrite: bool) -> None:
+    """A target that exists is kept unless --overwrite, which removes it first."""
+    from ..remote import is_url
+
+    if is_url(to):
+        from ..remote import RemoteError, _filesystem, _why
+
+        fs, path = _filesystem(to)
+        try:
+            exists = fs.exists(path)
+            if exists and overwrite:
+                fs.rm(path, recursive=True)
+        except Exception as exc:
+            raise RemoteError(f"cannot write {shown}: {_why(exc)}") from None
+    else:
+        exists = os.path.lexists(to)
+        parent = os.path.dirname(os.path.abspath(to))
+        if not os.path.isdir(parent):
+            raise _fail(f"cannot write {shown}: no such directory")
+        if exists and overwrite:
+            import shutil
+
+            if os.path.isdir(to) and not os.path.islink(to):
+                shutil.rmtree(to)
+            else:
+                os.remove(to)
+    if exists and not overwrite:
+        raise _fail(f"{shown} exists: remove it or add --overwrite")

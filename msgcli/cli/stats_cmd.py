@@ -14,7 +14,15 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from ..findings import suffix_list
-from . import DialectOption, TracebackOption, app
+from . import (
+    DialectOption,
+    SchedulerOption,
+    TracebackOption,
+    _client,
+    _configured_scheduler,
+    _remote_errors,
+    app,
+)
 
 if TYPE_CHECKING:
     from collections import Counter
@@ -44,6 +52,7 @@ def stats(
         StatsFormat, typer.Option("--format", "-f", help="text (tables) or json.")
     ] = StatsFormat.text,
     dialect: DialectOption = None,
+    scheduler: SchedulerOption = None,
     traceback: TracebackOption = False,
 ) -> None:
     """Count what happened in logs: messages by role and sender, blocks, tool calls and
@@ -52,9 +61,20 @@ def stats(
 
     Exit status: 0, or 2 when a path cannot be read.
     """
+    from ..cluster import chosen_scheduler
+    from ..progress import progress
     from ..stats import collect_stats
 
-    report = collect_stats(paths, dialect.value if dialect else None)
+    address = chosen_scheduler(scheduler, None if scheduler else _configured_scheduler())
+    chosen = dialect.value if dialect else None
+    with _remote_errors(), _client(address) as client:
+        if client is None:
+            report = collect_stats(paths, chosen)
+        else:
+            from ..cluster import collect_stats_cluster
+
+            with progress(paths, enabled=True):
+                report = collect_stats_cluster(paths, chosen, client)
     if output_format is StatsFormat.json:
         import orjson
 
