@@ -138,6 +138,10 @@ def expand_paths(
             if is_url(text):
                 # a URL: the object, or every log below the prefix (raises RemoteError)
                 for url, _ in listing(text):
+                    if url != text and _no_log(url, excluded):
+                        if skipped is not None:
+                            skipped.append(mask(url))
+                        continue
                     yield mask(url), url, ""
                 continue
         path = Path(text)
@@ -150,11 +154,7 @@ def expand_paths(
                         continue
                     found = True
                     full = os.path.join(root, name)
-                    if (
-                        name.endswith(_DOCUMENT_SUFFIXES)
-                        and not (excluded is not None and excluded(full))
-                        and not json_file_is_log(full)
-                    ):
+                    if _no_log(full, excluded):
                         if skipped is not None:
                             skipped.append(full)
                         continue
@@ -165,6 +165,16 @@ def expand_paths(
             yield text, path, ""
         else:
             yield text, None, "missing"
+
+
+def _no_log(name: str, excluded: Any) -> bool:
+    """Whether a file a directory scan found is a JSON document that is no log (passed over;
+    one the configuration excludes is not even opened)."""
+    return (
+        name.endswith(_DOCUMENT_SUFFIXES)
+        and not (excluded is not None and excluded(name))
+        and not json_file_is_log(name)
+    )
 
 
 class _Budget:
