@@ -112,7 +112,14 @@ def msgcli(env: dict, *args: str, cwd: Path | None = None, timeout: float = 180)
 
 
 def _log_count(root: Path) -> int:
-    return sum(1 for p in (root / "logs").rglob("*") if p.name.endswith((".jsonl", ".gz", ".sse")))
+    """The logs below ``root/logs``: JSONL, gzip and SSE files, and the JSON documents that are
+    logs (state files, Claude Code's subagent records), not a JSON schema beside them."""
+    return sum(
+        1
+        for p in (root / "logs").rglob("*")
+        if p.name.endswith((".jsonl", ".gz", ".sse"))
+        or (p.name.endswith(".json") and not p.name.endswith(".schema.json"))
+    )
 
 
 def _lines(text: str) -> list[str]:
@@ -139,8 +146,32 @@ def _stats_pair(env, root, *extra: str):
     theirs = json.loads(local.stdout)
     for report in (mine, theirs):
         report["files"].sort(key=lambda f: f["path"])
+        _without_subagents(report)
     assert mine == theirs
     return theirs
+
+
+def _without_subagents(report: dict) -> None:
+    """A Claude Code session's subagent files are found beside it on a local disk only
+    (see test_stats_of_a_session_in_object_storage_counts_its_subagents): their totals are
+    left out of the comparison, everything else must be equal."""
+    for where in [report["total"], *report["files"]]:
+        details = where.get("claude_code")
+        if isinstance(details, dict):
+            details.pop("subagents", None)
+            details.pop("subagents_by_agent", None)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="subagent files beside a Claude Code session are looked for on the local disk only",
+)
+def test_stats_of_a_session_in_object_storage_counts_its_subagents(s3):
+    env, root = s3
+    local = msgcli(env, "stats", "-f", "json", "logs", cwd=root)
+    remote = msgcli(env, "stats", "-f", "json", f"{PREFIX}logs/", cwd=root)
+    subagents = json.loads(local.stdout)["total"]["claude_code"]["subagents"]
+    assert json.loads(remote.stdout)["total"]["claude_code"].get("subagents") == subagents
 
 
 def _parquet_rows(path: str, env: dict) -> dict[str, list]:
