@@ -39,12 +39,18 @@ class WireReplayer(Replayer):
         """Whether an event is certainly valid without the schema (its common shape)."""
         return False
 
+    def fast_paths(self) -> dict[str, Callable[[dict, int], bool]]:
+        """Per event type, a function ``(event, line)`` that applies an event of that type in
+        place when it is certainly valid and has nothing to report, and says so (``True``);
+        ``False`` leaves the event untouched for the whole way (schema, then :meth:`event`)."""
+        return {}
+
     def lean(self, lines: Any, check: Any) -> int:
         """Replay the rest of a JSONL log from its numbered lines, in a loop of its own;
-        ``check`` (the file's checker) keeps the rest: each event of this stream is checked
-        against its schema (or :meth:`quick`) and applied here, any other line goes to
-        ``check.take`` as a record. Returns how many records it read; ``check.last`` is the
-        line of the last one."""
+        ``check`` (the file's checker) keeps the rest: each event of this stream goes to its
+        fast path (:meth:`fast_paths`), else is checked against its schema (or :meth:`quick`)
+        and applied by :meth:`event`; any other line goes to ``check.take`` as a record.
+        Returns how many records it read; ``check.last`` is the line of the last one."""
         import orjson
 
         from ..reader import Record, not_object, records_of_lines
@@ -54,14 +60,14 @@ class WireReplayer(Replayer):
         valid = check.event_schema.is_valid_typed
         summary = check.summary
         stats = self.stats
+        by_type = stats.by_type
         event = self.event
         quick = self.quick
-        inline = self.inline
+        fast = self.fast_paths()
         own = self.lean_types
         key = self.lean_key
-        often = self.inline_type
         take = check.take
-        count = inlined = 0
+        count = fasted = 0
         last = check.last
         for number, raw in lines:
             try:
@@ -75,39 +81,31 @@ class WireReplayer(Replayer):
                     last = take(record) or last
                 break
             count += 1
-            if type(obj) is not dict:
+            try:
+                kind = obj.get(key)
+                apply = fast.get(kind)
+            except AttributeError:  # a JSON value that is no object
                 last = take(Record(number, None, not_object(obj))) or last
                 continue
-            kind = obj.get(key)
-            if type(kind) is str and kind in own:
-                if kind == often and inline(kind, obj, number):
-                    inlined += 1
-                    last = number
-                    continue
-                if quick(kind, obj) or valid(obj):
-                    check.line = number
-                    summary.records += 1
-                    self.line = last = number
-                    stats.events += 1
-                    event(number, obj)
-                    continue
+            except TypeError:  # a type that is no name (a list, an object)
+                apply = None
+            if apply is not None and apply(obj, number):
+                by_type[kind] += 1
+                fasted += 1
+                last = number
+                continue
+            if type(kind) is str and kind in own and (quick(kind, obj) or valid(obj)):
+                check.line = number
+                summary.records += 1
+                self.line = last = number
+                stats.events += 1
+                event(number, obj)
+                continue
             last = take(Record(number, obj, None, raw)) or last
-        summary.records += inlined
-        stats.events += inlined
-        self.inlined(inlined)
+        summary.records += fasted
+        stats.events += fasted
         check.last = self.line = last
         return count
-
-    #: the event type :meth:`inline` takes
-    inline_type = ""
-
-    def inline(self, kind: str, event: dict, line: int) -> bool:
-        """Apply the commonest event (a text delta) in place, when it is certainly valid and
-        has nothing to report; ``False``: it goes the whole way."""
-        return False
-
-    def inlined(self, count: int) -> None:
-        """Count the events :meth:`inline` applied."""
 
     def count(self, kind: str) -> None:
         self.stats.by_type[kind] += 1
