@@ -136,7 +136,10 @@ class AnthropicReplayer(WireReplayer):
             ):
                 return False
         elif what == "thinking":
-            if type(block.get("thinking")) is not str or type(block.get("signature", "")) is not str:
+            if (
+                type(block.get("thinking")) is not str
+                or type(block.get("signature", "")) is not str
+            ):
                 return False
         else:
             return False
