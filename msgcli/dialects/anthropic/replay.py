@@ -52,6 +52,7 @@ _DELTAS = frozenset(
 class AnthropicReplayer(WireReplayer):
     known_types = _KNOWN
     lean_types = _KNOWN
+    message: dict | None  # the message being built
 
     def fast_paths(self) -> dict[str, Callable[[dict, int], bool]]:
         # each applies the common case exactly as event() would, and leaves anything with
