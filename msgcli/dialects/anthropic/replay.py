@@ -13,6 +13,7 @@ replay reports it at its line and still writes what arrived, marked.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import orjson
@@ -52,27 +53,37 @@ _DELTAS = frozenset(
 class AnthropicReplayer(WireReplayer):
     known_types = _KNOWN
     lean_types = _KNOWN
+    message: dict | None  # the message being built
 
-    inline_type = "content_block_delta"
+    def fast_paths(self) -> dict[str, Callable[[dict, int], bool]]:
+        # each applies the common case exactly as event() would, and leaves anything with
+        # something to report (or an unusual shape) untouched for the whole way
+        return {
+            "content_block_delta": self._fast_delta,
+            "content_block_start": self._fast_start,
+            "content_block_stop": self._fast_stop,
+            "message_delta": self._fast_message_delta,
+            "message_stop": self._fast_message_stop,
+            "ping": _always,
+        }
 
-    def inline(self, kind: str, event: dict, line: int) -> bool:
+    def _fast_delta(self, event: dict, line: int) -> bool:
         if self.message is None:
             return False
         delta = event.get("delta")
         index = event.get("index")
         if type(delta) is not dict or type(index) is not int or index < 0:
             return False
-        what = delta.get("type")
         block = self.blocks.get(index)
         if block is None:
             return False
-        if what == "text_delta" or what == "thinking_delta":
-            field = "text" if what == "text_delta" else "thinking"
-            text = delta.get(field)
-            old = block.get(field)
+        what = delta.get("type")
+        if what == "text_delta":
+            text = delta.get("text")
+            old = block.get("text")
             if type(text) is not str or type(old) is not str:
                 return False
-            block[field] = old + text
+            block["text"] = old + text
             return True
         if what == "input_json_delta":
             piece = delta.get("partial_json")
@@ -85,11 +96,98 @@ class AnthropicReplayer(WireReplayer):
             else:
                 pieces.append(piece)
             return True
+        if what == "thinking_delta":
+            text = delta.get("thinking")
+            old = block.get("thinking")
+            if type(text) is not str or type(old) is not str:
+                return False
+            block["thinking"] = old + text
+            return True
+        if what == "signature_delta":
+            block["signature"] = delta.get("signature")
+            return True
         return False
 
-    def inlined(self, count: int) -> None:
-        if count:
-            self.stats.by_type["content_block_delta"] += count
+    def _fast_start(self, event: dict, line: int) -> bool:
+        message = self.message
+        if message is None:
+            return False
+        index = event.get("index")
+        block = event.get("content_block")
+        if type(index) is not int or type(block) is not dict:
+            return False
+        content = message["content"]
+        if index != len(content) or index in self.blocks:
+            return False
+        what = block.get("type")
+        if what == "text":
+            if type(block.get("text")) is not str or type(block.get("citations", [])) not in (
+                list,
+                type(None),
+            ):
+                return False
+        elif what == "tool_use":
+            name = block.get("name")
+            ident = block.get("id")
+            if (
+                type(ident) is not str
+                or type(name) is not str
+                or not ident
+                or not name
+                or type(block.get("input")) is not dict
+            ):
+                return False
+        elif what == "thinking":
+            if (
+                type(block.get("thinking")) is not str
+                or type(block.get("signature", "")) is not str
+            ):
+                return False
+        else:
+            return False
+        block = dict(block)
+        content.append(block)
+        self.blocks[index] = block
+        return True
+
+    def _fast_stop(self, event: dict, line: int) -> bool:
+        if self.message is None:
+            return False
+        index = event.get("index")
+        if type(index) is not int or index < 0 or index not in self.blocks:
+            return False
+        pieces = self.json.get(index)
+        if pieces:
+            text = "".join(pieces)
+            if text:
+                try:
+                    value = orjson.loads(text)
+                except orjson.JSONDecodeError:
+                    return False  # reported the whole way
+                self.blocks[index]["input"] = value
+            del self.json[index]
+        elif pieces is not None:
+            del self.json[index]
+        self.stopped.add(index)
+        return True
+
+    def _fast_message_delta(self, event: dict, line: int) -> bool:
+        message = self.message
+        if message is None or type(event.get("delta")) is not dict:
+            return False
+        usage = event.get("usage", _NO_USAGE)
+        if usage is not _NO_USAGE and type(usage) is not dict:
+            return False
+        _message_delta(message, event)
+        return True
+
+    def _fast_message_stop(self, event: dict, line: int) -> bool:
+        message = self.message
+        if message is None or len(self.stopped) != len(self.blocks):
+            return False
+        self.message = None
+        self.done(line, message, message.get("stop_reason"))
+        return True
 
     def quick(self, kind: str, event: dict) -> bool:
         # what the event schema asks of the common events, checked here
@@ -211,24 +309,7 @@ class AnthropicReplayer(WireReplayer):
             self.stopped.add(index)
             self._parse_input(index)
         elif kind == "message_delta":
-            delta = event.get("delta")
-            if type(delta) is dict:
-                message["stop_reason"] = delta.get("stop_reason")
-                message["stop_sequence"] = delta.get("stop_sequence")
-                if "stop_details" in delta:
-                    message["stop_details"] = delta["stop_details"]
-                if delta.get("container") is not None:
-                    message["container"] = delta["container"]
-            usage = event.get("usage")
-            if type(usage) is dict:
-                mine = message.get("usage")
-                if type(mine) is not dict:
-                    mine = message["usage"] = {}
-                mine["output_tokens"] = usage.get("output_tokens")
-                for key in _USAGE_IF_PRESENT:
-                    value = usage.get(key)
-                    if value is not None:
-                        mine[key] = value
+            _message_delta(message, event)
         elif kind == "message_stop":
             open_blocks = [i for i in self.blocks if i not in self.stopped]
             if open_blocks:
@@ -338,6 +419,32 @@ _BLOCK_OF = {
     "input_json_delta": "tool_use",
     "citations_delta": "text",
 }
+
+
+def _always(event: dict, line: int) -> bool:
+    return True
+
+
+def _message_delta(message: dict, event: dict) -> None:
+    """``message_delta``: the stop reason, and the usage counts it carries."""
+    delta = event.get("delta")
+    if type(delta) is dict:
+        message["stop_reason"] = delta.get("stop_reason")
+        message["stop_sequence"] = delta.get("stop_sequence")
+        if "stop_details" in delta:
+            message["stop_details"] = delta["stop_details"]
+        if delta.get("container") is not None:
+            message["container"] = delta["container"]
+    usage = event.get("usage")
+    if type(usage) is dict:
+        mine = message.get("usage")
+        if type(mine) is not dict:
+            mine = message["usage"] = {}
+        mine["output_tokens"] = usage.get("output_tokens")
+        for key in _USAGE_IF_PRESENT:
+            value = usage.get(key)
+            if value is not None:
+                mine[key] = value
 
 
 def _partial_input(block: dict, text: str) -> None:
