@@ -29,6 +29,7 @@ from typing import Any
 import orjson
 
 from ..dialects.agentscope_py import is_agui, is_stream_wrapper
+from ..guard import as_key
 from ..schemas import load_schema, type_branches
 from ..textsafe import short
 from . import Emit, Replayer, Sink, listed, mark
@@ -41,6 +42,10 @@ EVENT_TYPES = frozenset(type_branches(load_schema("agentscope-py/event")) or ())
 _PARKING = frozenset({"REQUIRE_USER_CONFIRM", "REQUIRE_EXTERNAL_EXECUTION"})
 _RESUMING = frozenset({"USER_CONFIRM_RESULT", "EXTERNAL_EXECUTION_RESULT"})
 _WORD = {"text": "text block", "thinking": "thinking block", "data": "data block"}
+
+
+#: the ids a native event made from another form may carry
+_NATIVE_IDS = ("reply_id", "block_id", "tool_call_id", "id", "parent_id")
 
 
 class _Reply:
@@ -115,6 +120,10 @@ class PyReplayer(Replayer):
         self.stamp = event.get("created_at")
         kind = event["type"]
         if kind in self.known_types:
+            # no schema checked these: an id of another JSON type is made a key here
+            for key in _NATIVE_IDS:
+                if key in event:
+                    event[key] = as_key(event[key])
             self.apply(kind, event)
 
     def _snapshot(self, line: int, event: dict) -> None:
@@ -885,9 +894,9 @@ class _AGUI:
             value = event.get("value")
             if type(value) is dict and type(value.get("type")) is str and value.get("reply_id"):
                 if value["type"] == "TOOL_RESULT_START":
-                    self.started.add(value.get("tool_call_id"))
+                    self.started.add(as_key(value.get("tool_call_id")))
                 elif value["type"] in ("TOOL_RESULT_TEXT_DELTA", "TOOL_RESULT_DATA_DELTA"):
-                    self.results[value.get("tool_call_id")] = True
+                    self.results[as_key(value.get("tool_call_id"))] = True
                 rp.native(line, value)
             return
         if kind in ("RAW", "STATE_SNAPSHOT", "STATE_DELTA", "MESSAGES_SNAPSHOT"):
@@ -950,14 +959,14 @@ class _AGUI:
     def _result(self, event: dict) -> None:
         cid = event.get("toolCallId")
         content = event.get("content")
-        had_output = self.results.pop(cid, False)
-        if cid not in self.started:
+        had_output = self.results.pop(as_key(cid), False)
+        if as_key(cid) not in self.started:
             # a stream without AgentScope's CUSTOM events: the result is all there is
             self._native("TOOL_RESULT_START", tool_call_id=cid, tool_call_name=None)
             if type(content) is str and content:
                 self._native("TOOL_RESULT_TEXT_DELTA", tool_call_id=cid, delta=content)
                 had_output = True
-        self.started.discard(cid)
+        self.started.discard(as_key(cid))
         # AgentScope sends the output text, or the state when there is no output
         state = content if not had_output and content in _RESULT_STATES else "success"
         self._native("TOOL_RESULT_END", tool_call_id=cid, state=state)

@@ -130,7 +130,7 @@ class StreamReplayer(Replayer):
             if type(mid) is str:
                 self._rebuilt.add(as_key(mid))
             return
-        if etype not in STREAM_EVENTS:
+        if as_key(etype) not in STREAM_EVENTS:
             self.emit(
                 "K015",
                 f"stream event type {short(etype)} is not one msgcli knows: skipped",
