@@ -40,7 +40,7 @@ from ..model import (
 from ..replayers import MARK_KEY
 from ..stream import Item
 from ..textsafe import visible
-from .thread import Unit, _key, decoded_size, human_size
+from .thread import Unit, _key, decoded_size, footer_parts, human_size
 
 __all__ = ["CSP", "HtmlOptions", "HtmlWriter", "page_head", "page_tail"]
 
@@ -695,34 +695,7 @@ def _mark_text(mark: dict) -> str:
 
 def _footer_bits(msg: Message) -> list[str]:
     """The footer's parts as plain text (not escaped): tokens, time, finish, error."""
-    bits: list[str] = []
-    usage = msg.usage
-    if usage is not None:
-        counts = [
-            f"{label} {value:,}" if isinstance(value, int) else f"{label} {flat(value)}"
-            for label, value in (
-                ("in", usage.input_tokens),
-                ("out", usage.output_tokens),
-                ("cached", usage.cached_tokens),
-            )
-            if value is not None
-        ]
-        if counts:
-            bits.append("tokens " + " · ".join(counts))
-        if isinstance(usage.time, (int, float)) and not isinstance(usage.time, bool):
-            bits.append(f"{usage.time:g} s")
-    from ..dialects import DIALECTS
-
-    dialect = DIALECTS.get(msg.dialect)
-    reason = dialect.finish_reason(msg) if dialect is not None else None
-    if reason:
-        bits.append(f"finished: {flat(reason)}")
-    error = msg.fields.get("error")
-    if isinstance(error, dict):
-        kind = error.get("type")
-        text = f"error ({flat(kind)}): " if kind else "error: "
-        bits.append(text + flat(error.get("message")))
-    return bits
+    return footer_parts(msg, flat)
 
 
 def _footer(msg: Message) -> str:

@@ -554,12 +554,15 @@ def _evolve(block: EvolveResultBlock) -> RenderableType:
     return table
 
 
-def _footer(msg: Message) -> Text | None:
-    bits: list[tuple[str, str]] = []
+def footer_parts(msg: Message, show: Callable[[Any], str]) -> list[str]:
+    """A message's footer as text parts: its tokens, time, how it finished, its error (the
+    last, when there is one, starts with "error"). ``show`` writes a value from the log as
+    the renderer writes log text."""
+    bits: list[str] = []
     usage = msg.usage
     if usage is not None:
         counts = [
-            f"{label} {value:,}" if isinstance(value, int) else f"{label} {visible(str(value))}"
+            f"{label} {value:,}" if isinstance(value, int) else f"{label} {show(value)}"
             for label, value in (
                 ("in", usage.input_tokens),
                 ("out", usage.output_tokens),
@@ -568,20 +571,30 @@ def _footer(msg: Message) -> Text | None:
             if value is not None
         ]
         if counts:
-            bits.append(("tokens " + " · ".join(counts), "dim"))
+            bits.append("tokens " + " · ".join(counts))
         if isinstance(usage.time, (int, float)) and not isinstance(usage.time, bool):
-            bits.append((f"{usage.time:g} s", "dim"))
+            bits.append(f"{usage.time:g} s")
     from ..dialects import DIALECTS
 
     dialect = DIALECTS.get(msg.dialect)
     reason = dialect.finish_reason(msg) if dialect is not None else None
     if reason:
-        bits.append((f"finished: {visible(str(reason))}", "dim"))
+        bits.append(f"finished: {show(reason)}")
     error = msg.fields.get("error")
     if isinstance(error, dict):
         kind = error.get("type")
-        text = f"error ({visible(str(kind))}): " if kind else "error: "
-        bits.append((text + visible(str(error.get("message"))), "bold red"))
+        text = f"error ({show(kind)}): " if kind else "error: "
+        bits.append(text + show(error.get("message")))
+    return bits
+
+
+def _footer(msg: Message) -> Text | None:
+    parts = footer_parts(msg, lambda value: visible(str(value)))
+    error = msg.fields.get("error")
+    bits = [
+        (text, "bold red" if i == len(parts) - 1 and isinstance(error, dict) else "dim")
+        for i, text in enumerate(parts)
+    ]
     if not bits:
         return None
     out = Text()
