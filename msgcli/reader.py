@@ -426,21 +426,25 @@ def _with_constants(text: str) -> tuple[Any, list[tuple[str, str]]] | None:
 
 
 def _constant_pointers(obj: Any, tokens: list[str]) -> list[tuple[str, str]]:
+    # a loop, not a recursion: the value may nest as deep as the parser allowed, which is
+    # deeper than the interpreter's recursion limit on some Pythons
     out: list[tuple[str, str]] = []
-
-    def walk(value: Any, path: str) -> None:
+    stack: list[tuple[Any, str]] = [(obj, "")]
+    while stack:
+        value, path = stack.pop()
         if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
             out.append(
                 ("NaN" if value != value else ("-Infinity" if value < 0 else "Infinity"), path)
             )
         elif isinstance(value, dict):
-            for key, item in value.items():
-                walk(item, f"{path}/{str(key).replace('~', '~0').replace('/', '~1')}")
+            stack.extend(
+                (item, f"{path}/{str(key).replace('~', '~0').replace('/', '~1')}")
+                for key, item in reversed(list(value.items()))
+            )
         elif isinstance(value, list):
-            for index, item in enumerate(value):
-                walk(item, f"{path}/{index}")
-
-    walk(obj, "")
+            stack.extend(
+                (item, f"{path}/{index}") for index, item in reversed(list(enumerate(value)))
+            )
     return out or [(tokens[0], "")]
 
 

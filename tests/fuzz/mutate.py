@@ -96,13 +96,19 @@ def _deep(rnd: random.Random) -> str:
 
 
 def _paths(value, prefix=()):
-    yield prefix
-    if isinstance(value, dict):
-        for key, item in value.items():
-            yield from _paths(item, (*prefix, key))
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            yield from _paths(item, (*prefix, index))
+    """Every path into ``value``, depth first, without recursion (values nest past the
+    interpreter's recursion limit)."""
+    stack = [(value, prefix)]
+    while stack:
+        value, prefix = stack.pop()
+        yield prefix
+        if isinstance(value, dict):
+            children = [(item, (*prefix, key)) for key, item in value.items()]
+        elif isinstance(value, list):
+            children = [(item, (*prefix, index)) for index, item in enumerate(value)]
+        else:
+            continue
+        stack.extend(reversed(children))
 
 
 def _set(obj, path, value):
