@@ -313,7 +313,8 @@ def validate_one(
     "failed"}``, each finding as :meth:`Finding.to_dict`. Call it from Spark's
     ``mapPartitions`` or a Ray task; the findings are those ``msgcli validate`` gives the file.
     """
-    from .pipeline import settled, validate_file
+    from .engine import validate_file
+    from .expect import settled
     from .remote import mask
 
     options = Options(dialect=dialect, select=select_codes(select, ignore), strict=strict)

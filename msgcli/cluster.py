@@ -25,7 +25,15 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-__all__ = ["ENV", "ClusterError", "connect", "iter_file_reports_cluster", "run_tasks"]
+__all__ = [
+    "ENV",
+    "ClusterError",
+    "collect_stats_cluster",
+    "connect",
+    "export_cluster",
+    "iter_file_reports_cluster",
+    "run_tasks",
+]
 
 #: the environment variable that names a scheduler when ``--scheduler`` is not given
 ENV = "MSGCLI_SCHEDULER"
@@ -164,46 +172,38 @@ def _completed(pairs: Iterator) -> Iterator:
         yield pair
 
 
-def validate_paths_cluster(paths: Iterable[str | Path], options: Any, client: Any) -> Any:
-    """:func:`msgcli.pipeline.validate_paths` with the checking done on the cluster."""
-    from .pipeline import RunReport, tally
-
-    report = RunReport()
-    excluded: list[str] = []
-    for file_report in iter_file_reports_cluster(paths, options, client, excluded):
-        report.files.append(file_report)
-        tally(report.summary, file_report)
-        if file_report.summary.stopped_early:
-            report.summary.stopped_early = True
-    report.summary.excluded = len(excluded)
-    return report
-
-
 def iter_file_reports_cluster(
     paths: Iterable[str | Path],
     options: Any,
     client: Any,
     excluded: list[str] | None = None,
+    skipped: list[str] | None = None,
+    *,
+    tracker: Any = None,
+    streams: Iterable[Any] = (),
 ) -> Iterator:
-    """Like :func:`msgcli.pipeline.iter_file_reports`, with the tasks on a Dask cluster."""
-    from .parallel import _run_task, _size, assemble, plan
-    from .progress import tracker
+    """Like :func:`msgcli.pipeline.iter_file_reports`, with the tasks on a Dask cluster;
+    ``tracker``: the progress bar to move as the results arrive."""
+    from .engine import validate_file
+    from .expect import settled
+    from .parallel import assemble, plan, run_task
+    from .remote import size
 
-    slots, tasks = plan(paths, options, excluded, max(2, workers(client)))
-    state = tracker()
+    for stream in streams:
+        yield settled(validate_file(stream, options=options), options, None)
+    slots, tasks = plan(paths, options, excluded, max(2, workers(client)), skipped)
+    state = tracker
 
     def arrived(i: int, result: Any) -> None:
         if state is None:
             return
         task = tasks[i]
         if task[0] == "file":
-            state.done(_size(task[2]), result.summary.records)
+            state.done(size(task[2]), result.summary.records)
         else:
             state.done(task[6] - task[5], result[1].records)
 
-    yield from assemble(
-        slots, run_tasks(client, _run_task, tasks, arrived, "msgcli-validate"), track=False
-    )
+    yield from assemble(slots, run_tasks(client, run_task, tasks, arrived, "msgcli-validate"))
 
 
 def _stats_task(task: tuple) -> Any:
@@ -213,11 +213,13 @@ def _stats_task(task: tuple) -> Any:
     return file_stats(source, name=name, dialect=dialect)
 
 
-def collect_stats_cluster(paths: Iterable[str | Path], dialect: str | None, client: Any):
-    """:func:`msgcli.stats.collect_stats` with a task per file on the cluster."""
+def collect_stats_cluster(
+    paths: Iterable[str | Path], dialect: str | None, client: Any, tracker: Any = None
+):
+    """:func:`msgcli.stats.collect_stats` with a task per file on the cluster; ``tracker``:
+    the progress bar to move as the results arrive."""
+    from .inputs import expand_paths
     from .parallel import absolute
-    from .pipeline import expand_paths
-    from .progress import tracker
     from .stats import FileStats, StatsReport
 
     slots: list[Any] = []
@@ -235,7 +237,7 @@ def collect_stats_cluster(paths: Iterable[str | Path], dialect: str | None, clie
         else:
             slots.append(None)
             tasks.append((name, absolute(source), dialect))
-    state = tracker()
+    state = tracker
 
     def arrived(i: int, result: Any) -> None:
         if state is not None:
@@ -274,7 +276,7 @@ def _export_task(task: tuple) -> tuple[int, dict[str, int], list[tuple[str, str]
     """Export one file: a Parquet file per table under ``target/<table>/``, named after the
     task, so a task run twice writes the same file again."""
     from .tables import TABLES, table_rows
-    from .tablewriters import _arrow_batch, _arrow_schema, require
+    from .tablewriters import arrow_batch, arrow_schema, require
 
     index, name, source, dialect, findings, target = task
     pa = require("pyarrow")
@@ -286,8 +288,8 @@ def _export_task(task: tuple) -> tuple[int, dict[str, int], list[tuple[str, str]
 
     counts = table_rows([source], sink, dialect=dialect, findings=findings, name_as=name)
     for table in TABLES:
-        schema = _arrow_schema(pa, table)
-        data = pa.Table.from_batches([_arrow_batch(pa, schema, rows[table])], schema=schema)
+        schema = arrow_schema(pa, table)
+        data = pa.Table.from_batches([arrow_batch(pa, schema, rows[table])], schema=schema)
         where = f"{target.rstrip('/')}/{table}/part-{index:05d}.parquet"
         with _open_for_writing(where) as stream:
             pq.write_table(data, stream, compression="zstd")
@@ -312,13 +314,13 @@ def export_cluster(
     *,
     dialect: str | None,
     findings: bool,
+    tracker: Any = None,
 ) -> Any:
     """``msgcli export --to DIR --scheduler``: a task per file, each writing its own Parquet
     file of every table under ``DIR/<table>/`` (a dataset DuckDB, Spark and Athena read as
     it is). Returns the :class:`msgcli.tables.RowCounts` of the whole run."""
+    from .inputs import expand_paths
     from .parallel import absolute
-    from .pipeline import expand_paths
-    from .progress import tracker
     from .tables import RowCounts
 
     target = absolute(target)
@@ -330,7 +332,7 @@ def export_cluster(
             counts.unreadable.append((name, why))
             continue
         tasks.append((len(tasks), name, absolute(source), dialect, findings, target))
-    state = tracker()
+    state = tracker
 
     def arrived(i: int, result: Any) -> None:
         if state is not None:

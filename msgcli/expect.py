@@ -28,19 +28,22 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from .findings import ERROR, WARNING, Finding
-from .pipeline import LOG_SUFFIXES, FileReport
+from .findings import ERROR, WARNING, FileReport, Finding
+from .inputs import LOG_SUFFIXES
 from .rules import RETIRED, RULES
 
-__all__ = ["INVALID", "Sidecar", "find_sidecar", "read_sidecar", "settle"]
+if TYPE_CHECKING:  # pragma: no cover
+    from .engine import Options
+
+__all__ = ["INVALID", "Sidecar", "find_sidecar", "read_sidecar", "settle", "settled"]
 
 INVALID = "invalid"
 SUFFIX = ".expect"
 
 _PAIR = re.compile(r"(\d+)\s+([A-Za-z]\d{3})")
 _CODES = re.compile(r"#\s*expect\s*:(.*)", re.IGNORECASE)
-_CODE = re.compile(r"[A-Za-z]\d{3}")
 
 
 def find_sidecar(log: str | Path) -> str | None:
@@ -115,6 +118,15 @@ def read_sidecar(path: str | Path) -> Sidecar:
         pairs[(int(pair.group(1)), code)].append(number)
     sidecar.pairs = dict(pairs)
     return sidecar
+
+
+def settled(report: FileReport, options: Options, source: object) -> FileReport:
+    """A checked file's report, held to its expectation when ``options`` say it is a
+    negative fixture (``source``: the path its sidecar is found beside, if any)."""
+    if options.expect is None:
+        return report
+    named = isinstance(source, (str, Path)) and source != "-"
+    return settle(report, options.select, find_sidecar(source) if named else None)  # type: ignore[arg-type]
 
 
 def settle(report: FileReport, select: frozenset[str], sidecar: str | None) -> FileReport:

@@ -440,8 +440,8 @@ class Match:
 
 def error_lines(source: Any, name: str, dialect: str | None = None) -> set[int]:
     """The lines of a log that ``msgcli validate`` finds an error on (all rules on)."""
+    from .engine import Options, validate_file
     from .findings import ERROR
-    from .pipeline import Options, validate_file
 
     report = validate_file(source, name=name, options=Options(dialect=dialect))
     return {f.line for f in report.findings if f.severity is ERROR}
@@ -463,7 +463,7 @@ class Selection:
         self.matched = 0
 
     def run(self, paths: list[str]) -> Iterator[Match]:
-        from .pipeline import expand_paths
+        from .inputs import expand_paths
         from .reader import ReadError
         from .stream import LogReader
 

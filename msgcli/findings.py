@@ -1,4 +1,4 @@
-"""Findings: what a check says about a place in a file."""
+"""Findings and reports: what a check says about a place in a file, a file, a run."""
 
 from __future__ import annotations
 
@@ -9,22 +9,15 @@ from typing import Any
 __all__ = [
     "ERROR",
     "INFO",
-    "LOG_SUFFIXES",
     "WARNING",
+    "FileReport",
+    "FileSummary",
     "Finding",
+    "RunReport",
     "Severity",
     "Summary",
-    "suffix_list",
+    "tally",
 ]
-
-#: what a directory is searched for (its hidden folders and files are skipped)
-LOG_SUFFIXES = (".jsonl", ".jsonl.gz", ".json", ".json.gz", ".ndjson", ".sse")
-
-
-def suffix_list() -> str:
-    """``*.jsonl, *.jsonl.gz, ... or *.sse``: the names a directory scan takes, in words."""
-    names = [f"*{s}" for s in LOG_SUFFIXES]
-    return ", ".join(names[:-1]) + " or " + names[-1]
 
 
 class Severity(str, Enum):
@@ -160,3 +153,56 @@ class Summary:
             "failed": self.failed,
             "excluded": self.excluded,
         }
+
+
+@dataclass(slots=True)
+class FileReport:
+    """One input's summary and findings."""
+
+    summary: FileSummary
+    findings: list[Finding] = field(default_factory=list)
+    #: a negative fixture's own findings that were expected (see :mod:`msgcli.expect`)
+    expected: list[Finding] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class RunReport:
+    """The outcome of a whole run, once every file was checked. Whether warnings fail a
+    file is the file's own (``FileSummary.strict``), counted into ``summary.failed``."""
+
+    files: list[FileReport] = field(default_factory=list)
+    summary: Summary = field(default_factory=Summary)
+
+    def errors(self) -> list[Finding]:
+        """Every finding of error severity."""
+        return [f for fr in self.files for f in fr.findings if f.severity is ERROR]
+
+    def findings(self) -> list[Finding]:
+        return [f for fr in self.files for f in fr.findings]
+
+    def add(self, report: FileReport) -> None:
+        """Count a file's report into the run."""
+        self.files.append(report)
+        tally(self.summary, report)
+        if report.summary.stopped_early:
+            self.summary.stopped_early = True
+
+    @property
+    def exit_code(self) -> int:
+        s = self.summary
+        if s.unreadable:
+            return 2
+        return 1 if s.errors or s.failed else 0
+
+
+def tally(summary: Summary, report: FileReport) -> None:
+    """Count a file's report into the run's totals."""
+    fs = report.summary
+    summary.files += 1
+    summary.records += fs.records
+    summary.errors += fs.errors
+    summary.warnings += fs.warnings
+    if fs.failed:
+        summary.failed += 1
+    if not fs.readable and fs.expect is None:
+        summary.unreadable += 1

@@ -39,9 +39,9 @@ def _stat(path: str) -> os.stat_result | None:
 
 
 def _scanned(name: str) -> bool:
-    from .findings import LOG_SUFFIXES
+    from .inputs import is_log_name
 
-    return not name.startswith(".") and name.endswith(LOG_SUFFIXES)
+    return is_log_name(name)
 
 
 def check_outputs(outputs: Iterable[str | None], inputs: Iterable[str]) -> None:

@@ -27,15 +27,31 @@ import sys
 from collections import deque
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
-from .dialects import EVENT, MESSAGE, Dialect, classify, get_dialect
-from .findings import Finding
-from .progress import drawing_paused, tracker
-from .reader import _BOM, _GZIP_MAGIC, ReadError, part_records, read_records
-from .rules import RULES
+from .detect import Detector
+from .dialects import MESSAGE, Dialect, get_dialect
+from .engine import Options, PartCheck, PartsMerge, Preset, unusable, validate_file
+from .expect import settled
+from .findings import FileReport
+from .inputs import planned
+from .reader import ReadError, read_records
+from .records import BOM, GZIP_MAGIC, part_records
+from .remote import open_binary, size
 
-__all__ = ["PART_BYTES", "SPLIT_BYTES", "default_jobs", "iter_file_reports_parallel", "plan"]
+if TYPE_CHECKING:  # pragma: no cover
+    from .progress import Tracker
+
+__all__ = [
+    "PART_BYTES",
+    "SPLIT_BYTES",
+    "absolute",
+    "assemble",
+    "default_jobs",
+    "iter_file_reports_parallel",
+    "plan",
+    "run_task",
+]
 
 #: a plain message log at least this large is split into parts
 SPLIT_BYTES = 8 << 20
@@ -68,14 +84,14 @@ def _context():
 
 def iter_file_reports_parallel(
     paths: Iterable[str | Path],
-    options,
+    options: Options,
     streams: Iterable[IO[bytes]] = (),
     excluded: list[str] | None = None,
     skipped: list[str] | None = None,
-) -> Iterator:
-    """Like :func:`msgcli.pipeline.iter_file_reports`, with ``options.jobs`` workers."""
-    from .pipeline import settled, validate_file
-
+    tracker: Tracker | None = None,
+) -> Iterator[FileReport]:
+    """Like :func:`msgcli.pipeline.iter_file_reports`, with ``options.jobs`` workers;
+    ``tracker``: the progress bar to move."""
     for stream in streams:
         yield settled(validate_file(stream, options=options), options, None)
 
@@ -90,7 +106,8 @@ def iter_file_reports_parallel(
                 yield settled(validate_file("-", name=name, options=chosen), chosen, None)
             else:
                 name, chosen, path = value
-                yield settled(validate_file(path, name=name, options=chosen), chosen, path)
+                report = validate_file(path, name=name, options=chosen, tracker=tracker)
+                yield settled(report, chosen, path)
         return
 
     from concurrent.futures import ProcessPoolExecutor
@@ -98,20 +115,24 @@ def iter_file_reports_parallel(
     workers = min(options.jobs, len(tasks))
     # (a worker that dies, say killed for memory, fails the run: BrokenProcessPool, not a hang)
     with ProcessPoolExecutor(workers, mp_context=_context()) as pool:
-        with drawing_paused():
-            # the first task forks every worker, before the pool starts threads of its own;
-            # the progress bar's thread is paused meanwhile, so the fork copies no thread's lock
+        if tracker is None:
             pool.submit(int).result()
-        yield from assemble(slots, _in_order(pool, tasks, window=2 * workers))
+        else:
+            with tracker.paused():
+                # the first task forks every worker, before the pool starts threads of its
+                # own; the progress bar's thread is paused meanwhile, so the fork copies no
+                # thread's lock
+                pool.submit(int).result()
+        yield from assemble(slots, _in_order(pool, tasks, window=2 * workers), tracker)
 
 
-def assemble(slots: list[tuple[str, Any]], results: Iterator, track: bool = True) -> Iterator:
+def assemble(
+    slots: list[tuple[str, Any]], results: Iterator, tracker: Tracker | None = None
+) -> Iterator[FileReport]:
     """The report of every slot, in input order, from the tasks' ``results`` in task order
-    (the parts of a large file merged as they arrive). ``track``: move the progress bar
-    here (else the caller does, as the results arrive)."""
-    from .pipeline import settled, validate_file
-
-    state = tracker() if track else None
+    (the parts of a large file merged as they arrive). ``tracker``: the progress bar to
+    move here (None: the caller moves it, as the results arrive)."""
+    state = tracker
     for kind, value in slots:
         if kind == "done":
             yield value
@@ -122,18 +143,18 @@ def assemble(slots: list[tuple[str, Any]], results: Iterator, track: bool = True
             name, chosen, path = value
             report = next(results)
             if state is not None:
-                state.done(_size(path), report.summary.records)
+                state.done(size(path), report.summary.records)
             yield settled(report, chosen, path)
         else:
             name, chosen, path, preset, ranges = value
             arriving = (next(results) for _ in ranges)  # each merged as it comes
-            merged = _merge_parts(name, preset, arriving, chosen, ranges, track)
+            merged = _merge_parts(name, preset, arriving, chosen, ranges, state)
             yield settled(merged, chosen, path)
 
 
 def plan(
     paths: Iterable[str | Path],
-    options,
+    options: Options,
     excluded: list[str] | None,
     workers: int,
     skipped: list[str] | None = None,
@@ -141,8 +162,6 @@ def plan(
     """Every input as a slot (a finished report, one task, or the tasks of its parts), and
     the tasks, in input order; a large message log is cut into parts for ``workers``."""
     from dataclasses import replace
-
-    from .pipeline import planned, unusable
 
     # Each file's own options travel with its tasks (without the per-file lookup itself).
     slots: list[tuple[str, Any]] = []
@@ -156,8 +175,7 @@ def plan(
             # read here: a worker has no standard input of its own
             slots.append(("stdin", (name, chosen)))
             continue
-        forced = get_dialect(chosen.dialect) if chosen.dialect else None
-        parts = _plan_parts(source, workers, forced, SPLIT_BYTES, PART_BYTES)
+        parts = _plan_parts(source, workers, chosen.forced(), SPLIT_BYTES, PART_BYTES)
         # a task names its file absolutely: a worker of a cluster has a directory of its own
         where = absolute(source)
         if parts is None:
@@ -187,50 +205,48 @@ def _in_order(pool, tasks: list[tuple], window: int) -> Iterator:
     pending: deque = deque()
     queued = iter(tasks)
     for task in queued:
-        pending.append(pool.submit(_run_task, task))
+        pending.append(pool.submit(run_task, task))
         if len(pending) >= window:
             break
     while pending:
         result = pending.popleft().result()
         for task in queued:
-            pending.append(pool.submit(_run_task, task))
+            pending.append(pool.submit(run_task, task))
             break
         yield result
 
 
 def _plan_parts(
     source: str | Path, jobs: int, forced: Dialect | None, split_bytes: int, part_bytes: int
-) -> tuple[tuple[Dialect, str, int], list[tuple[int, int]]] | None:
+) -> tuple[Preset, list[tuple[int, int]]] | None:
     """``(preset, byte ranges)`` to check a large plain message log in parts, else ``None``."""
     if source == "-" or jobs < 2:
         return None
-    from .remote import open_binary
-    from .remote import size as size_of
-
     try:
-        size = size_of(source)
-        if size < split_bytes:
+        total = size(source)
+        if total < split_bytes:
             return None
         with open_binary(source) as stream:
             head = stream.read(64 << 10)
     except OSError:
         return None
-    if head.startswith(_GZIP_MAGIC):
+    if head.startswith(GZIP_MAGIC):
         return None
-    start = head[len(_BOM) :] if head.startswith(_BOM) else head
+    start = head[len(BOM) :] if head.startswith(BOM) else head
     first = start.lstrip()
     if first.startswith((b"[", b"data:", b":", b"event:", b"id:", b"retry:")):
         return None
     preset = _sniff(source, forced)
     if preset is None or preset[1] != MESSAGE or not preset[0].splittable:
         return None
-    count = max(jobs, -(-size // part_bytes))
+    count = max(jobs, -(-total // part_bytes))
     count += -count % jobs  # a multiple of the workers, so none waits for the last part
-    return preset, _ranges(source, size, count)
+    return preset, _ranges(source, total, count)
 
 
-def _sniff(source: str | Path, forced: Dialect | None) -> tuple[Dialect, str, int] | None:
+def _sniff(source: str | Path, forced: Dialect | None) -> Preset | None:
     """The dialect, kind and line a single pass would settle on, from the first records."""
+    detector = Detector(forced)
     try:
         for index, record in enumerate(read_records(source)):
             if index >= _SNIFF_RECORDS:
@@ -239,11 +255,9 @@ def _sniff(source: str | Path, forced: Dialect | None) -> tuple[Dialect, str, in
                 return None  # a JSON document (a state file) is read whole, never cut
             if record.obj is None:
                 continue
-            found = classify(record.obj)
-            if forced is not None:
-                return forced, EVENT if found == (forced, EVENT) else MESSAGE, record.line
-            if found is not None:
-                return found[0], found[1], record.line
+            kind = detector.kind_of(record.obj, record.line)
+            if kind is not None and detector.dialect is not None:
+                return detector.dialect, kind, record.line
     except ReadError:
         return None
     return None
@@ -251,8 +265,6 @@ def _sniff(source: str | Path, forced: Dialect | None) -> tuple[Dialect, str, in
 
 def _ranges(source: str | Path, size: int, count: int) -> list[tuple[int, int]]:
     """``count`` byte ranges of about equal size that start at line starts."""
-    from .remote import open_binary
-
     cuts = [0]
     with open_binary(source) as stream:
         for i in range(1, count):
@@ -271,9 +283,9 @@ def _ranges(source: str | Path, size: int, count: int) -> list[tuple[int, int]]:
 # -- in a worker -------------------------------------------------------------------
 
 
-def _run_task(task: tuple):
-    from .pipeline import validate_file
-
+def run_task(task: tuple) -> Any:
+    """What a worker does with one task of :func:`plan`: a whole file's report, or a
+    part's result (see :func:`_check_part`)."""
     if task[0] == "file":
         _, name, path, options = task
         return validate_file(path, name=name, options=options)
@@ -281,27 +293,17 @@ def _run_task(task: tuple):
     return _check_part(name, path, options, preset_names, start, end)
 
 
-def _check_part(name: str, path: str, options, preset_names, start: int, end: int) -> tuple:
+def _check_part(
+    name: str, path: str, options: Options, preset_names: tuple, start: int, end: int
+) -> tuple:
     """Check bytes ``[start, end)`` of a message log; line numbers are local to the part.
 
     Returns ``(lines, summary, findings, digests)``; findings as
-    ``(line, code, message, pointer)``.
+    ``(code, message, pointer, line)``.
     """
-    from .pipeline import _Budget, _FileCheck
-
     dialect_name, kind, first_line = preset_names
-    forced = get_dialect(options.dialect) if options.dialect else None
     digests: list = []
-    check = _FileCheck(
-        name,
-        options,
-        forced,
-        _Budget(None),
-        preset=(get_dialect(dialect_name), kind, first_line),
-        digests=digests,
-    )
-    from .remote import open_binary
-
+    check = PartCheck(name, options, (get_dialect(dialect_name), kind, first_line), digests)
     data = b""
     try:
         with open_binary(path) as stream:
@@ -313,7 +315,7 @@ def _check_part(name: str, path: str, options, preset_names, start: int, end: in
     else:
         check.run(part_records(data, first=start == 0))
     report = check.report()
-    findings = [(f.line, f.code, f.message, f.pointer) for f in report.findings]
+    findings = [(f.code, f.message, f.pointer, f.line) for f in report.findings]
     lines = data.count(b"\n") + (0 if not data or data.endswith(b"\n") else 1)
     return lines, report.summary, findings, digests
 
@@ -321,41 +323,19 @@ def _check_part(name: str, path: str, options, preset_names, start: int, end: in
 # -- back in the process that owns the file ------------------------------------------
 
 
-def _size(path: str) -> int:
-    from .remote import size
-
-    return size(path)
-
-
 def _merge_parts(
     name: str,
-    preset: tuple[Dialect, str, int],
+    preset: Preset,
     parts: Iterator[tuple],
-    options,
+    options: Options,
     ranges: list[tuple[int, int]],
-    track: bool = True,
-):
+    tracker: Tracker | None,
+) -> FileReport:
     """One file's report from its parts' results, with the checks across records run here."""
-    from .pipeline import _Budget, _FileCheck
-
-    check = _FileCheck(name, options, None, _Budget(None), preset=preset)
-    summary, findings, feed = check.summary, check.findings, check.cross.feed_digest
-    base = 0
-    state = tracker() if track else None
-    for (start, end), (lines, part, part_findings, digests) in zip(ranges, parts, strict=False):
+    merge = PartsMerge(name, options, preset)
+    for (start, end), (lines, part, findings, digests) in zip(ranges, parts, strict=False):
         # (the part's digests are dropped once fed: memory holds one part at a time)
-        if state is not None:
-            state.done(end - start, part.records)
-        summary.records += part.records
-        summary.errors += part.errors
-        summary.warnings += part.warnings
-        summary.readable = summary.readable and part.readable
-        for variant in part.variants:
-            check.variants.setdefault(variant, None)
-        for line, code, message, ptr in part_findings:
-            findings.append(Finding(name, line + base, code, RULES[code].severity, message, ptr))
-        for line, item in digests:
-            feed(line + base, item)
-        base += lines
-    check.cross.finish()
-    return check.report()
+        if tracker is not None:
+            tracker.done(end - start, part.records)
+        merge.add(lines, part, findings, digests)
+    return merge.finish()

@@ -6,6 +6,10 @@ the file being read, the records counted), so it costs the records nothing.
 It is shown only on a terminal, only for the text report, and only when the
 inputs are large (:data:`LARGE_BYTES`); it is gone from the screen when the run
 ends, before the findings are printed.
+
+:func:`progress` makes the bar for a block of code; the :class:`Tracker` it shows
+is handed to the code that reads the inputs (``validate_paths(..., tracker=...)``),
+which moves it; :func:`tracker` names the bar of the block a run is made in.
 """
 
 from __future__ import annotations
@@ -43,6 +47,20 @@ class Tracker:
         self.bytes_done += size
         self.records_done += records
 
+    @contextmanager
+    def paused(self) -> Iterator[None]:
+        """No drawing thread runs inside the block: worker processes are forked there, and
+        a fork copies no other thread, but would copy a lock such a thread held."""
+        drawing = self.drawing
+        if drawing is None:
+            yield
+            return
+        drawing.stop()
+        try:
+            yield
+        finally:
+            drawing.start()
+
     def position(self) -> tuple[int, int]:
         at, records = self.bytes_done, self.records_done
         stream, summary = self._stream, self._summary
@@ -59,12 +77,13 @@ _current: Tracker | None = None
 
 
 def tracker() -> Tracker | None:
+    """The bar of the :func:`progress` block in progress, if one is shown."""
     return _current
 
 
 def input_bytes(paths: Iterable[str | Path]) -> int:
     """The size of every file the paths name (directories searched as a run would)."""
-    from .pipeline import expand_paths
+    from .inputs import expand_paths
     from .remote import size
 
     total = 0
@@ -76,15 +95,16 @@ def input_bytes(paths: Iterable[str | Path]) -> int:
 
 
 @contextmanager
-def progress(paths: list[str], enabled: bool) -> Iterator[None]:
-    """Show a bar for the run inside the block, if ``enabled`` and the inputs are large."""
+def progress(paths: list[str], enabled: bool) -> Iterator[Tracker | None]:
+    """Show a bar for the run inside the block, if ``enabled`` and the inputs are large;
+    the block is given its :class:`Tracker` (None: no bar)."""
     global _current
     if not enabled or not sys.stderr.isatty() or "-" in paths:
-        yield
+        yield None
         return
     total = input_bytes(paths)
     if total < LARGE_BYTES:
-        yield
+        yield None
         return
     from rich.console import Console
     from rich.progress import (
@@ -123,7 +143,7 @@ def progress(paths: list[str], enabled: bool) -> Iterator[None]:
     with bar:
         state.drawing = _Drawing(draw)
         try:
-            yield
+            yield state
         finally:
             state.drawing.stop()
             _current = None
@@ -154,14 +174,9 @@ class _Drawing:
 
 @contextmanager
 def drawing_paused() -> Iterator[None]:
-    """No drawing thread runs inside the block: worker processes are forked there, and a
-    fork copies no other thread, but would copy a lock such a thread held."""
-    drawing = _current.drawing if _current is not None else None
-    if drawing is None:
+    """:meth:`Tracker.paused` of the bar shown, if any."""
+    if _current is None:
         yield
         return
-    drawing.stop()
-    try:
+    with _current.paused():
         yield
-    finally:
-        drawing.start()

@@ -31,13 +31,24 @@ import re
 import sys
 import zlib
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
 import orjson
 
-from .guard import RECORD_DEPTH, has_lone_surrogate, json_int, nests_deeper
+from .guard import nests_deeper
+from .records import (
+    BOM,
+    GZIP_MAGIC,
+    TOO_DEEP,
+    Problem,
+    Record,
+    Truncated,
+    line_problem,
+    not_object,
+    part_records,
+    read_jsonl,
+)
 
 __all__ = [
     "Problem",
@@ -49,42 +60,9 @@ __all__ = [
     "read_records",
 ]
 
-_BOM = b"\xef\xbb\xbf"
-_GZIP_MAGIC = b"\x1f\x8b"
-# Bytes that never occur in JSON text outside a string, and that a text
-# writer does not produce: their presence means binary data, not a typo.
-_BINARY = re.compile(rb"[\x00-\x08\x0e-\x1f\x7f]")
-
 
 class ReadError(Exception):
     """The input cannot be opened or read at all (a missing file, bad gzip)."""
-
-
-@dataclass(slots=True, frozen=True)
-class Problem:
-    """Why a line is not a usable record, as a rule code and a message."""
-
-    code: str
-    message: str
-    pointer: str = ""
-
-
-@dataclass(slots=True)
-class Record:
-    """One JSON value read from the input.
-
-    ``obj`` is the parsed value, or ``None`` when the line could not be
-    parsed. ``problem`` says what was wrong; a record can have both (a line
-    with a ``NaN`` token is parsed, and the token reported).
-    """
-
-    line: int
-    obj: Any = None
-    problem: Problem | None = None
-    #: the record's JSON text (JSONL and SSE input), for checks orjson cannot make
-    raw: bytes = b""
-    #: where a record inside a JSON document sits in it (a JSON pointer; "" otherwise)
-    where: str = ""
 
 
 #: how standard input and an unnamed stream are named in findings
@@ -137,7 +115,7 @@ def open_input(source: str | Path | IO[bytes]) -> IO[bytes]:
         raw.seek(where)
     else:
         head = b""
-    if head == _GZIP_MAGIC:
+    if head == GZIP_MAGIC:
         return gzip.GzipFile(fileobj=raw, mode="rb")  # type: ignore[return-value]
     return raw
 
@@ -163,15 +141,15 @@ def _read_stream(stream: IO[bytes]) -> Iterator[Record]:
     first: list[tuple[int, bytes]] = []
     try:
         for number, raw in lines:
-            if number == 1 and raw.startswith(_BOM):
-                raw = raw[len(_BOM) :]
+            if number == 1 and raw.startswith(BOM):
+                raw = raw[len(BOM) :]
             first.append((number, raw))
             if raw.strip():
                 break
         else:
             yield Record(0, None, Problem("P008", "the file is empty: it holds no records"))
             return
-    except _Truncated as exc:
+    except Truncated as exc:
         yield Record(exc.line, None, Problem("P009", exc.reason))
         return
     start = first[-1][1].lstrip()
@@ -190,7 +168,7 @@ def _read_stream(stream: IO[bytes]) -> Iterator[Record]:
         # (a plain file's lines can be read straight from it by a consumer that takes over)
         # (not when lines past the first record were read ahead: they are in ``first``)
         direct = None if isinstance(stream, gzip.GzipFile) or len(first) > looked else stream
-        yield from _read_jsonl(_chain(first, lines), direct=direct)
+        yield from read_jsonl(_chain(first, lines), direct=direct)
 
 
 def _chain(first, rest):
@@ -206,15 +184,9 @@ def _alone(first: list[tuple[int, bytes]], lines: Iterator[tuple[int, bytes]]) -
             first.append((number, raw))
             if raw.strip():
                 return False
-    except _Truncated:
+    except Truncated:
         return False
     return True
-
-
-class _Truncated(Exception):
-    def __init__(self, line: int, reason: str):
-        self.line = line
-        self.reason = reason
 
 
 def _lines(stream: IO[bytes]) -> Iterator[tuple[int, bytes]]:
@@ -224,228 +196,13 @@ def _lines(stream: IO[bytes]) -> Iterator[tuple[int, bytes]]:
         for number, raw in enumerate(stream, 1):
             yield number, raw
     except (EOFError, gzip.BadGzipFile, zlib.error, OSError) as exc:
-        raise _Truncated(number + 1, _gzip_reason(exc)) from None
+        raise Truncated(number + 1, _gzip_reason(exc)) from None
 
 
 def _gzip_reason(exc: BaseException) -> str:
     if isinstance(exc, EOFError):
         return "the gzip stream ends before its end marker (the file is cut off)"
     return f"the gzip stream is corrupt ({exc})"
-
-
-def part_records(data: bytes, first: bool) -> Iterator[Record]:
-    """The records of JSONL lines cut out of a file at line starts (``first``: the
-    file's first part, which may open with a byte order mark).
-
-    Lines are numbered from 1 within the part; the caller adds the lines before it.
-    A part is not the whole file, so having no record is no problem of its own.
-    """
-    if first and data.startswith(_BOM):
-        data = data[len(_BOM) :]
-    yield from _read_jsonl(enumerate(io.BytesIO(data), 1), whole=False)
-
-
-def _read_jsonl(lines, whole: bool = True, direct: Any = None) -> Iterator[Record]:
-    loads = orjson.loads
-    JSONDecodeError = orjson.JSONDecodeError
-    count = 0
-    pending = None  # the previous failed line, held back: it may be the truncated last one
-    try:
-        for number, raw in lines:
-            if pending is not None:
-                yield _problem_record(*pending, last=False)
-                pending = None
-            try:
-                obj = loads(raw)
-            except JSONDecodeError as exc:
-                if not raw.strip():
-                    continue
-                pending = (number, raw, exc)
-                count += 1
-                continue
-            count += 1
-            if type(obj) is not dict:
-                yield Record(number, None, _not_object(obj))
-            elif nests_deeper(obj, raw=raw):
-                yield Record(number, None, _TOO_DEEP)
-            else:
-                reader = yield Record(number, obj, None, raw)
-                if reader is not None:
-                    # the consumer reads the rest of the lines itself (see take_over)
-                    rest = lines if direct is None else enumerate(direct, number + 1)
-                    count += reader(rest)
-                    break
-    except _Truncated as exc:
-        if pending is not None:
-            yield _problem_record(*pending, last=False)
-            pending = None
-        yield Record(exc.line, None, Problem("P009", exc.reason))
-    if pending is not None:
-        yield _problem_record(*pending, last=True)
-    if count == 0 and whole:
-        yield Record(0, None, Problem("P008", "the file is empty: it holds only blank lines"))
-
-
-def take_over(records: Iterator[Record], reader: Any) -> Record | None:
-    """Let ``reader(lines)`` read the rest of a JSONL input's numbered lines ``(number, raw)``
-    itself, after the record ``records`` gave last (a loop that has no use for a Record per
-    line). It returns how many records it read, and hands each line it cannot take to
-    :func:`records_of_lines`. Other framings go on as they were: the record they give next
-    is returned (``None``: the input is done)."""
-    try:
-        return records.send(reader)  # type: ignore[attr-defined]
-    except StopIteration:
-        return None
-
-
-def records_of_lines(lines: Any) -> Iterator[Record]:
-    """The records of numbered JSONL lines, every problem said as for a whole file (the rest
-    of an input that a :func:`take_over` reader hands back)."""
-    return _read_jsonl(lines, whole=False)
-
-
-def not_object(obj: Any) -> Problem:
-    """The problem of a JSONL line that is a JSON value but no object."""
-    return _not_object(obj)
-
-
-def too_deep() -> Problem:
-    """The problem of a record nested deeper than msgcli reads (see :mod:`msgcli.guard`)."""
-    return _TOO_DEEP
-
-
-#: a record deeper than the parser takes, or than msgcli reads (see :mod:`msgcli.guard`)
-_TOO_DEEP = Problem(
-    "P005",
-    f"the record nests deeper than {RECORD_DEPTH:,} levels: msgcli reads no record this deep "
-    "(JSON parsers stop at 1,024 levels; what msgcli writes of a record must stay within that)",
-)
-
-
-def _not_object(obj: Any) -> Problem:
-    kind = _json_type(obj)
-    return Problem("P003", f"the record is a JSON {kind}, not an object")
-
-
-def _json_type(obj: Any) -> str:
-    if obj is None:
-        return "null"
-    if isinstance(obj, bool):
-        return "boolean"
-    if isinstance(obj, (int, float)):
-        return "number"
-    if isinstance(obj, str):
-        return "string"
-    if isinstance(obj, list):
-        return "array"
-    return "object"
-
-
-def _problem_record(number: int, raw: bytes, error: orjson.JSONDecodeError, last: bool) -> Record:
-    """Say precisely why a line did not parse (``error`` is the parser's word), and recover
-    what can be recovered."""
-    ends_line = raw.endswith(b"\n")
-    body = raw.rstrip(b"\r\n")
-    if _BINARY.search(body) and _looks_binary(body):
-        return Record(number, None, Problem("P007", "the line holds binary data, not JSON text"))
-    try:
-        text = body.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        return Record(
-            number,
-            None,
-            Problem(
-                "P002",
-                f"invalid UTF-8: byte 0x{body[exc.start]:02x} at column {exc.start + 1} "
-                "cannot start or continue a character",
-            ),
-        )
-    message, position = str(error), error.pos
-    if "depth limit" in message or "recursion" in message.lower():
-        return Record(number, None, _TOO_DEEP)
-    recovered = _with_constants(text)
-    if recovered is not None:
-        obj, tokens = recovered
-        names = ", ".join(f"{tok} (at {ptr or 'the top'})" for tok, ptr in tokens[:5])
-        more = f" and {len(tokens) - 5} more" if len(tokens) > 5 else ""
-        problem = Problem(
-            "P006",
-            f"non-standard JSON number token {names}{more}: JSON has no NaN or Infinity; "
-            "most JSON readers reject the line",
-            tokens[0][1],
-        )
-        if type(obj) is dict and not nests_deeper(obj):
-            return Record(number, obj, problem)
-        return Record(number, None, problem if type(obj) is not dict else _TOO_DEEP)
-    if last and not ends_line and ("end of data" in message or position >= len(text)):
-        return Record(
-            number,
-            None,
-            Problem(
-                "P004",
-                f"the last line is cut off after {len(body)} bytes: "
-                "the writer stopped in the middle of a record",
-            ),
-        )
-    return Record(number, None, Problem("P001", f"invalid JSON: {_tidy(message)}"))
-
-
-def _looks_binary(body: bytes) -> bool:
-    if b"\x00" in body:
-        return True
-    odd = len(_BINARY.findall(body))
-    return odd * 20 > len(body)  # more than 5% control bytes
-
-
-def _tidy(message: str) -> str:
-    # orjson says "unexpected character: line 1 column 9 (char 8)"; the line is ours to name.
-    return re.sub(r": line 1 column (\d+) \(char \d+\)", r" at column \1", message)
-
-
-def _with_constants(text: str) -> tuple[Any, list[tuple[str, str]]] | None:
-    """Parse a line that has NaN/Infinity tokens, and say where they are."""
-    if "NaN" not in text and "Infinity" not in text:
-        return None
-    import json
-
-    found: list[str] = []
-
-    def constant(token: str) -> float:
-        found.append(token)
-        return float(token.replace("Infinity", "inf"))
-
-    try:
-        # the guard orjson applies on the common path: numbers as orjson reads them, and
-        # no lone surrogate (orjson refuses such a line; so does this path)
-        obj = json.loads(text, parse_constant=constant, parse_int=json_int)
-    except (ValueError, RecursionError):
-        return None
-    if not found or has_lone_surrogate(obj):
-        return None
-    return obj, _constant_pointers(obj, found)
-
-
-def _constant_pointers(obj: Any, tokens: list[str]) -> list[tuple[str, str]]:
-    # a loop, not a recursion: the value may nest as deep as the parser allowed, which is
-    # deeper than the interpreter's recursion limit on some Pythons
-    out: list[tuple[str, str]] = []
-    stack: list[tuple[Any, str]] = [(obj, "")]
-    while stack:
-        value, path = stack.pop()
-        if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
-            out.append(
-                ("NaN" if value != value else ("-Infinity" if value < 0 else "Infinity"), path)
-            )
-        elif isinstance(value, dict):
-            stack.extend(
-                (item, f"{path}/{str(key).replace('~', '~0').replace('/', '~1')}")
-                for key, item in reversed(list(value.items()))
-            )
-        elif isinstance(value, list):
-            stack.extend(
-                (item, f"{path}/{index}") for index, item in reversed(list(enumerate(value)))
-            )
-    return out or [(tokens[0], "")]
 
 
 # -- JSON array framing ------------------------------------------------------
@@ -457,7 +214,7 @@ def _read_array(first, rest) -> Iterator[Record]:
     try:
         for _, raw in rest:
             chunks.append(raw)
-    except _Truncated as exc:
+    except Truncated as exc:
         truncated = exc
     data = b"".join(chunks)
     try:
@@ -467,7 +224,7 @@ def _read_array(first, rest) -> Iterator[Record]:
     if not isinstance(value, list):
         # Not one array: read it as JSONL (a line may be an array, which is then reported).
         # (lines end at "\n" only, as everywhere else, so the numbers agree)
-        yield from _read_jsonl(enumerate(io.BytesIO(data), 1))
+        yield from read_jsonl(enumerate(io.BytesIO(data), 1))
     else:
         starts = _element_lines(data)
         if not value:
@@ -475,9 +232,9 @@ def _read_array(first, rest) -> Iterator[Record]:
         for index, obj in enumerate(value):
             line = starts[index] if index < len(starts) else 1
             if type(obj) is not dict:
-                yield Record(line, None, _not_object(obj))
+                yield Record(line, None, not_object(obj))
             elif nests_deeper(obj):
-                yield Record(line, None, _TOO_DEEP)
+                yield Record(line, None, TOO_DEEP)
             else:
                 yield Record(line, obj)
     if truncated is not None:
@@ -570,7 +327,7 @@ def _read_sse(lines) -> Iterator[Record]:
                         start = number
                     data.append(value[1:] if value.startswith(b" ") else value)
                 # "event:", "id:", "retry:" and unknown fields carry nothing we rebuild from.
-    except _Truncated as exc:
+    except Truncated as exc:
         yield Record(exc.line, None, Problem("P009", exc.reason))
     if data:
         count += 1
@@ -588,11 +345,11 @@ def _sse_record(line: int, data: list[bytes], last: bool = False) -> Record | No
     try:
         obj = orjson.loads(payload)
     except orjson.JSONDecodeError as exc:
-        return _problem_record(line, payload, exc, last=last)
+        return line_problem(line, payload, exc, last=last)
     if type(obj) is not dict:
-        return Record(line, None, _not_object(obj))
+        return Record(line, None, not_object(obj))
     if nests_deeper(obj, raw=payload):
-        return Record(line, None, _TOO_DEEP)
+        return Record(line, None, TOO_DEEP)
     return Record(line, obj, None, payload)
 
 
@@ -656,7 +413,7 @@ def _read_document(first, rest) -> Iterator[Record]:
     try:
         for _, raw in rest:
             chunks.append(raw)
-    except _Truncated as exc:
+    except Truncated as exc:
         truncated = exc
     data = b"".join(chunks)
     start = first[-1][0]
@@ -676,7 +433,7 @@ def _document_problem(data: bytes, exc: orjson.JSONDecodeError) -> tuple[int, Pr
     line = getattr(exc, "lineno", 1) or 1
     message = str(exc)
     if "depth limit" in message:
-        return line, _TOO_DEEP
+        return line, TOO_DEEP
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as bad:
@@ -734,7 +491,7 @@ def document_kind(value: Any) -> str | None:
 def _document_records(data: bytes, value: dict, start: int) -> Iterator[Record]:
     kind = document_kind(value)
     if nests_deeper(value, raw=data):
-        yield Record(start, None, _TOO_DEEP)
+        yield Record(start, None, TOO_DEEP)
     elif kind == "record":
         yield Record(start, value, None)
     elif kind == "messages":

@@ -3,7 +3,7 @@
 A URL is read through fsspec, in blocks, as a local file is: nothing is
 downloaded whole before reading starts, and ``.gz`` is recognised by its first
 bytes. A prefix (``s3://bucket/logs/``) is listed recursively with the suffix
-rules of a local directory (:data:`msgcli.pipeline.LOG_SUFFIXES`).
+rules of a local directory (:data:`msgcli.inputs.LOG_SUFFIXES`).
 
 Endpoint and credentials come from the usual environment: the AWS variables
 (``AWS_ENDPOINT_URL`` included), ``~/.aws``, and fsspec's own configuration.
@@ -116,13 +116,12 @@ _listed: dict[str, list[tuple[str, int]]] = {}
 _sizes: dict[str, int] = {}
 
 
-def listing(url: str) -> list[tuple[str, int]]:
-    """``(url, size)`` of every log a URL names: the file itself, or every log below a
-    prefix (hidden names skipped, name order). Raises :class:`RemoteError` when the URL
-    names nothing or the store cannot be read."""
+def listing(url: str, suffixes: tuple[str, ...]) -> list[tuple[str, int]]:
+    """``(url, size)`` of every log a URL names: the file itself, or every file below a
+    prefix whose name ends with one of ``suffixes`` (hidden names skipped, name order).
+    Raises :class:`RemoteError` when the URL names nothing or the store cannot be read."""
     if url in _listed:
         return _listed[url]
-    from .pipeline import LOG_SUFFIXES
 
     fs, path = _filesystem(url)
     if url.split("://", 1)[0].lower() in ("http", "https"):
@@ -146,7 +145,7 @@ def listing(url: str) -> list[tuple[str, int]]:
             rest = key[len(base) :].lstrip("/") if key.startswith(base) else key
             if any(part.startswith(".") for part in rest.split("/")):
                 continue
-            if key.endswith(LOG_SUFFIXES):
+            if key.endswith(suffixes):
                 out.append((url.rstrip("/") + "/" + rest, int(found[key].get("size") or 0)))
     if not out:
         what = "no log files below this prefix" if found else "no such bucket, prefix or file"

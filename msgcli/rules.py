@@ -23,7 +23,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .findings import ERROR, INFO, WARNING, Severity, suffix_list
+from .findings import ERROR, INFO, WARNING, Severity
+from .inputs import suffix_list
 
 __all__ = ["RETIRED", "RULES", "Rule", "markdown_table", "select_codes"]
 

@@ -522,7 +522,7 @@ def file_stats(
 def collect_stats(paths: Iterable[str | Path], dialect: str | None = None) -> StatsReport:
     """The counts of every log the paths name (files, directories searched for logs,
     ``-`` for standard input), and their totals."""
-    from .pipeline import expand_paths
+    from .inputs import expand_paths
 
     if dialect is not None:
         get_dialect(dialect)  # an unknown name fails here, before any file is read

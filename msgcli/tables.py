@@ -440,7 +440,8 @@ def table_rows(
     which is read once) the findings are what reading met: lines that cannot be read, and
     the errors an event log's replay reports. ``name_as``: the name the rows give the one
     file ``paths`` names (a cluster's task reads it by its absolute path)."""
-    from .pipeline import Options, expand_paths, validate_file
+    from .engine import Options, validate_file
+    from .inputs import expand_paths
     from .reader import ReadError
     from .stream import LogReader
 

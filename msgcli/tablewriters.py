@@ -103,7 +103,8 @@ class TableWriter:
             os.remove(self.temp)
 
 
-def _arrow_schema(pa: Any, table: str) -> Any:
+def arrow_schema(pa: Any, table: str) -> Any:
+    """The Arrow schema of one of :data:`msgcli.tables.TABLES` (``pa``: pyarrow)."""
     types = {
         VARCHAR: pa.string(),
         BIGINT: pa.int64(),
@@ -114,7 +115,8 @@ def _arrow_schema(pa: Any, table: str) -> Any:
     return pa.schema([(name, types[kind]) for name, kind in TABLES[table]])
 
 
-def _arrow_batch(pa: Any, schema: Any, rows: list[tuple]) -> Any:
+def arrow_batch(pa: Any, schema: Any, rows: list[tuple]) -> Any:
+    """Rows of a table as one Arrow record batch of ``schema``."""
     columns = list(zip(*rows, strict=True)) if rows else [() for _ in schema]
     arrays = [pa.array(col, type=f.type) for col, f in zip(columns, schema, strict=True)]
     return pa.RecordBatch.from_arrays(arrays, schema=schema)
@@ -126,7 +128,7 @@ class ParquetWriter(TableWriter):
         self.pa = require("pyarrow")
         self.pq = require("pyarrow.parquet")
         os.makedirs(self.temp)
-        self.schemas = {t: _arrow_schema(self.pa, t) for t in TABLES}
+        self.schemas = {t: arrow_schema(self.pa, t) for t in TABLES}
         self.writers = {
             t: self.pq.ParquetWriter(
                 os.path.join(self.temp, f"{t}.parquet"), self.schemas[t], compression="zstd"
@@ -135,7 +137,7 @@ class ParquetWriter(TableWriter):
         }
 
     def write(self, table: str, rows: list[tuple]) -> None:
-        self.writers[table].write_batch(_arrow_batch(self.pa, self.schemas[table], rows))
+        self.writers[table].write_batch(arrow_batch(self.pa, self.schemas[table], rows))
 
     def finish(self) -> None:
         for writer in self.writers.values():
@@ -238,14 +240,14 @@ class DuckdbWriter(TableWriter):
         duckdb = require("duckdb")
         self.pa = require("pyarrow")
         self.db = duckdb.connect(self.temp)
-        self.schemas = {t: _arrow_schema(self.pa, t) for t in TABLES}
+        self.schemas = {t: arrow_schema(self.pa, t) for t in TABLES}
         for table, columns in TABLES.items():
             spec = ", ".join(f'"{name}" {_DUCK_TYPES[kind]}' for name, kind in columns)
             self.db.execute(f'CREATE TABLE "{table}" ({spec})')
         self.done = False
 
     def write(self, table: str, rows: list[tuple]) -> None:
-        batch = self.pa.Table.from_batches([_arrow_batch(self.pa, self.schemas[table], rows)])
+        batch = self.pa.Table.from_batches([arrow_batch(self.pa, self.schemas[table], rows)])
         self.db.register("_batch", batch)
         self.db.execute(f'INSERT INTO "{table}" SELECT * FROM _batch')
         self.db.unregister("_batch")

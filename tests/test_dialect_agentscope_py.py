@@ -712,7 +712,7 @@ def _expected(path: Path) -> collections.Counter:
 
 @pytest.mark.parametrize("path", sorted(INVALID.glob("*.jsonl")), ids=lambda p: p.name)
 def test_invalid_fixture_findings(path):
-    from msgcli.pipeline import validate_file
+    from msgcli.engine import validate_file
 
     report = validate_file(path)
     found = collections.Counter((f.line, f.code) for f in report.findings)
@@ -721,7 +721,7 @@ def test_invalid_fixture_findings(path):
 
 @pytest.mark.parametrize("path", sorted(VALID.glob("*.jsonl")), ids=lambda p: p.name)
 def test_valid_fixtures_have_no_finding(path):
-    from msgcli.pipeline import validate_file
+    from msgcli.engine import validate_file
 
     report = validate_file(path)
     assert report.findings == []

@@ -247,7 +247,7 @@ def test_readme_and_make_demo_run_the_example_without_the_repository_configurati
 
 
 def test_the_directory_suffixes_are_listed_the_same_everywhere(run_cli, tmp_path):
-    from msgcli.findings import LOG_SUFFIXES
+    from msgcli.inputs import LOG_SUFFIXES
 
     (tmp_path / "notes.txt").write_text("not a log")
     code, out = run_cli("validate", str(tmp_path))

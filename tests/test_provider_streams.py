@@ -18,7 +18,7 @@ import pytest
 from typer.testing import CliRunner
 
 from msgcli.cli import app
-from msgcli.pipeline import Options, validate_file
+from msgcli.engine import Options, validate_file
 
 ROOT = Path(__file__).resolve().parent.parent / "fixtures" / "provider-streams"
 DIALECT = {

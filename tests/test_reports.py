@@ -31,8 +31,8 @@ import xmlschema
 from conftest import FIXTURES, ROOT, log_files, read_expect, sidecar
 
 from msgcli import __version__
-from msgcli.findings import ERROR, WARNING, FileSummary, Finding
-from msgcli.pipeline import FileReport, Options, RunReport, tally, validate_paths
+from msgcli.findings import ERROR, WARNING, FileReport, FileSummary, Finding, RunReport, tally
+from msgcli.pipeline import Options, validate_paths
 from msgcli.report import FORMATS, get_reporter, sarif
 from msgcli.rules import RULES
 from msgcli.textsafe import visible
@@ -140,8 +140,8 @@ def cases_from_sidecar(pairs: list[tuple[int, str]]) -> tuple[int, int]:
     return 1 + len(lines), len(failing) + int(file_fails)
 
 
-def hand_made(*reports: FileReport, strict: bool = False) -> RunReport:
-    run = RunReport(strict=strict)
+def hand_made(*reports: FileReport) -> RunReport:
+    run = RunReport()
     for fr in reports:
         run.files.append(fr)
         tally(run.summary, fr)

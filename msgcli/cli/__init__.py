@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from .. import __version__
-from ..findings import suffix_list
+from ..inputs import suffix_list
 
 if TYPE_CHECKING:
     from ..writer import JsonlOutput
@@ -439,14 +439,9 @@ def validate(
         with (
             _remote_errors(),
             _client(address) as client,
-            progress(paths, enabled=terminal is Format.text),
+            progress(paths, enabled=terminal is Format.text) as bar,
         ):
-            if client is None:
-                run = validate_paths(paths, options)
-            else:
-                from ..cluster import validate_paths_cluster
-
-                run = validate_paths_cluster(paths, options, client)
+            run = validate_paths(paths, options, tracker=bar, client=client)
         for fmt, pending in files:
             get_reporter(fmt.value)(run, pending.stream, quiet=quiet, verbose=verbose, color=False)
     except BaseException:
@@ -603,8 +598,8 @@ def replay(
     out = _open_output(output, paths)
     from ..progress import progress
 
-    with out, progress(paths, enabled=output_format is Format.text):
-        run = validate_paths(paths, options, sink=out.message)
+    with out, progress(paths, enabled=output_format is Format.text) as bar:
+        run = validate_paths(paths, options, sink=out.message, tracker=bar)
     get_reporter(output_format.value)(run, sys.stderr, quiet=quiet)
     code = run.exit_code
     for fr in run.files:

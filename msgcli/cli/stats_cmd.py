@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from ..findings import suffix_list
+from ..inputs import suffix_list
 from . import (
     DialectOption,
     SchedulerOption,
@@ -73,8 +73,8 @@ def stats(
         else:
             from ..cluster import collect_stats_cluster
 
-            with progress(paths, enabled=True):
-                report = collect_stats_cluster(paths, chosen, client)
+            with progress(paths, enabled=True) as bar:
+                report = collect_stats_cluster(paths, chosen, client, tracker=bar)
     if output_format is StatsFormat.json:
         import orjson
 

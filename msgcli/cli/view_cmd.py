@@ -60,7 +60,7 @@ def view(
     from urllib.parse import quote
 
     from .. import outputs
-    from ..pipeline import expand_paths
+    from ..inputs import expand_paths
     from ..render.export import findings_by_line, write_html
     from ..render.html import INDEX_JS, HtmlOptions, one_line, page_head, page_tail
     from ..render.thread import human_size

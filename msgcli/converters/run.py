@@ -14,8 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from ..dialects import classify
-from ..findings import Finding
-from ..pipeline import FileReport, FileSummary, RunReport, expand_paths, tally, unusable
+from ..engine import unusable
+from ..findings import FileReport, FileSummary, Finding, RunReport, tally
+from ..inputs import expand_paths
 from ..reader import ReadError, source_name
 from ..rules import RULES
 from ..stream import LogReader

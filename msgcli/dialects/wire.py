@@ -68,7 +68,7 @@ class WireReplayer(Replayer):
         import orjson
 
         from ..guard import nests_deeper
-        from ..reader import Record, not_object, records_of_lines, too_deep
+        from ..records import Record, not_object, records_of_lines, too_deep
 
         loads = orjson.loads
         bad_json = orjson.JSONDecodeError

@@ -86,7 +86,7 @@ def walk(
 ) -> int:
     """Hand every log the paths name to ``sink``; the exit status (2: a path could not be
     read, else 0). ``redact``: secrets masked in every record first (``--redact``)."""
-    from ..pipeline import expand_paths
+    from ..inputs import expand_paths
 
     filters = filters or Filters()
     kept: deque[Unit] | None = deque(maxlen=tail) if tail else None

@@ -260,7 +260,7 @@ class View:
 
     def run(self, paths: list[str], dialect: str | None) -> int:
         """Show every log the paths name; the exit status."""
-        from ..pipeline import expand_paths
+        from ..inputs import expand_paths
 
         sources = list(expand_paths(paths))
         several = len(sources) > 1

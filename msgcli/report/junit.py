@@ -112,10 +112,10 @@ class _Suite:
 
     __slots__ = ("expected", "failed", "failing", "file_findings", "lines", "report", "strict")
 
-    def __init__(self, fr: FileReport, strict: bool):
+    def __init__(self, fr: FileReport):
         self.report = fr
         fs = fr.summary
-        self.strict = strict or fs.strict
+        self.strict = fs.strict
         self.failed = fs.failed or (self.strict and fs.warnings > 0)
         self.file_findings: list[Finding] = []
         lines: dict[int, list[Finding]] = {}
@@ -150,7 +150,7 @@ class _Suite:
 def report(run: RunReport, out: TextIO, **options: object) -> None:
     """Write ``run`` as a JUnit XML document. ``elapsed=SECONDS``: the run's duration,
     written on ``<testsuites>``."""
-    suites = [_Suite(fr, run.strict) for fr in run.files]
+    suites = [_Suite(fr) for fr in run.files]
     tests = sum(s.tests for s in suites)
     failures = sum(s.failures for s in suites)
     encoding = getattr(out, "encoding", None)

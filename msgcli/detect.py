@@ -1,0 +1,108 @@
+"""Which dialect a log is in, settled on its first records, and one policy for the rest.
+
+Every command that reads records (``validate``, ``show``, ``stats``, ``format``,
+``convert``, the library) asks one :class:`Detector` per file what each record is.
+The first record of a known dialect settles the file's dialect and kind (message or
+event log). A later record is read as one of the file's when it is (or fits) the
+file's dialect and kind; otherwise it is a problem, said the same way by every
+command: ``D001`` (a record of no known dialect) or ``D002`` (a record of another
+dialect or kind than the file's).
+
+A file that so far holds only plain messages (which every provider dialect takes) is
+settled tentatively: the first record that says more names the file's dialect.
+``--dialect`` (``forced``) settles the dialect up front; the first record then settles
+the kind, and every record is read as that kind.
+"""
+
+from __future__ import annotations
+
+from .dialects import EVENT, MESSAGE, Dialect, classify, fits, is_plain
+from .records import Problem
+
+__all__ = ["Detector", "mixed", "undetected"]
+
+
+class Detector:
+    """The dialect and kind of one file, from its records (see the module's text)."""
+
+    __slots__ = ("dialect", "first_line", "forced", "kind", "problem", "tentative")
+
+    def __init__(self, forced: Dialect | None = None):
+        self.forced = forced
+        #: the file's dialect and kind, once a record settled them
+        self.dialect: Dialect | None = forced
+        self.kind: str | None = None
+        #: the line of the record that settled them
+        self.first_line = 0
+        #: the file so far holds only plain messages, which every provider dialect takes
+        self.tentative = False
+        #: why the last record given to :meth:`kind_of` is not one of the file's
+        self.problem: Problem | None = None
+
+    def settle(self, dialect: Dialect, kind: str, line: int) -> None:
+        """Take ``dialect`` and ``kind`` as the file's (what its first records said)."""
+        self.dialect, self.kind, self.first_line = dialect, kind, line
+
+    def kind_of(self, obj: dict, line: int) -> str | None:
+        """``MESSAGE`` or ``EVENT``: how the record on ``line`` is read; ``None`` when it is
+        not one of the file's records (:attr:`problem` says why). May settle or change
+        :attr:`dialect`."""
+        settled = self.dialect
+        if settled is not None and settled.distinct and self.forced is None:
+            # no other dialect claims this one's records: its own answer settles the record
+            kind = settled.classify(obj)
+            if kind is not None and kind == self.kind:
+                return kind
+        found = classify(obj)
+        if self.forced is not None:
+            if self.kind is None:
+                self.settle(self.forced, EVENT if found == (self.forced, EVENT) else MESSAGE, line)
+            return self.kind
+        if found is None:
+            self.problem = Problem("D001", undetected(obj))
+            return None
+        dialect, kind = found
+        if settled is None:
+            self.settle(dialect, kind, line)
+            self.tentative = is_plain(obj)
+        elif dialect is not settled or kind != self.kind:
+            assert self.kind is not None
+            if self.tentative and kind == self.kind:
+                # the file so far held only plain messages: it is of this record's dialect
+                self.dialect = dialect
+            elif fits(settled, obj) == self.kind:
+                return self.kind
+            else:
+                self.problem = Problem(
+                    "D002", mixed(dialect, kind, settled, self.kind, self.first_line)
+                )
+                return None
+        if self.tentative and not is_plain(obj):
+            self.tentative = False
+        return kind
+
+
+def undetected(obj: dict) -> str:
+    """The D001 message of a record of no known dialect."""
+    keys = ", ".join(list(obj)[:8]) or "no keys"
+    return (
+        f"this record matches none of the known dialects (keys: {keys}); "
+        "name one with --dialect if the file is of a known dialect"
+    )
+
+
+def _a(title: str) -> str:
+    return f"{'an' if title[:1].lower() in 'aeiou' else 'a'} {title}"
+
+
+def _kind_name(kind: str) -> str:
+    return "event" if kind == EVENT else "message"
+
+
+def mixed(d: Dialect, kind: str, file_dialect: Dialect, file_kind: str, since: int) -> str:
+    """The D002 message of a record of another dialect or kind than the file's."""
+    return (
+        f"this record is {_a(d.title)} {_kind_name(kind)}, "
+        f"but the file is {_a(file_dialect.title)} "
+        f"{_kind_name(file_kind)} log (from line {since}); one file should hold one dialect"
+    )

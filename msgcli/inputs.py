@@ -1,0 +1,122 @@
+"""The inputs of a run: which files the paths on a command line name.
+
+A path is a file, a directory (every log file below it, hidden folders skipped, in
+name order), ``-`` (standard input) or a URL (an object, or every log below a prefix:
+:mod:`msgcli.remote`). :data:`LOG_SUFFIXES` is the one list of the names a directory
+scan takes; every command that scans a directory reads it from here.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .reader import STDIN_NAME, json_file_is_log
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .engine import Options
+
+__all__ = ["DOCUMENT_SUFFIXES", "LOG_SUFFIXES", "expand_paths", "planned", "suffix_list"]
+
+#: what a directory is searched for (its hidden folders and files are skipped)
+LOG_SUFFIXES = (".jsonl", ".jsonl.gz", ".json", ".json.gz", ".ndjson", ".sse")
+#: of the suffixes a directory scan takes, those of files that may be JSON documents
+DOCUMENT_SUFFIXES = (".json", ".json.gz")
+
+
+def suffix_list() -> str:
+    """``*.jsonl, *.jsonl.gz, ... or *.sse``: the names a directory scan takes, in words."""
+    names = [f"*{s}" for s in LOG_SUFFIXES]
+    return ", ".join(names[:-1]) + " or " + names[-1]
+
+
+def is_log_name(name: str) -> bool:
+    """Whether a directory scan takes a file of this name (not hidden, a log suffix)."""
+    return not name.startswith(".") and name.endswith(LOG_SUFFIXES)
+
+
+def expand_paths(
+    paths: Iterable[str | Path],
+    skipped: list[str] | None = None,
+    excluded: Callable[[str], bool] | None = None,
+) -> Iterator[tuple[str, str | Path | None, str]]:
+    """``(display name, source, problem)`` for every input named on the command line.
+
+    A directory gives every log file below it (hidden folders skipped), in
+    name order; ``source`` is ``None`` when the path cannot be used, with
+    ``problem`` saying why. A ``*.json`` file found there that is no log of a known
+    dialect (a schema, a configuration, a state file without messages) is passed over,
+    and named in ``skipped``; named on the command line, it is checked (``P011``). A file
+    ``excluded(name)`` says the configuration excludes is not opened to find out.
+    """
+    for raw in paths:
+        text = str(raw)
+        if text == "-":
+            yield STDIN_NAME, "-", ""
+            continue
+        if "://" in text:
+            from .remote import is_url, listing, mask
+
+            if is_url(text):
+                # a URL: the object, or every log below the prefix (raises RemoteError)
+                for url, _ in listing(text, LOG_SUFFIXES):
+                    if url != text and _no_log(url, excluded):
+                        if skipped is not None:
+                            skipped.append(mask(url))
+                        continue
+                    yield mask(url), url, ""
+                continue
+        path = Path(text)
+        if path.is_dir():
+            found = False
+            for root, dirs, files in os.walk(path):
+                dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+                for name in sorted(files):
+                    if not is_log_name(name):
+                        continue
+                    found = True
+                    full = os.path.join(root, name)
+                    if _no_log(full, excluded):
+                        if skipped is not None:
+                            skipped.append(full)
+                        continue
+                    yield full, full, ""
+            if not found:
+                yield text, None, "no-logs"
+        elif path.exists():
+            yield text, path, ""
+        else:
+            yield text, None, "missing"
+
+
+def _no_log(name: str, excluded: Any) -> bool:
+    """Whether a file a directory scan found is a JSON document that is no log (passed over;
+    one the configuration excludes is not even opened)."""
+    return (
+        name.endswith(DOCUMENT_SUFFIXES)
+        and not (excluded is not None and excluded(name))
+        and not json_file_is_log(name)
+    )
+
+
+def planned(
+    paths: Iterable[str | Path],
+    options: Options,
+    excluded: list[str] | None = None,
+    skipped: list[str] | None = None,
+) -> Iterator[tuple[str, str | Path | None, str, Options | None]]:
+    """``expand_paths`` with each usable file's own options (None for a path that names no
+    log); the files the configuration excludes go to ``excluded`` instead."""
+    left_out = None if options.files is None else (lambda name: options.for_file(name) is None)
+    for name, source, problem in expand_paths(paths, skipped, left_out):
+        if source is None:
+            yield name, None, problem, None
+            continue
+        chosen = options.for_file(name)
+        if chosen is None:
+            if excluded is not None:
+                excluded.append(name)
+            continue
+        yield name, source, problem, chosen
