@@ -19,12 +19,15 @@ from datetime import tzinfo
 from pathlib import Path
 from typing import IO, Any
 
-from .dialects import EVENT, classify, get_dialect
-from .findings import Finding
+from .detect import Detector
+from .dialects import EVENT
+from .engine import Options
+from .findings import Finding, RunReport
 from .model import Message
-from .pipeline import Options, RunReport, validate_paths
+from .pipeline import validate_paths
 from .reader import read_records
 from .rules import select_codes
+from .stream import open_log
 
 __all__ = [
     "ReplayResult",
@@ -42,37 +45,30 @@ Source = str | Path | IO[bytes]
 
 
 def detect_dialect(source: Source) -> tuple[str, str] | None:
-    """``(dialect name, "message" | "event")`` of a log, from its first recognisable record."""
+    """``(dialect name, "message" | "event")`` of a log, from its first recognisable record
+    (as every command settles it: :class:`msgcli.detect.Detector`)."""
+    detector = Detector()
     for record in read_records(source):
         if record.obj is not None:
-            found = classify(record.obj)
-            if found is not None:
-                return found[0].name, found[1]
+            kind = detector.kind_of(record.obj, record.line)
+            if kind is not None and detector.dialect is not None:
+                return detector.dialect.name, kind
     return None
 
 
 def read_messages(source: Source, dialect: str | None = None) -> Iterator[tuple[int, Message]]:
-    """``(line, message)`` for every message record of a log, in the neutral model.
+    """``(line, message)`` for every message record of a message log, in the neutral model.
 
-    Lines that are not messages of the log's dialect (bad JSON, events, other
-    dialects) are skipped; ``validate`` reports them.
+    Lines that are not messages of the log's dialect (bad JSON, other dialects) are
+    skipped, and an event log gives none (:func:`replay` rebuilds its messages);
+    ``validate`` reports them.
     """
-    chosen = get_dialect(dialect) if dialect else None
-    for record in read_records(source):
-        obj = record.obj
-        if obj is None:
-            continue
-        if chosen is None:
-            found = classify(obj)
-            if found is None:
-                continue
-            chosen = found[0]
-        kind = chosen.classify(obj)
-        if kind == EVENT:
-            continue
-        expand = getattr(chosen, "expand", None)  # a provider conversation holds several
-        for one in [obj] if expand is None else expand(obj):
-            yield record.line, chosen.read(one)
+    log = open_log(source, Options(dialect=dialect))
+    for item in log:
+        if log.kind == EVENT:
+            return
+        if item.message is not None:
+            yield item.line, item.message
 
 
 def validate(

@@ -440,8 +440,9 @@ def _messages(
                 continue
             yield index, found.read(entry)
         return
+    from .engine import Options
     from .reader import ReadError
-    from .stream import LogReader
+    from .stream import SKIP, open_log
 
     if isinstance(source, (str, Path)) and str(source) != "-":
         path = Path(source)
@@ -449,17 +450,10 @@ def _messages(
             raise DiffError(f"{name}: is a directory, not a log")
         if not path.exists():
             raise DiffError(f"{name}: no such file")
-    reader = LogReader(name, dialect)
-    skipped = 0
-
-    def skip(line: int, obj: dict) -> None:
-        nonlocal skipped
-        skipped += 1
-
-    reader.on_skip = skip
+    reader = open_log(source, Options(dialect=dialect), name=name, others=SKIP)
     seen = 0
     try:
-        for item in reader.items(source):
+        for item in reader:
             if item.message is None:
                 problems.append(f"{name}:{item.line}: {item.code} {item.notice}")
                 continue
@@ -467,7 +461,7 @@ def _messages(
             yield item.line, item.message
     except (ReadError, OSError) as exc:
         raise DiffError(f"{name}: cannot read: {exc}") from None
-    if not seen and skipped and reader.dialect is None:
+    if not seen and reader.skipped and reader.dialect is None:
         raise DiffError(f"{name}: no message of a known dialect: not a message or event log")
 
 

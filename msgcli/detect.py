@@ -10,8 +10,16 @@ dialect or kind than the file's).
 
 A file that so far holds only plain messages (which every provider dialect takes) is
 settled tentatively: the first record that says more names the file's dialect.
-``--dialect`` (``forced``) settles the dialect up front; the first record then settles
-the kind, and every record is read as that kind.
+
+``--dialect`` (``forced``) settles the dialect up front. What it means for a record that
+dialect does not take is the one thing that depends on the command, and is said by
+the ``use`` a detector is made for:
+
+- :data:`CHECK` (``validate``): the first record settles the kind, and every record is
+  checked as that kind of the named dialect, so its rules say what is wrong with it;
+- :data:`READ` (the commands that read: ``show``, ``stats``, ``format``, ``convert``,
+  the library): a record the named dialect does not take is a problem (``D001``, or
+  ``D002`` once the file is settled), and not read.
 """
 
 from __future__ import annotations
@@ -19,16 +27,22 @@ from __future__ import annotations
 from .dialects import EVENT, MESSAGE, Dialect, classify, fits, is_plain
 from .records import Problem
 
-__all__ = ["Detector", "mixed", "undetected"]
+__all__ = ["CHECK", "READ", "Detector", "mixed", "undetected"]
+
+#: what ``--dialect`` means for a record the named dialect does not take (see above)
+CHECK = "check"
+READ = "read"
 
 
 class Detector:
     """The dialect and kind of one file, from its records (see the module's text)."""
 
-    __slots__ = ("dialect", "first_line", "forced", "kind", "problem", "tentative")
+    __slots__ = ("dialect", "first_line", "forced", "kind", "problem", "tentative", "use")
 
-    def __init__(self, forced: Dialect | None = None):
+    def __init__(self, forced: Dialect | None = None, use: str = CHECK):
         self.forced = forced
+        #: :data:`CHECK` or :data:`READ`: what ``forced`` means for a record it does not take
+        self.use = use
         #: the file's dialect and kind, once a record settled them
         self.dialect: Dialect | None = forced
         self.kind: str | None = None
@@ -53,6 +67,8 @@ class Detector:
             kind = settled.classify(obj)
             if kind is not None and kind == self.kind:
                 return kind
+        if self.forced is not None and self.use == READ:
+            return self._read_as_forced(obj, line, self.forced)
         found = classify(obj)
         if self.forced is not None:
             if self.kind is None:
@@ -80,6 +96,21 @@ class Detector:
         if self.tentative and not is_plain(obj):
             self.tentative = False
         return kind
+
+    def _read_as_forced(self, obj: dict, line: int, forced: Dialect) -> str | None:
+        kind = fits(forced, obj)
+        if kind is not None and self.kind is None:
+            self.settle(forced, kind, line)
+        if kind is not None and kind == self.kind:
+            return kind
+        if self.kind is None:
+            said = f"this record is no {forced.title} message or event (--dialect {forced.name})"
+            self.problem = Problem("D001", said)
+            return None
+        found = classify(obj)
+        other, other_kind = found if found is not None else (forced, kind or MESSAGE)
+        self.problem = Problem("D002", mixed(other, other_kind, forced, self.kind, self.first_line))
+        return None
 
 
 def undetected(obj: dict) -> str:

@@ -77,6 +77,9 @@ class Options:
     #: only event logs are wanted (``replay``): a message log is left at its first message
     #: (its summary says ``kind == "messages"``), not checked to its end
     events_only: bool = False
+    #: reading commands (:func:`msgcli.stream.open_log`): mask secrets in every record
+    #: before it is read (``--redact``: see :mod:`msgcli.redact`)
+    redact: bool = False
 
     def for_file(self, name: str) -> Options | None:
         """The options that apply to the file ``name`` (None: excluded)."""

@@ -49,7 +49,7 @@ from .dialects.base import is_number
 from .model import DataBlock, Message, ToolCallBlock, ToolResultBlock
 from .reader import ReadError, source_name
 from .replayers import ReplayStats
-from .stream import LogReader
+from .stream import LogReader, open_log
 from .textsafe import short
 
 __all__ = [
@@ -502,10 +502,12 @@ def file_stats(
     """The counts of one log: a path, ``-`` for standard input, or a binary stream."""
     if name is None:
         name = source_name(source)
-    reader = LogReader(name, dialect)
+    from .engine import Options
+
+    reader = open_log(source, Options(dialect=dialect), name=name)
     collector = _Collector(FileStats(path=name))
     try:
-        for item in reader.items(source):
+        for item in reader:
             if item.message is not None:
                 assert reader.dialect is not None
                 collector.message(item.message, reader.dialect)

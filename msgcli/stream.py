@@ -1,10 +1,13 @@
-"""The messages of any log, one at a time, for the commands that read rather than check.
+"""The one record loop: the items of any log, one at a time, for every command that reads.
 
-:meth:`LogReader.items` reads a message log or an event log (replaying it on the
-way) and yields an :class:`Item` per message as soon as it is complete, in
-the dialect-neutral model. What could not be read becomes a notice item at
-its line, so a reader sees where the log is broken; nothing is checked
-beyond what reading needs (``msgcli validate`` does that).
+:func:`open_log` reads a message log or an event log (replaying it on the way) and
+yields a typed :class:`Item` per message as soon as it is complete, in the
+dialect-neutral model (and, when asked, per event). What could not be read becomes a
+problem item at its line, so a reader sees where the log is broken; a record of no
+known dialect, or of another dialect than the file's, is a problem item too (``D001``,
+``D002``, worded as ``msgcli validate`` words them: :mod:`msgcli.detect` places every
+record for every command). Nothing is checked beyond what reading needs
+(``msgcli validate`` does that).
 """
 
 from __future__ import annotations
@@ -12,20 +15,43 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
+from typing import IO, Any
 
-from .dialects import EVENT, Dialect, classify, fits, get_dialect, is_plain
+from .detect import READ, Detector
+from .dialects import EVENT, Dialect, get_dialect
 from .findings import ERROR
 from .model import Message
-from .reader import read_records
+from .reader import read_records, source_name
 from .rules import RULES
 
-__all__ = ["Item", "LogReader"]
+__all__ = [
+    "EVENT_ITEM",
+    "MESSAGE_ITEM",
+    "PROBLEM_ITEM",
+    "REPORT",
+    "SKIP",
+    "Item",
+    "LogReader",
+    "open_log",
+]
+
+#: what an :class:`Item` is (:attr:`Item.kind`)
+MESSAGE_ITEM = "message"
+EVENT_ITEM = "event"
+PROBLEM_ITEM = "problem"
+
+#: what becomes of a record that is not one of the log's (D001, D002): a problem item
+#: (every command but ``diff``), or passed over and only counted (``diff``, which compares
+#: what two logs say and names a log of no known dialect as a whole)
+REPORT = "report"
+SKIP = "skip"
 
 
 @dataclass(slots=True)
 class Item:
-    """A message of the log (``message``), or a notice about a line (``notice``)."""
+    """A message of the log (``message``), an event record (``event``, when asked for), or a
+    problem with a line (``code`` and ``notice``)."""
 
     path: str
     line: int
@@ -35,27 +61,64 @@ class Item:
     code: str = ""
     #: where the message sits in a JSON document (a JSON pointer; "" in a log)
     where: str = ""
+    #: an event record of an event log, as read (``open_log(..., events=True)``)
+    event: dict | None = None
+
+    @property
+    def kind(self) -> str:
+        """:data:`MESSAGE_ITEM`, :data:`EVENT_ITEM` or :data:`PROBLEM_ITEM`."""
+        if self.message is not None:
+            return MESSAGE_ITEM
+        return EVENT_ITEM if self.event is not None else PROBLEM_ITEM
+
+
+def open_log(
+    source: str | Path | IO[bytes],
+    options: Any = None,
+    *,
+    name: str | None = None,
+    events: bool = False,
+    others: str = REPORT,
+) -> Log:
+    """The items of one log (a path, ``-`` or a binary stream), read as ``options`` say
+    (a :class:`msgcli.engine.Options`: its ``dialect`` and ``redact``); ``events``: an
+    item for every event record of an event log too; ``others``: what becomes of a record
+    that is not one of the log's (:data:`REPORT`, :data:`SKIP`). Iterate it once; what it
+    learnt of the log (``dialect``, ``kind``, ``records``, ``skipped``, an event log's
+    ``replayer``) is kept on it."""
+    dialect = getattr(options, "dialect", None)
+    redact = bool(getattr(options, "redact", False))
+    name = source_name(source) if name is None else name
+    return Log(source, name, dialect, redact, events, others)
 
 
 class LogReader:
     """Reads one log into items; also keeps what ``stats`` needs of an event log."""
 
-    def __init__(self, name: str, dialect: str | None = None, redact: bool = False):
+    def __init__(
+        self,
+        name: str,
+        dialect: str | None = None,
+        redact: bool = False,
+        events: bool = False,
+        others: str = REPORT,
+    ):
         self.name = name
         #: mask secrets in every record before it is read (``--redact``: see msgcli.redact)
         self.redact = redact
-        self.forced: Dialect | None = get_dialect(dialect) if dialect else None
-        self.dialect: Dialect | None = self.forced
+        #: yield an item for every event record too
+        self.events = events
+        #: what becomes of a record that is not one of the log's (:data:`REPORT`, :data:`SKIP`)
+        self.others = others
+        #: how many records were not the log's (D001, D002)
+        self.skipped = 0
+        self.detector = Detector(get_dialect(dialect) if dialect else None, READ)
+        self.dialect: Dialect | None = self.detector.dialect
         self.kind: str | None = None
-        #: the log so far holds only plain messages, which every provider dialect takes
-        self.tentative = False
         self.replayer: Any = None
         self.schema: Any = None
         self.assembler: Any = None
         self.records = 0
-        #: called with ``(line, record)`` for a record this reader leaves out because it is
-        #: of another dialect or kind than the file's (``convert`` reports it)
-        self.on_skip: Callable[[int, dict], None] | None = None
         #: the file holds no records (P008): why, as the reader says it; not an item, since
         #: an empty log reads as no messages
         self.empty: str | None = None
@@ -96,12 +159,16 @@ class LogReader:
                 from .redact import redact_record
 
                 obj = redact_record(obj)
-            kind = self._kind_of(obj)
+            kind = self._kind_of(obj, record.line)
             if kind is None:
-                if self.on_skip is not None:
-                    self.on_skip(record.line, obj)
+                self.skipped += 1
+                problem = self.detector.problem
+                if problem is not None and self.others == REPORT:
+                    yield Item(self.name, record.line, notice=problem.message, code=problem.code)
                 continue
             if kind == EVENT:
+                if self.events:
+                    yield Item(self.name, record.line, event=obj)
                 if self.replayer is None:
                     yield Item(
                         self.name,
@@ -147,29 +214,19 @@ class LogReader:
             return []
         return [self.dialect.read(obj) for obj in self.replayer.open_messages()]
 
-    def _kind_of(self, obj: dict) -> str | None:
-        if self.kind is not None:
-            assert self.dialect is not None
-            found = fits(self.dialect, obj)
-            if found is None and self.tentative and self.forced is None:
-                detected = classify(obj)
-                if detected is not None and detected[1] == self.kind:
-                    # the log so far held only plain messages: it is of this record's dialect
-                    self.dialect, found = detected
-            if self.tentative and not is_plain(obj):
-                self.tentative = False
-            return found if found == self.kind else None
-        if self.forced is not None:
-            kind = fits(self.forced, obj)
-        else:
-            detected = classify(obj)
-            if detected is None:
-                return None
-            self.dialect, kind = detected
+    def _kind_of(self, obj: dict, line: int) -> str | None:
+        """The record's kind, as the log's detector places it (None: not one of the log's
+        records; the detector's ``problem`` says why)."""
+        detector = self.detector
+        kind = detector.kind_of(obj, line)
         if kind is None:
             return None
+        if detector.dialect is not self.dialect:
+            # settled, or (a log of plain messages so far) of this record's dialect after all
+            self.dialect = detector.dialect
+        if self.kind is not None:
+            return kind
         self.kind = kind
-        self.tentative = is_plain(obj)
         if kind != EVENT:
             assert self.dialect is not None
             self.assembler = self.dialect.assembler()
@@ -184,6 +241,25 @@ class LogReader:
                 return kind
             self.schema = compiled(f"{self.dialect.name}/event")
         return kind
+
+
+class Log(LogReader):
+    """One log being read: iterate it for its items (:func:`open_log`)."""
+
+    def __init__(
+        self,
+        source: Any,
+        name: str,
+        dialect: str | None,
+        redact: bool,
+        events: bool,
+        others: str,
+    ):
+        super().__init__(name, dialect, redact, events, others)
+        self.source = source
+
+    def __iter__(self) -> Iterator[Item]:
+        return self.items(self.source)
 
 
 def _messages_of(dialect: Dialect, obj: dict) -> list[dict]:

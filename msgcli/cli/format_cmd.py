@@ -73,19 +73,20 @@ def format_request(
     """
     import orjson
 
+    from ..engine import Options
     from ..formatters import format_request as build
     from ..reader import ReadError
-    from ..stream import LogReader
+    from ..stream import open_log
     from ..textsafe import visible
 
     _check_outputs([output], [path])
     name = "<stdin>" if path == "-" else path
-    reader = LogReader(name, dialect.value if dialect else None)
+    reader = open_log(path, Options(dialect=dialect.value if dialect else None), name=name)
     messages = []
     lines = []
     notices = []
     try:
-        for item in reader.items(path):
+        for item in reader:
             if item.message is not None:
                 messages.append(item.message)
                 lines.append(item.line)

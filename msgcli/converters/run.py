@@ -13,13 +13,12 @@ from datetime import tzinfo
 from pathlib import Path
 from typing import Any
 
-from ..dialects import classify
-from ..engine import unusable
+from ..engine import Options, unusable
 from ..findings import FileReport, FileSummary, Finding, RunReport, tally
 from ..inputs import expand_paths
 from ..reader import ReadError, source_name
 from ..rules import RULES
-from ..stream import LogReader
+from ..stream import open_log
 from . import Converter
 
 __all__ = ["convert_paths"]
@@ -104,27 +103,16 @@ def _convert_file(
     def finding(line: int, code: str, message: str, ptr: str = "") -> None:
         _add(report, Finding(name, line, code, RULES[code].severity, message, ptr), select)
 
-    reader = LogReader(name, dialect, redact)
-
-    def skipped(line: int, obj: dict) -> None:
-        found = classify(obj)
-        if found is None:
-            finding(line, "D001", "the record matches no known dialect: not converted")
-        else:
-            other, kind = found
-            finding(
-                line,
-                "D002",
-                f"a {other.title} {kind} in a {reader.dialect.title if reader.dialect else ''} "
-                f"{reader.kind or 'message'} log: not converted",
-            )
-
-    reader.on_skip = skipped
+    reader = open_log(
+        str(source) if isinstance(source, Path) else source,
+        Options(dialect=dialect, redact=redact),
+        name=name,
+    )
     converter = Converter(target, carry=carry, local=local, report=finding)
     aside: dict[str, int] = {}
     first_aside = 0
     try:
-        for item in reader.items(str(source) if isinstance(source, Path) else source):
+        for item in reader:
             if item.message is None:
                 if item.code == "P009":
                     fs.readable = False

@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections import deque
 from typing import IO, Any, Protocol
 
+from ..engine import Options
 from ..reader import ReadError
-from ..stream import Item, LogReader
+from ..stream import Item, open_log
 from .thread import Thread, Unit
 from .view import Filters
 
@@ -67,7 +68,7 @@ def _write_unit(
         sink.begin_nested(title, path)
         thread = Thread(put, filters)
         try:
-            for item in LogReader(path, msg.dialect, redact).items(path):
+            for item in open_log(path, Options(msg.dialect, redact=redact)):
                 thread.add(item)
         except ReadError as exc:
             sink.unreadable(path, str(exc))
@@ -130,7 +131,7 @@ def walk(
                 continue
             thread = Thread(emit, filters)
             try:
-                for item in LogReader(name, dialect, redact).items(source):
+                for item in open_log(source, Options(dialect, redact=redact), name=name):
                     thread.add(item)
             except ReadError as exc:
                 unreadable += 1

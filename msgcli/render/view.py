@@ -18,10 +18,11 @@ from rich.rule import Rule
 from rich.segment import Segment
 from rich.text import Text
 
+from ..engine import Options
 from ..filters import Filter, error_lines
 from ..guard import deep_recursion
 from ..reader import ReadError
-from ..stream import Item, LogReader
+from ..stream import Item, LogReader, open_log
 from ..textsafe import visible
 from .thread import ShowOptions, Thread, Unit, render_notice, render_unit, short_ids
 
@@ -250,7 +251,7 @@ class View:
                 self._out(Text(visible(title), style="bold magenta"))
                 thread = Thread(self._print, self.filters)
                 try:
-                    for item in LogReader(path, msg.dialect, self.redact).items(path):
+                    for item in open_log(path, Options(msg.dialect, redact=self.redact)):
                         thread.add(item)
                 except ReadError as exc:
                     self._unreadable(path, str(exc))
@@ -277,7 +278,8 @@ class View:
                 self.filters.start(name, source, dialect)
                 thread = Thread(self._emit, self.filters)
                 try:
-                    for item in LogReader(name, dialect, self.redact).items(source):
+                    options = Options(dialect, redact=self.redact)
+                    for item in open_log(source, options, name=name):
                         thread.add(item)
                 except ReadError as exc:
                     self._unreadable(name, str(exc))
@@ -295,7 +297,7 @@ class View:
         try:
             ids = [
                 str(item.message.id)
-                for item in LogReader(name, dialect).items(source)
+                for item in open_log(source, Options(dialect), name=name)
                 if item.message is not None and item.message.id
             ]
         except (ReadError, OSError):
