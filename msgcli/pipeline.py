@@ -29,7 +29,7 @@ from .findings import (
 )
 from .progress import Tracker, tracker
 from .reader import STDIN_NAME, ReadError, json_file_is_log, read_records, source_name
-from .replayers import Replayer, replayer_for
+from .replayers import Replayer
 from .rules import RULES
 from .schemas import CompiledSchema, compiled, explain
 
@@ -517,8 +517,7 @@ class _FileCheck:
             name = self.name
             self.event_schema = compiled(f"{dialect.name}/event")
             zone = self.zone
-            self.replayer = replayer_for(
-                dialect.name,
+            self.replayer = dialect.replayer(
                 self.emit,
                 None if sink is None else (lambda line, message: sink(name, line, message)),
                 zone=zone,
