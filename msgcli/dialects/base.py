@@ -9,6 +9,10 @@ for a dialect with event logs).
 The hooks, grouped by the step of the pipeline that calls them (every one but
 :meth:`Dialect.classify`, :meth:`Dialect.read` and :meth:`Dialect.write` has a default):
 
+Identity
+    :attr:`Dialect.name` (what users type, the registry's key), :attr:`Dialect.title`,
+    :attr:`Dialect.schema_root` (where its schemas are, when not msgcli's own).
+
 Detection
     :meth:`Dialect.classify` (is this record mine, a message or an event? a few key
     look-ups, called for every record), :attr:`Dialect.distinct`,
@@ -27,14 +31,18 @@ Rules on one record (stage ``record``, see :mod:`msgcli.rules`)
     :meth:`Dialect.fast_digest` with :attr:`Dialect.fast_covers`, the record rules it
     answers for. The attributes the shared checks read: :attr:`Dialect.keeps_extra_on`,
     :attr:`Dialect.tool_result_roles`, :attr:`Dialect.tool_input_key` (and
-    :meth:`Dialect.tool_input_key_of`), the pointer keys, :attr:`Dialect.block_word`.
+    :meth:`Dialect.tool_input_key_of`), the keys findings point at
+    (:attr:`Dialect.tool_arguments_key`, :attr:`Dialect.tool_call_id_key`,
+    :attr:`Dialect.tool_call_name_key`), :attr:`Dialect.block_word`; and
+    :attr:`Dialect.own_rules`, the rules only this dialect's checks report.
 
 Rules across records (stage ``cross-record``)
     :meth:`Dialect.pair_key`, :meth:`Dialect.parse_time`, :meth:`Dialect.time_group`,
     :meth:`Dialect.message_part`, :meth:`Dialect.parked`.
 
 Events (stage ``stream``)
-    :meth:`Dialect.prepare_event`, :meth:`Dialect.event_schema`, :meth:`Dialect.replayer`.
+    :meth:`Dialect.prepare_event`, :meth:`Dialect.event_schema`, :meth:`Dialect.replayer`
+    (the class :attr:`Dialect.replayer_class` names, :meth:`Dialect.replayer_type`).
 
 Reading commands (show, stats, export, query, diff)
     :meth:`Dialect.finish_reason`, :meth:`Dialect.token_counts`, :meth:`Dialect.aside`,
