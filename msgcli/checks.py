@@ -11,18 +11,16 @@ given only when a finding belongs to another line than the current record.
 
 from __future__ import annotations
 
-import binascii
 import re
-from base64 import b64decode
 from datetime import timedelta
 from typing import Any
-from urllib.parse import urlsplit
 
 import orjson
 
 from .dialects.base import DIGEST_CALL as _CALL
 from .dialects.base import DIGEST_RESULT as _RESULT
-from .dialects.base import Dialect, micros, says_nothing
+from .dialects.base import Dialect, micros
+from .dialects.media import check_source, unknown_key
 from .guard import json_text
 from .model import DataBlock, Message, TextBlock, ToolCallBlock, ToolResultBlock, pointer
 from .textsafe import short
@@ -39,46 +37,15 @@ _TOLERANCE_US = TIME_TOLERANCE // timedelta(microseconds=1)
 _HEX_ID = re.compile(r"[0-9a-f]{1,64}")
 _UUID_ID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
-_MIME = re.compile(
-    r"^(application|audio|font|example|image|message|model|multipart|text|video|chemical|x-[\w.+-]+)"
-    r"/[a-z0-9][\w!#$&^.+-]{0,126}(\s*;.*)?$",
-    re.IGNORECASE,
-)
-_SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*$")
-_NEEDS_HOST = frozenset({"http", "https", "ftp", "ws", "wss"})
-
-#: declared media type -> the byte signatures its data must start with
-_MAGIC: dict[str, tuple[bytes, ...]] = {
-    "image/png": (b"\x89PNG\r\n\x1a\n",),
-    "image/jpeg": (b"\xff\xd8\xff",),
-    "image/jpg": (b"\xff\xd8\xff",),
-    "image/gif": (b"GIF87a", b"GIF89a"),
-    "image/bmp": (b"BM",),
-    "application/pdf": (b"%PDF-",),
-    "audio/flac": (b"fLaC",),
-    "audio/ogg": (b"OggS",),
-    "video/webm": (b"\x1a\x45\xdf\xa3",),
-}
-_NAMES = {
-    b"\x89PNG": "PNG",
-    b"\xff\xd8\xff": "JPEG",
-    b"GIF8": "GIF",
-    b"%PDF": "PDF",
-    b"RIFF": "RIFF (WAV/WEBP/AVI)",
-    b"OggS": "Ogg",
-    b"fLaC": "FLAC",
-    b"ID3": "MP3",
-}
-
 
 def check_message(dialect: Dialect, msg: Message, obj: dict, emit) -> None:
     """The checks on one message (``obj`` is its record) that need nothing from other records."""
     keeps = dialect.keeps_extra_on
     for key in msg.extra:
-        emit("S003", _unknown_key(key, "message"), pointer((), key))
+        emit("S003", unknown_key(key, "message"), pointer((), key))
     if msg.usage is not None:
         for key in msg.usage.extra:
-            emit("S003", _unknown_key(key, "usage"), pointer(("usage",), key))
+            emit("S003", unknown_key(key, "usage"), pointer(("usage",), key))
 
     empty = True
     result_roles = dialect.tool_result_roles
@@ -87,7 +54,7 @@ def check_message(dialect: Dialect, msg: Message, obj: dict, emit) -> None:
         if block.extra and block.type not in keeps:
             where = f"{_own_type(obj, block)} {dialect.block_word}"
             for key in block.extra:
-                emit("S003", _unknown_key(key, where), pointer(block.path, key))
+                emit("S003", unknown_key(key, where), pointer(block.path, key))
         if isinstance(block, TextBlock):
             if block.text and (not isinstance(block.text, str) or block.text.strip()):
                 empty = False
@@ -118,7 +85,7 @@ def check_message(dialect: Dialect, msg: Message, obj: dict, emit) -> None:
                     pointer(block.path),
                 )
         elif isinstance(block, DataBlock) and block.source is not None:
-            _check_source(block, emit)
+            check_source(block, emit)
     content = obj.get("content", 0)
     # content of another type (or none at all) is a schema error already; null reads as []
     if empty and (content is None or isinstance(content, (list, str))):
@@ -141,14 +108,6 @@ def _own_type(obj: dict, block) -> str:
         return block.type
     kind = node.get("type") if isinstance(node, dict) else None
     return kind if isinstance(kind, str) else block.type
-
-
-def _unknown_key(key: str, where: str) -> str:
-    article = "an" if where[:1] in "aeiou" else "a"
-    return (
-        f"unknown key {short(key)} in {article} {where}: "
-        "the framework drops it when it loads the record"
-    )
 
 
 def _check_tool_input(block: ToolCallBlock, input_key: str | None, emit) -> None:
@@ -179,87 +138,6 @@ def _check_tool_input(block: ToolCallBlock, input_key: str | None, emit) -> None
             f"the arguments of tool call {short(block.id)} are {kind}, not a JSON object",
             pointer(block.path, input_key),
         )
-
-
-def _check_source(block: DataBlock, emit) -> None:
-    source = block.source
-    assert source is not None
-    base = block.path
-    media_type = source.media_type
-    for key in source.extra:
-        emit("S003", _unknown_key(key, "source"), pointer(base, "source", key))
-    if isinstance(media_type, str) and media_type and not _MIME.match(media_type):
-        emit(
-            "M002", f"{short(media_type)} is not a MIME type (type/subtype)", _source_pointer(block)
-        )
-    if source.kind == "url":
-        url = source.url
-        if isinstance(url, str):
-            problem = _url_problem(url)
-            if problem:
-                emit("M003", f"{short(url)} is not a usable URL: {problem}", _source_pointer(block))
-    elif source.kind == "base64":
-        data = source.data
-        if not isinstance(data, str):
-            return
-        try:
-            raw = b64decode(data, validate=True)
-        except (binascii.Error, ValueError):
-            try:
-                raw = b64decode("".join(data.split()), validate=True)
-            except (binascii.Error, ValueError) as exc:
-                emit(
-                    "M001",
-                    f"the base64 data does not decode ({_b64_reason(data, exc)})",
-                    _source_pointer(block),
-                )
-                return
-        if isinstance(media_type, str):
-            _check_magic(media_type, raw, block, emit)
-
-
-def source_is_clean(block: DataBlock) -> bool:
-    """True when the media checks have nothing to say about ``block``'s source."""
-    return says_nothing(_check_source, block)
-
-
-def _source_pointer(block: DataBlock) -> str:
-    # LoongFlow media are content elements with no source object of their own
-    return pointer(block.path) if block.kind == "content" else pointer(block.path, "source")
-
-
-def _b64_reason(data: str, exc: Exception) -> str:
-    bad = next((c for c in data if not (c.isalnum() or c in "+/=\n\r\t ")), None)
-    if bad is not None:
-        return f"{short(bad)} is not a base64 character"
-    if len("".join(data.split())) % 4:
-        return "its length is not a multiple of 4: it is cut off or unpadded"
-    return str(exc)
-
-
-def _url_problem(url: str) -> str | None:
-    if not url.strip():
-        return "it is empty"
-    if url != url.strip():
-        return "it starts or ends with white space"
-    try:
-        parts = urlsplit(url)
-    except ValueError as exc:
-        return str(exc)
-    if not parts.scheme or not _SCHEME.match(parts.scheme):
-        return "it has no scheme (like https:)"
-    if parts.scheme.lower() in _NEEDS_HOST and not parts.hostname:
-        return "it has no host"
-    return None
-
-
-def _check_magic(media_type: str, raw: bytes, block: DataBlock, emit) -> None:
-    signatures = _MAGIC.get(media_type.split(";")[0].strip().lower())
-    if not signatures or not raw or raw.startswith(signatures):
-        return
-    actual = next((name for sig, name in _NAMES.items() if raw.startswith(sig)), None)
-    found = f"{actual} data" if actual else "data of another kind"
-    emit("M004", f"declared {media_type} but the bytes are {found}", _source_pointer(block))
 
 
 class CrossChecks:

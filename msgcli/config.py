@@ -41,6 +41,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from .dialects import DIALECTS, dialect_names
 from .rules import RULES, select_codes
 
 __all__ = [
@@ -57,14 +58,6 @@ __all__ = [
 
 #: looked for in every directory from the current one up, in this order
 CONFIG_NAMES = ("msgcli.toml", "pyproject.toml")
-DIALECTS = (
-    "agentscope-java",
-    "agentscope-py",
-    "loongflow",
-    "openai-chat",
-    "openai-responses",
-    "anthropic",
-)
 EXPECTS = ("invalid", "valid")
 
 _TOP_KEYS = ("dialect", "select", "ignore", "strict", "exclude", "overrides", "scheduler")
@@ -360,8 +353,9 @@ def _dialect(table: dict, key: str, where: str) -> str | None:
     value = table.get(key)
     if value is None:
         return None
-    if value not in DIALECTS:
-        raise ConfigError(f"{where}: {key} must be one of {', '.join(DIALECTS)}, not {value!r}")
+    if value not in DIALECTS and value not in dialect_names():
+        known = ", ".join(dialect_names())
+        raise ConfigError(f"{where}: {key} must be one of {known}, not {value!r}")
     return value
 
 

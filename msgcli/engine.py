@@ -31,7 +31,7 @@ from .findings import ERROR, WARNING, FileReport, FileSummary, Finding, Severity
 from .inputs import suffix_list
 from .reader import ReadError, read_records, source_name
 from .records import take_over
-from .replayers import Replayer, replayer_for
+from .replayers import Replayer
 from .rules import RULES
 from .schemas import CompiledSchema, compiled, explain
 
@@ -316,8 +316,7 @@ class FileCheck(_Findings):
             sink = self.sink
             name = self.name
             self.event_schema = compiled(f"{dialect.name}/event")
-            self.replayer = replayer_for(
-                dialect.name,
+            self.replayer = dialect.replayer(
                 self.emit,
                 None if sink is None else (lambda line, message: sink(name, line, message)),
                 zone=self.zone,

@@ -33,6 +33,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from .dialects import get_dialect
+from .dialects.base import session_of
 from .model import (
     Block,
     DataBlock,
@@ -96,23 +97,6 @@ def _comparable(when: datetime) -> datetime:
     if when.tzinfo is not None:
         return when.astimezone().replace(tzinfo=None)
     return when
-
-
-def session_of(msg: Message) -> Any:
-    """The session or conversation a message belongs to, where its dialect records one:
-    LoongFlow's ``conversation_id`` (else ``trace_id``), else a ``session_id``/``sessionId``
-    in the metadata (AgentScope applications put it there). ``None`` otherwise."""
-    for key in ("conversation_id", "trace_id"):
-        value = msg.fields.get(key)
-        if isinstance(value, str) and value:
-            return value
-    meta = msg.metadata
-    if isinstance(meta, dict):
-        for key in ("session_id", "sessionId", "conversation_id"):
-            value = meta.get(key)
-            if isinstance(value, str) and value:
-                return value
-    return None
 
 
 def failed_finish(reason: Any) -> bool:

@@ -18,7 +18,15 @@ import orjson
 from .guard import deep_recursion
 from .textsafe import short
 
-__all__ = ["CompiledSchema", "compiled", "explain", "list_schemas", "load_schema", "schema_dir"]
+__all__ = [
+    "CompiledSchema",
+    "add_schema_root",
+    "compiled",
+    "explain",
+    "list_schemas",
+    "load_schema",
+    "schema_dir",
+]
 
 #: the annotation a schema puts on a subschema whose failure is another rule than S001
 RULE_KEYWORD = "x-msgcli-rule"
@@ -41,18 +49,29 @@ def schema_dir() -> Path:
     raise FileNotFoundError("msgcli's schema files are missing from this installation")
 
 
+#: dialect name -> the folder holding its ``<name>/<kind>.schema.json``, for a dialect whose
+#: schemas are not msgcli's own (``msgcli.dialects.register`` adds them)
+_ROOTS: dict[str, Path] = {}
+
+
+def add_schema_root(dialect: str, root: Path) -> None:
+    """Read the schemas of ``dialect`` from ``root/<dialect>/`` rather than msgcli's own."""
+    _ROOTS[dialect] = Path(root)
+
+
 def list_schemas() -> list[str]:
     """Names of every schema, as ``<dialect>/<kind>`` (e.g. ``loongflow/message``)."""
-    base = schema_dir()
+    found = [schema_dir().glob("*/*.schema.json")]
+    found += [(root / name).glob("*.schema.json") for name, root in _ROOTS.items()]
     return sorted(
-        f"{p.parent.name}/{p.name.removesuffix('.schema.json')}"
-        for p in base.glob("*/*.schema.json")
+        {f"{p.parent.name}/{p.name.removesuffix('.schema.json')}" for paths in found for p in paths}
     )
 
 
 def schema_path(name: str) -> Path:
     dialect, _, kind = name.partition("/")
-    path = schema_dir() / dialect / f"{kind or 'message'}.schema.json"
+    path = _ROOTS.get(dialect) or schema_dir()
+    path = path / dialect / f"{kind or 'message'}.schema.json"
     if not path.is_file():
         known = ", ".join(list_schemas())
         raise KeyError(f"no schema named {name!r} (known: {known})")

@@ -231,12 +231,11 @@ class LogReader:
             assert self.dialect is not None
             self.assembler = self.dialect.assembler()
         if kind == EVENT:
-            from .replayers import replayer_for
             from .schemas import compiled
 
             assert self.dialect is not None
             try:
-                self.replayer = replayer_for(self.dialect.name, self._emit, self._sink)
+                self.replayer = self.dialect.replayer(self._emit, self._sink)
             except KeyError:
                 return kind
             self.schema = compiled(f"{self.dialect.name}/event")

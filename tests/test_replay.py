@@ -244,7 +244,7 @@ def test_unknown_event_types_are_skipped_counted_and_warned(tmp_path):
 def test_memory_is_bounded_by_the_open_replies():
     """A finished reply is written and forgotten at once: replaying many replies keeps
     at most one open, whatever the length of the log."""
-    from msgcli.replayers.agentscope_py import PyReplayer
+    from msgcli.dialects.agentscope_py.replay import PyReplayer
 
     template = read_jsonl(REAL / "events.jsonl")
     written: list[int] = []
@@ -276,6 +276,6 @@ def test_memory_is_bounded_by_the_open_replies():
     ],
 )
 def test_java_tool_input_keys_come_in_hashmap_order(written, java_order):
-    from msgcli.replayers.agentscope_java import java_hash_order
+    from msgcli.dialects.agentscope_java.replay import java_hash_order
 
     assert list(java_hash_order({k: 1 for k in written})) == java_order

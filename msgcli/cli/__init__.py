@@ -722,8 +722,10 @@ def _explain_rule(code: str, output_format: ListFormat) -> None:
 @schema_app.command("list")
 def schema_list() -> None:
     """List the schemas shipped with msgcli, as DIALECT/KIND."""
+    from ..dialects import load_installed
     from ..schemas import list_schemas, load_schema
 
+    load_installed()  # the schemas of installed dialects too
     for name in list_schemas():
         title = load_schema(name).get("title", "")
         typer.echo(f"{name}\t{title}")
@@ -736,8 +738,10 @@ def schema_show(
     ],
 ) -> None:
     """Print one schema as JSON, to use with any JSON Schema tool."""
+    from ..dialects import load_installed
     from ..schemas import schema_path
 
+    load_installed()
     try:
         path = schema_path(name if "/" in name else f"{name}/message")
     except KeyError as exc:

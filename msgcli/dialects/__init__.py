@@ -1,7 +1,31 @@
-"""The dialect registry and per-record detection."""
+"""The dialect registry and per-record detection.
+
+:data:`DIALECTS` is the one list of dialects: configuration, the commands' choices,
+``msgcli schema``, the replayers, the converters and the formatters all read it, and
+behaviour that differs by dialect is a call on the :class:`~msgcli.dialects.base.Dialect`
+object, never a comparison of its name.
+
+:func:`register` is the one way in. msgcli's own dialects (the packages beside this
+module) are registered when this module is imported. Another package adds a dialect by
+declaring it in the entry-point group ``msgcli.dialects`` of its distribution::
+
+    [project.entry-points."msgcli.dialects"]
+    toy = "toy_dialect:DIALECT"
+
+so that installing it is all it takes: no file of msgcli's is edited, and every command,
+the library and the pytest plugin know it. The group is read by :func:`load_installed`,
+once per process and only when needed (reading installed distributions' metadata takes
+longer than the rest of ``msgcli validate``'s start-up): when a record is of no dialect
+registered so far, when a name is not one of them (:func:`get_dialect`), and when every
+name is asked for (:func:`dialect_names`, what a list of choices shows).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
+from ..rules import RULES, Rule, record_rules
+from ..schemas import add_schema_root
 from .agentscope_java import DIALECT as AGENTSCOPE_JAVA
 from .agentscope_py import DIALECT as AGENTSCOPE_PY
 from .anthropic import DIALECT as ANTHROPIC
@@ -11,24 +35,130 @@ from .loongflow import DIALECT as LOONGFLOW
 from .openai_chat import DIALECT as OPENAI_CHAT
 from .openai_responses import DIALECT as OPENAI_RESPONSES
 
-__all__ = ["DIALECTS", "EVENT", "MESSAGE", "Dialect", "classify", "fits", "get_dialect", "is_plain"]
+__all__ = [
+    "DIALECTS",
+    "ENTRY_POINT_GROUP",
+    "EVENT",
+    "MESSAGE",
+    "Dialect",
+    "classify",
+    "dialect_names",
+    "fits",
+    "get_dialect",
+    "is_plain",
+    "load_installed",
+    "register",
+    "uncovered",
+    "unregister",
+]
 
-#: in detection order: the most specific signatures first
-DIALECTS: dict[str, Dialect] = {
-    d.name: d for d in (AGENTSCOPE_JAVA, AGENTSCOPE_PY, LOONGFLOW, CLAUDE_CODE)
-}
-#: the provider wire forms (their signatures are exact keys and type names: tried first)
-PROVIDERS: tuple[Dialect, ...] = (ANTHROPIC, OPENAI_RESPONSES, OPENAI_CHAT)
-DIALECTS.update((d.name, d) for d in PROVIDERS)
-_ORDER = (*PROVIDERS, *(d for d in DIALECTS.values() if d not in PROVIDERS))
+#: the entry-point group through which an installed distribution adds dialects
+ENTRY_POINT_GROUP = "msgcli.dialects"
+
+#: name -> dialect, in the order registered
+DIALECTS: dict[str, Dialect] = {}
+#: the order detection asks the dialects in: the wire forms first (their signatures are
+#: exact keys and type names), then the others, each group in the order registered
+_ORDER: tuple[Dialect, ...] = ()
+
+
+def register(dialect: Dialect) -> Dialect:
+    """Make ``dialect`` known to every command: detection, ``--dialect``, configuration,
+    ``msgcli schema``, replay (its :attr:`~Dialect.replayer_class`) and conversion (its
+    :attr:`~Dialect.writer` and :attr:`~Dialect.formatters`). Its schemas are read from
+    :attr:`~Dialect.schema_root`. Registering the same object again changes nothing;
+    another dialect under a name already taken is a ``ValueError``."""
+    global _ORDER
+    name = dialect.name
+    if not name or not isinstance(name, str):
+        raise ValueError(f"a dialect needs a name: {dialect!r}")
+    known = DIALECTS.get(name)
+    if known is dialect:
+        return dialect
+    if known is not None:
+        raise ValueError(f"a dialect named {name!r} is already registered")
+    if dialect.schema_root is not None:
+        add_schema_root(name, dialect.schema_root)
+    DIALECTS[name] = dialect
+    ordered = list(DIALECTS.values())
+    _ORDER = (*(d for d in ordered if d.wire_form), *(d for d in ordered if not d.wire_form))
+    return dialect
+
+
+for _builtin in (
+    AGENTSCOPE_JAVA,
+    AGENTSCOPE_PY,
+    LOONGFLOW,
+    CLAUDE_CODE,
+    ANTHROPIC,
+    OPENAI_RESPONSES,
+    OPENAI_CHAT,
+):
+    register(_builtin)
+
+
+_installed_read = False
+
+
+def load_installed(again: bool = False) -> None:
+    """Register the dialects that installed distributions declare in the entry-point group
+    :data:`ENTRY_POINT_GROUP`: once per process, or ``again`` (after ``sys.path`` changed)."""
+    global _installed_read
+    if _installed_read and not again:
+        return
+    _installed_read = True
+    from importlib.metadata import entry_points  # slow to import: only when needed
+
+    for entry in entry_points(group=ENTRY_POINT_GROUP):
+        register(entry.load())
+
+
+def unregister(name: str) -> Dialect:
+    """Take the dialect ``name`` out of the registry (``KeyError`` when there is none);
+    undoes :func:`register`, e.g. in a test."""
+    global _ORDER
+    dialect = DIALECTS.pop(name)
+    _ORDER = tuple(d for d in _ORDER if d is not dialect)
+    return dialect
+
+
+def dialect_names() -> list[str]:
+    """The name of every dialect, installed ones included (the choices of ``--dialect``)."""
+    load_installed()
+    return list(DIALECTS)
+
+
+def uncovered(
+    dialects: Iterable[Dialect] | None = None, rules: Iterable[Rule] | None = None
+) -> dict[str, list[str]]:
+    """Dialect name -> the ``record`` rules its fast path does not declare it covers
+    (:attr:`~Dialect.fast_covers`), for each dialect with a fast path that misses one;
+    ``{}`` when every fast path covers every record rule its records may get: every rule of
+    :func:`msgcli.rules.record_rules` but those other dialects claim as their own
+    (:attr:`~Dialect.own_rules`). ``dialects`` and ``rules``: other registries than
+    :data:`DIALECTS` and :data:`msgcli.rules.RULES`."""
+    dialects = list(DIALECTS.values() if dialects is None else dialects)
+    record = record_rules(RULES.values() if rules is None else rules)
+    owned = frozenset().union(*(d.own_rules for d in dialects))
+    out: dict[str, list[str]] = {}
+    for dialect in dialects:
+        if type(dialect).fast_digest is Dialect.fast_digest:
+            continue  # no fast path: every record takes the full path
+        missing = record - (owned - dialect.own_rules) - dialect.fast_covers
+        if missing:
+            out[dialect.name] = sorted(missing)
+    return out
 
 
 def get_dialect(name: str) -> Dialect:
-    try:
-        return DIALECTS[name]
-    except KeyError:
+    found = DIALECTS.get(name)
+    if found is None:
+        load_installed()
+        found = DIALECTS.get(name)
+    if found is None:
         known = ", ".join(DIALECTS)
-        raise ValueError(f"unknown dialect {name!r} (known: {known})") from None
+        raise ValueError(f"unknown dialect {name!r} (known: {known})")
+    return found
 
 
 def classify(obj: dict) -> tuple[Dialect, str] | None:
@@ -37,6 +167,11 @@ def classify(obj: dict) -> tuple[Dialect, str] | None:
         kind = d.classify(obj)
         if kind is not None:
             return d, kind
+    if not _installed_read:
+        known = len(DIALECTS)
+        load_installed()
+        if len(DIALECTS) > known:
+            return classify(obj)
     return None
 
 
@@ -45,7 +180,7 @@ def fits(dialect: Dialect, obj: dict) -> str | None:
     several dialects take (``{"role": "user", "content": "..."}``) and detection gave it to
     another one."""
     kind = dialect.classify(obj)
-    if kind is None and dialect in PROVIDERS and is_plain(obj):
+    if kind is None and dialect.wire_form and is_plain(obj):
         return MESSAGE
     return kind
 

@@ -1,26 +1,70 @@
-"""What every dialect module provides.
+"""What every dialect provides.
 
-A dialect is a module-level singleton subclass of :class:`Dialect`. It
-answers four questions about a raw JSON record (a ``dict`` from orjson):
+A dialect is a package ``msgcli/dialects/<name>/`` (or any importable package, see
+:func:`msgcli.dialects.register`) whose ``DIALECT`` is a singleton subclass of
+:class:`Dialect`. The class is named ``<Name>Dialect`` (``AgentScopeJavaDialect``). Its
+JSON Schemas are ``<schema_root>/<name>/message.schema.json`` (and ``event.schema.json``
+for a dialect with event logs).
 
-- :meth:`Dialect.classify`: is this one of mine, and is it a message or an
-  event? Must be cheap: a few key look-ups, called for every record.
-- :meth:`Dialect.read`: map the record onto :class:`msgcli.model.Message`,
-  keeping every key. Never raises, whatever the record holds (a record that
-  failed the schema is still read as far as it can be).
-- :meth:`Dialect.write`: map a :class:`Message` back onto this dialect's JSON,
-  keys in the order the framework writes them.
-- :meth:`Dialect.check`: the per-record checks that need this dialect's
-  knowledge and are not in the schema (keys the framework always writes,
-  timestamp format, id forms, ...). It calls ``emit(code, message, pointer)``.
+The hooks, grouped by the step of the pipeline that calls them (every one but
+:meth:`Dialect.classify`, :meth:`Dialect.read` and :meth:`Dialect.write` has a default):
 
-The schema itself is ``schemas/<name>/message.schema.json``.
+Identity
+    :attr:`Dialect.name` (what users type, the registry's key), :attr:`Dialect.title`,
+    :attr:`Dialect.schema_root` (where its schemas are, when not msgcli's own).
+
+Detection
+    :meth:`Dialect.classify` (is this record mine, a message or an event? a few key
+    look-ups, called for every record), :attr:`Dialect.distinct`,
+    :attr:`Dialect.wire_form`.
+
+The record model
+    :meth:`Dialect.read` (a record onto :class:`msgcli.model.Message`, keeping every key;
+    never raises), :meth:`Dialect.write` (a message back onto this dialect's JSON, keys in
+    the framework's order), :meth:`Dialect.variant`, :meth:`Dialect.assembler` (a message
+    written over several records), :meth:`Dialect.record_out`.
+
+Rules on one record (stage ``record``, see :mod:`msgcli.rules`)
+    :meth:`Dialect.check` (what needs this dialect's knowledge and is not in the schema;
+    calls ``emit(code, message, pointer)``), :meth:`Dialect.record_checker` (a dialect
+    checked by its own rules rather than as neutral messages), and the fast path
+    :meth:`Dialect.fast_digest` with :attr:`Dialect.fast_covers`, the record rules it
+    answers for. The attributes the shared checks read: :attr:`Dialect.keeps_extra_on`,
+    :attr:`Dialect.tool_result_roles`, :attr:`Dialect.tool_input_key` (and
+    :meth:`Dialect.tool_input_key_of`), the keys findings point at
+    (:attr:`Dialect.tool_arguments_key`, :attr:`Dialect.tool_call_id_key`,
+    :attr:`Dialect.tool_call_name_key`), :attr:`Dialect.block_word`; and
+    :attr:`Dialect.own_rules`, the rules only this dialect's checks report.
+
+Rules across records (stage ``cross-record``)
+    :meth:`Dialect.pair_key`, :meth:`Dialect.parse_time`, :meth:`Dialect.time_group`,
+    :meth:`Dialect.message_part`, :meth:`Dialect.parked`.
+
+Events (stage ``stream``)
+    :meth:`Dialect.prepare_event`, :meth:`Dialect.event_schema`, :meth:`Dialect.replayer`
+    (the class :attr:`Dialect.replayer_class` names, :meth:`Dialect.replayer_type`).
+
+Reading commands (show, stats, export, query, diff)
+    :meth:`Dialect.finish_reason`, :meth:`Dialect.token_counts`, :meth:`Dialect.aside`,
+    :meth:`Dialect.nested_logs`, :meth:`Dialect.thread_of`, :meth:`Dialect.same_turn`,
+    :attr:`Dialect.stats_details` with :meth:`Dialect.note_stats` and
+    :meth:`Dialect.finish_stats`.
+
+Conversion and formatting
+    :attr:`Dialect.writer` (:meth:`Dialect.load_writer`), :attr:`Dialect.formatters`
+    (:meth:`Dialect.load_formatter`), :meth:`Dialect.carry_record`, :attr:`Dialect.writable`.
+
+Parallel validation
+    :attr:`Dialect.splittable`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import importlib
+from collections.abc import Callable, Mapping
 from datetime import datetime, timedelta
+from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 import orjson
@@ -86,16 +130,46 @@ def other_keys(obj: dict, known: tuple[str, ...] | frozenset[str]) -> dict[str, 
     return {k: v for k, v in obj.items() if k not in known}
 
 
+def session_of(msg: Message) -> Any:
+    """The session or conversation a message belongs to, where its dialect records one:
+    LoongFlow's ``conversation_id`` (else ``trace_id``), else a ``session_id``/``sessionId``
+    in the metadata (AgentScope applications put it there). ``None`` otherwise."""
+    for key in ("conversation_id", "trace_id"):
+        value = msg.fields.get(key)
+        if isinstance(value, str) and value:
+            return value
+    meta = msg.metadata
+    if isinstance(meta, dict):
+        for key in ("session_id", "sessionId", "conversation_id"):
+            value = meta.get(key)
+            if isinstance(value, str) and value:
+                return value
+    return None
+
+
+def _load(target: str) -> Any:
+    module, _, attr = target.partition(":")
+    return getattr(importlib.import_module(module), attr)
+
+
 def is_number(value: Any) -> bool:
     """A JSON number (``true`` and ``false`` are not numbers, though Python says so)."""
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 class Dialect:
-    #: the name users type: ``agentscope-java``, ``agentscope-py``, ``loongflow``
+    """One dialect: see the module's docstring for the hooks, grouped by step."""
+
+    #: the name users type (``agentscope-java``); the key of ``msgcli.dialects.DIALECTS``
     name: str = ""
     #: one line for ``msgcli schema list`` and the README
     title: str = ""
+    #: the folder holding ``<name>/<kind>.schema.json`` (``None``: msgcli's own schemas)
+    schema_root: Path | None = None
+    #: a provider's wire form: its signatures are exact keys and type names, so detection
+    #: asks it before the framework dialects, and a plain message (a role and text only)
+    #: fits it whichever dialect detection gave that message to
+    wire_form: bool = False
     #: neutral block types whose unknown keys the framework keeps (so they are no S003)
     keeps_extra_on: frozenset[str] = frozenset()
     #: roles whose messages carry tool results in this dialect (``None``: any role)
@@ -109,6 +183,16 @@ class Dialect:
     tool_call_name_key: str = "name"
     #: what the dialect calls the items of ``content`` ("block" or "element")
     block_word: str = "block"
+    #: the rule codes only this dialect's own checks report (and any other dialect that
+    #: claims them too): records of the other dialects never get them
+    own_rules: frozenset[str] = frozenset()
+    #: the ``record``-stage rules (:func:`msgcli.rules.record_rules`) :meth:`fast_digest`
+    #: answers for: it answers ``None`` for every record on which one of them could speak.
+    #: A record rule its records may get that is missing here fails the test suite
+    #: (:func:`msgcli.dialects.uncovered`)
+    fast_covers: frozenset[str] = frozenset()
+    #: ``module:class`` of the replayer of this dialect's event logs (``None``: no events)
+    replayer_class: str | None = None
     #: whether the dialect's records are told apart from every other dialect's by
     #: :meth:`classify` alone (so a file settled on it asks only it about each record)
     distinct: bool = False
@@ -118,10 +202,32 @@ class Dialect:
     stats_details: bool = False
     #: whether ``convert`` can write this dialect (and so convert back to it)
     writable: bool = True
+    #: where ``convert``'s writer for this dialect lives (``"module:function"``, the function
+    #: taking neutral messages to this dialect's records), or ``None``: not a conversion target
+    writer: str | None = None
+    #: provider name -> where that provider's formatter for this dialect lives (``"module:attr"``)
+    formatters: Mapping[str, str] = MappingProxyType({})
+
+    def load_writer(self) -> Any:
+        """The conversion writer, imported on first use."""
+        if self.writer is None:
+            raise ValueError(f"msgcli does not write {self.name}")
+        return _load(self.writer)
+
+    def load_formatter(self, provider: str) -> Any:
+        """The formatter of ``provider`` for this dialect, imported on first use."""
+        try:
+            return _load(self.formatters[provider])
+        except KeyError:
+            raise ValueError(f"{self.name} has no formatter for {provider}") from None
+
+    # -- detection -------------------------------------------------------------------------
 
     def classify(self, obj: dict) -> str | None:
         """``"message"``, ``"event"``, or ``None`` when the record is not of this dialect."""
         raise NotImplementedError
+
+    # -- the record model ------------------------------------------------------------------
 
     def variant(self, obj: dict) -> str | None:
         """The version shape of a message record (e.g. ``"1.x"``, ``"2.x"``), if it tells.
@@ -136,6 +242,20 @@ class Dialect:
     def write(self, msg: Message) -> dict:
         raise NotImplementedError
 
+    def assembler(self) -> Any:
+        """For a dialect that writes one message over several records: an object whose
+        ``feed(line, record)`` and ``finish()`` give back ``(line, record)`` pairs with those
+        records joined, for the commands that read (show, stats, convert). Default: none,
+        every record is a message."""
+        return None
+
+    def record_out(self, record: dict) -> dict:
+        """A record read from a log as ``msgcli query`` writes it back: without what msgcli
+        noted on it while reading. Default: the record as read."""
+        return record
+
+    # -- rules on one record (stage "record") ----------------------------------------------
+
     def check(self, obj: dict, msg: Message, emit: Emit) -> None:
         """Dialect-specific per-record checks beyond the schema. Default: none."""
 
@@ -147,34 +267,22 @@ class Dialect:
         ``None`` for anything else, or whenever :meth:`check` or
         :func:`msgcli.checks.check_message` could have something to say. The
         digest must be the one :func:`msgcli.checks.digest` makes of
-        :meth:`read`'s message. Default: no fast path.
+        :meth:`read`'s message. A dialect that has one lists in :attr:`fast_covers` the
+        record rules it answers for. Default: no fast path.
         """
         return None
-
-    def prepare_event(self, raw: bytes, obj: dict, emit: Emit) -> None:
-        """Bring an event record into the form its schema and replay expect (in place),
-        reporting what that took. ``raw`` is the record's JSON text, when known.
-        Default: nothing to do."""
-
-    def event_schema(self, obj: dict) -> str:
-        """The name of the schema an event record is checked against (default: the
-        dialect's one event schema)."""
-        return f"{self.name}/event"
-
-    def finish_reason(self, msg: Message) -> Any:
-        """How a reply ended, as the message records it (default: the dialect does not say)."""
-        return None
-
-    def token_counts(self, msg: Message) -> tuple[Any, Any, Any] | None:
-        """``(input, output, cached)`` tokens a message reports, or ``None`` (default: usage)."""
-        usage = msg.usage
-        if usage is None:
-            return None
-        return usage.input_tokens, usage.output_tokens, usage.cached_tokens
 
     def tool_input_key_of(self, block: ToolCallBlock) -> str | None:
         """The JSON key holding this tool call's argument text (default: ``tool_input_key``)."""
         return self.tool_input_key
+
+    def record_checker(self, emit: Emit, name: str) -> Any:
+        """For a dialect whose files are checked by its own rules rather than as neutral
+        messages: an object with ``check(obj, recovered)`` (``emit`` reports at the line
+        being checked) and ``finish()``. Default: none."""
+        return None
+
+    # -- rules across records (stage "cross-record") ---------------------------------------
 
     def pair_key(self, call_id: Any) -> Any:
         """The form in which ids (of messages and tool calls) are compared (default: as written)."""
@@ -182,6 +290,10 @@ class Dialect:
 
     def parse_time(self, value: Any) -> datetime | None:
         """The message time as a datetime (naive = the dialect's own zone), or ``None``."""
+        return None
+
+    def time_group(self, msg: Message) -> Any:
+        """Messages are compared for time order within one group (default: the whole file)."""
         return None
 
     def message_part(self, msg: Message) -> Any:
@@ -195,18 +307,42 @@ class Dialect:
         someone by design (a paused session); default: no dialect says so."""
         return False
 
-    def assembler(self) -> Any:
-        """For a dialect that writes one message over several records: an object whose
-        ``feed(line, record)`` and ``finish()`` give back ``(line, record)`` pairs with those
-        records joined, for the commands that read (show, stats, convert). Default: none,
-        every record is a message."""
+    # -- events (stage "stream") -----------------------------------------------------------
+
+    def prepare_event(self, raw: bytes, obj: dict, emit: Emit) -> None:
+        """Bring an event record into the form its schema and replay expect (in place),
+        reporting what that took. ``raw`` is the record's JSON text, when known.
+        Default: nothing to do."""
+
+    def event_schema(self, obj: dict) -> str:
+        """The name of the schema an event record is checked against (default: the
+        dialect's one event schema)."""
+        return f"{self.name}/event"
+
+    def replayer(self, emit: Emit, sink: Any = None, zone: Any = None) -> Any:
+        """The replayer of this dialect's event logs (a :class:`msgcli.replayers.Replayer`),
+        ``KeyError`` when the dialect has none. ``zone``: the zone the log's message times are
+        written in, for a dialect that writes them without one (``None``: UTC)."""
+        return self.replayer_type()(emit, sink)
+
+    def replayer_type(self) -> Any:
+        """The class named by :attr:`replayer_class`, imported on first use."""
+        if not self.replayer_class:
+            raise KeyError(f"{self.name} has no event stream to replay")
+        return _load(self.replayer_class)
+
+    # -- reading commands: show, stats, export, query, diff --------------------------------
+
+    def finish_reason(self, msg: Message) -> Any:
+        """How a reply ended, as the message records it (default: the dialect does not say)."""
         return None
 
-    def record_checker(self, emit: Emit, name: str) -> Any:
-        """For a dialect whose files are checked by its own rules rather than as neutral
-        messages: an object with ``check(obj, recovered)`` (``emit`` reports at the line
-        being checked) and ``finish()``. Default: none."""
-        return None
+    def token_counts(self, msg: Message) -> tuple[Any, Any, Any] | None:
+        """``(input, output, cached)`` tokens a message reports, or ``None`` (default: usage)."""
+        usage = msg.usage
+        if usage is None:
+            return None
+        return usage.input_tokens, usage.output_tokens, usage.cached_tokens
 
     def aside(self, msg: Message) -> bool:
         """Whether ``msgcli show`` leaves this message out unless asked for ``--all``
@@ -223,19 +359,13 @@ class Dialect:
         ``msgcli export`` and ``msgcli query``: which session it belongs to, which agent
         (a subagent's id) wrote it, and whether it is off the main thread. Default: the
         session the message records (if any), no agent, not said."""
-        from ..filters import session_of
-
         return session_of(msg), None, None
 
-    def record_out(self, record: dict) -> dict:
-        """A record read from a log as ``msgcli query`` writes it back: without what msgcli
-        noted on it while reading. Default: the record as read."""
-        return record
-
-    def carry_record(self, record: dict) -> Any:
-        """What ``convert`` keeps of a record of this (not writable) dialect in the target's
-        metadata, beside the blocks it converted. Default: the record."""
-        return record
+    def same_turn(self, before: Message, msg: Message) -> bool:
+        """Whether ``msg`` continues the turn of the message ``before`` it: a dialect that
+        writes one reply as several records (one per output item) says so, and ``diff``
+        compares them as the one message other dialects write. Default: never."""
+        return False
 
     def note_stats(self, msg: Message, details: dict) -> None:
         """Count what only this dialect has into ``details`` (``msgcli stats`` shows it as
@@ -244,12 +374,9 @@ class Dialect:
     def finish_stats(self, path: str, details: dict) -> None:
         """Complete ``details`` once the file at ``path`` is read."""
 
-    def same_turn(self, before: Message, msg: Message) -> bool:
-        """Whether ``msg`` continues the turn of the message ``before`` it: a dialect that
-        writes one reply as several records (one per output item) says so, and ``diff``
-        compares them as the one message other dialects write. Default: never."""
-        return False
+    # -- conversion ------------------------------------------------------------------------
 
-    def time_group(self, msg: Message) -> Any:
-        """Messages are compared for time order within one group (default: the whole file)."""
-        return None
+    def carry_record(self, record: dict) -> Any:
+        """What ``convert`` keeps of a record of this (not writable) dialect in the target's
+        metadata, beside the blocks it converted. Default: the record."""
+        return record

@@ -257,15 +257,8 @@ class WireDialect(Dialect):
     a final response object, which holds several messages (:meth:`expand`)."""
 
     block_word = "block"
-    #: ``module:class`` of this provider's stream replayer (imported when a stream is read)
-    replayer_class = ""
-
-    def replayer(self, emit: Emit, sink: Sink | None = None) -> WireReplayer:
-        import importlib
-
-        module, _, name = self.replayer_class.partition(":")
-        found: type[WireReplayer] = getattr(importlib.import_module(module), name)
-        return found(emit, sink)
+    wire_form = True
+    own_rules = frozenset({"B005", "B006", "B007", "B008", "B009", "B010", "B011"})
 
     def conversation(self, obj: dict) -> list[tuple[tuple, dict]] | None:
         """``[(path, message)]`` of a record that holds several messages, else ``None``."""

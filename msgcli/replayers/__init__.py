@@ -9,8 +9,9 @@ the log: what is still open is written too, marked, and reported.
 Memory is bounded by what is still open (replies, model calls, tool
 results), never by the length of the log.
 
-Each dialect's replayer follows that framework's own reassembly; see
-:mod:`msgcli.replayers.agentscope_py` and :mod:`msgcli.replayers.agentscope_java`.
+Each dialect's replayer lives in its package (``msgcli.dialects.<name>.replay``), follows
+that framework's own reassembly, and is reached through the dialect
+(:meth:`msgcli.dialects.base.Dialect.replayer`).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from typing import Any
 
 from ..textsafe import short
 
-__all__ = ["MARK_KEY", "ReplayStats", "Replayer", "Sink", "replayer_for"]
+__all__ = ["MARK_KEY", "ReplayStats", "Replayer", "Sink", "listed", "mark"]
 
 #: the metadata key under which a replayed message that did not finish says so
 MARK_KEY = "msgcli_replay"
@@ -180,29 +181,6 @@ def _seconds(stamp: str) -> float | None:
         return None
     digits = fraction[:6] if fraction.isdigit() else ""
     return moment.timestamp() + (int(digits) / 10 ** len(digits) if digits else 0.0)
-
-
-def replayer_for(dialect: str, emit: Emit, sink: Sink | None = None, zone: Any = None) -> Replayer:
-    """The replayer of a dialect's event logs (``KeyError`` when it has none). ``zone``:
-    the zone AgentScope Java's message times are written in (None: UTC)."""
-    if dialect == "agentscope-py":
-        from .agentscope_py import PyReplayer
-
-        return PyReplayer(emit, sink)
-    if dialect == "agentscope-java":
-        from .agentscope_java import JavaReplayer
-
-        return JavaReplayer(emit, sink, zone)
-    if dialect == "claude-code":
-        from ..dialects.claude_code.replay import StreamReplayer
-
-        return StreamReplayer(emit, sink)
-    from ..dialects import DIALECTS
-
-    found = DIALECTS.get(dialect)
-    if found is not None and hasattr(found, "replayer"):
-        return found.replayer(emit, sink)
-    raise KeyError(f"{dialect} has no event stream to replay")
 
 
 def listed(value: Any) -> list:

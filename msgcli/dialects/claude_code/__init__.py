@@ -62,6 +62,8 @@ class ClaudeCodeDialect(Dialect):
     splittable = False
     stats_details = True
     writable = False
+    replayer_class = "msgcli.dialects.claude_code.replay:StreamReplayer"
+    own_rules = frozenset(f"K{n:03}" for n in range(1, 16))
 
     def classify(self, obj: dict) -> str | None:
         if type(obj) is not dict:

@@ -1,31 +1,4 @@
-"""LoongFlow: ``loongflow.agentsdk.message`` ``Message.to_dict()`` records.
-
-A LoongFlow log is a sequence of whole messages (JSONL, or one JSON array as
-``FileStorage`` writes it); there is no event stream. Keys, in the order
-``to_dict()`` writes them::
-
-    id, timestamp, trace_id, conversation_id, role, sender, metadata, content
-
-``content`` is a list of elements told apart by ``type``:
-
-- ``content`` ``{type, mime_type, metadata, data}``: text, JSON, or media
-  (``data`` is then a URL, a ``data:`` URI or base64);
-- ``tool_call`` (alias ``function``, kept as written) ``{type, call_id,
-  metadata, target, arguments}``;
-- ``tool_output`` ``{type, call_id, metadata, tool_name, status, result}``,
-  ``result`` being content elements whose ``type`` may be left out;
-- ``think`` ``{type, metadata, content}``;
-- ``evolve_result`` ``{type, best_score, best_solution, evaluation,
-  start_time, end_time, cost_time, last_iteration, total_iterations,
-  total_cost, total_tokens}``: ``best_solution``/``evaluation`` are lists of
-  strings in the current library and strings in PyPI 0.0.1, which has no
-  ``total_cost``/``total_tokens``.
-
-``from_dict()`` fills in what a record leaves out (a fresh ``id`` and
-``call_id``, the load time as ``timestamp``, ``""`` and ``{}`` defaults) and
-drops unknown keys; :meth:`LoongFlowDialect.check` reports both, since real
-``to_dict()`` output always has every key.
-"""
+"""LoongFlow's record model: ``Message`` records read onto the neutral model and written back."""
 
 from __future__ import annotations
 
@@ -34,8 +7,7 @@ import re
 from datetime import datetime, timedelta
 from typing import Any
 
-from ..guard import json_text
-from ..model import (
+from ...model import (
     Block,
     DataBlock,
     EvolveResultBlock,
@@ -48,14 +20,8 @@ from ..model import (
     UnknownBlock,
     Usage,
     ValueBlock,
-    pointer,
 )
-from ..textsafe import short
-from .base import DIGEST_CALL as _CALL
-from .base import DIGEST_RESULT as _RESULT
-from .base import MESSAGE, Dialect, Emit, is_number, micros, other_keys, says_nothing
-
-__all__ = ["DIALECT", "LoongFlowDialect"]
+from ..base import MESSAGE, Dialect, is_number, other_keys
 
 #: message keys in the order ``to_dict()`` writes them
 MESSAGE_KEYS = (
@@ -68,8 +34,6 @@ MESSAGE_KEYS = (
     "metadata",
     "content",
 )
-#: message keys ``to_dict()`` always writes but ``from_dict()`` does not require
-_DEFAULTED_MESSAGE_KEYS = ("id", "timestamp", "trace_id", "conversation_id", "sender", "metadata")
 
 #: element keys in the order ``to_dict()`` writes them, by element type
 ELEMENT_KEYS: dict[str, tuple[str, ...]] = {
@@ -91,24 +55,34 @@ ELEMENT_KEYS: dict[str, tuple[str, ...]] = {
         "total_tokens",
     ),
 }
+
 ELEMENT_KEYS["function"] = ELEMENT_KEYS["tool_call"]
+
 _EVOLVE_FIELDS = ELEMENT_KEYS["evolve_result"][1:]
-_CURRENT_ONLY = ("total_cost", "total_tokens")
+
+CURRENT_ONLY = ("total_cost", "total_tokens")
 
 #: element types no other dialect has (``tool_call`` is also AgentScope Python's)
 _OWN_ELEMENT_TYPES = ("content", "function", "tool_output", "think", "evolve_result")
+
 #: keys only AgentScope records carry (Python ``created_at``/``reply_id``, Java camelCase)
 _FOREIGN_KEYS = ("created_at", "reply_id", "createdAt", "replyId")
+
 #: keys only LoongFlow messages carry
 _OWN_KEYS = ("sender", "trace_id", "conversation_id")
+
 #: keys a LoongFlow message may have when nothing else tells its dialect
 _PLAIN_KEYS = frozenset({"id", "timestamp", "role", "content", "metadata"})
 
 _HEX = "[0-9a-fA-F]"
+
 _H36 = f"{_HEX}{{8}}-{_HEX}{{4}}-{_HEX}{{4}}-{_HEX}{{4}}-{_HEX}{{12}}"
+
 #: every UUID form pydantic accepts (the Rust ``uuid`` crate's parser)
 UUID_FORMS = re.compile(f"{_HEX}{{32}}|{_H36}|\\{{{_H36}\\}}|urn:uuid:{_H36}")
+
 _HYPHENATED = re.compile(f"{_H36}|\\{{{_H36}\\}}|urn:uuid:{_H36}")
+
 CANONICAL_UUID = re.compile("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 #: the date-times pydantic accepts (speedate); fields are checked for range after matching
@@ -118,29 +92,36 @@ _DATETIME = re.compile(
     r"(?P<tz>[Zz]|(?P<sign>[+-])(?P<oh>\d{2}):?(?P<om>\d{2}))?)?",
     re.ASCII,
 )
+
 _EPOCH_TEXT = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)", re.ASCII)
+
 #: above this absolute value an epoch number is in milliseconds (pydantic's rule)
 _MS_THRESHOLD = 2e10
+
 _EPOCH = datetime(1970, 1, 1)
+
 _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
+
 _DATA_URI = re.compile(r"data:([^;,]+);base64,(.*)", re.DOTALL)
+
 _BASE64_TEXT = re.compile(r"[A-Za-z0-9+/=\s]*")
+
 _MEDIA_PREFIXES = ("image/", "audio/", "video/")
 
 
-def _uuid_form(value: Any) -> bool:
+def uuid_form(value: Any) -> bool:
     return isinstance(value, str) and UUID_FORMS.fullmatch(value) is not None
 
 
 def canonical_uuid(value: str) -> str | None:
     """The lower-case hyphenated form of a UUID in any accepted form, else ``None``."""
-    if not _uuid_form(value):
+    if not uuid_form(value):
         return None
     digits = value.removeprefix("urn:uuid:").strip("{}").replace("-", "").lower()
     return f"{digits[:8]}-{digits[8:12]}-{digits[12:16]}-{digits[16:20]}-{digits[20:]}"
 
 
-def _uuid_form_name(value: str) -> str:
+def uuid_form_name(value: str) -> str:
     if value.startswith("urn:uuid:"):
         return "with a 'urn:uuid:' prefix"
     if value.startswith("{"):
@@ -148,9 +129,6 @@ def _uuid_form_name(value: str) -> str:
     if len(value) == 32:
         return "as 32 hex digits without hyphens"
     return "in upper case"
-
-
-# -- time ----------------------------------------------------------------------
 
 
 class _Time:
@@ -196,7 +174,7 @@ def _parse_epoch(number: float) -> _Time | None:
     return _Time(value, timedelta(0), millis)
 
 
-def _parse_time(value: Any) -> _Time | None:
+def read_time(value: Any) -> _Time | None:
     """Parse a timestamp the way pydantic's lax datetime does, or ``None``."""
     if is_number(value):
         if value != value or value in (float("inf"), float("-inf")):
@@ -242,14 +220,11 @@ def _parse_time(value: Any) -> _Time | None:
     return _Time(moment, offset, None)
 
 
-# -- reading -------------------------------------------------------------------
-
-
 def _known(obj: dict, keys: tuple[str, ...], *skip: str) -> dict[str, Any]:
     return {k: obj[k] for k in keys if k in obj and k not in skip}
 
 
-def _evolve_shape(element: dict) -> str | None:
+def evolve_shape(element: dict) -> str | None:
     """The shape of an evolve_result: ``"0.0.1"`` (strings), ``"current"`` (lists),
     ``"mixed"``, or ``None`` when neither key tells."""
     kinds = set()
@@ -303,7 +278,7 @@ def _content_block(el: dict, path: tuple, fields: dict, extra: dict) -> Block:
     )
 
 
-def _read_element(el: Any, path: tuple, in_result: bool = False) -> Block:
+def read_element(el: Any, path: tuple, in_result: bool = False) -> Block:
     if not isinstance(el, dict):
         return UnknownBlock(type="unknown", path=path, raw=el)
     kind = el.get("type", "content" if in_result else None)
@@ -327,7 +302,7 @@ def _read_element(el: Any, path: tuple, in_result: bool = False) -> Block:
         result = el.get("result")
         if isinstance(result, list):
             output: Any = [
-                _read_element(item, (*path, "result", i), in_result=True)
+                read_element(item, (*path, "result", i), in_result=True)
                 for i, item in enumerate(result)
             ]
         else:
@@ -354,9 +329,9 @@ def _read_element(el: Any, path: tuple, in_result: bool = False) -> Block:
             extra=extra,
             thinking=thought if isinstance(thought, str) else "",
         )
-    shape = _evolve_shape(el)
+    shape = evolve_shape(el)
     if shape == "0.0.1":  # PyPI 0.0.1 has no total_cost/total_tokens: it drops them
-        keys = keys[: -len(_CURRENT_ONLY)]
+        keys = keys[: -len(CURRENT_ONLY)]
         extra = other_keys(el, keys)
     return EvolveResultBlock(
         type="evolve_result",
@@ -381,9 +356,6 @@ def _usage(metadata: Any) -> Usage | None:
         output_tokens=count("completion_tokens"),
         total_tokens=count("total_tokens"),
     )
-
-
-# -- writing -------------------------------------------------------------------
 
 
 def _write_data(block: DataBlock) -> Any:
@@ -451,20 +423,8 @@ def _write_element(block: Block, in_result: bool = False) -> Any:
     return out
 
 
-# -- the dialect ---------------------------------------------------------------
-
-
-class LoongFlowDialect(Dialect):
-    name = "loongflow"
-    title = "LoongFlow"
-    keeps_extra_on = frozenset()
-    tool_result_roles = frozenset({"tool"})
-    tool_input_key = None
-    tool_call_id_key = "call_id"
-    tool_call_name_key = "target"
-    block_word = "element"
-
-    # -- detection ---------------------------------------------------------------
+class Records(Dialect):
+    """LoongFlow's record model: detection, reading, writing, ids and times."""
 
     def classify(self, obj: dict) -> str | None:
         if not isinstance(obj, dict):
@@ -517,7 +477,7 @@ class LoongFlowDialect(Dialect):
         if not isinstance(content, list):
             return None
         shapes = {
-            _evolve_shape(el)
+            evolve_shape(el)
             for el in content
             if isinstance(el, dict) and el.get("type") == "evolve_result"
         }
@@ -525,8 +485,6 @@ class LoongFlowDialect(Dialect):
         if not shapes:
             return None
         return shapes.pop() if len(shapes) == 1 else "mixed"
-
-    # -- model -------------------------------------------------------------------
 
     def read(self, obj: dict) -> Message:
         msg = Message(dialect=self.name)
@@ -540,7 +498,7 @@ class LoongFlowDialect(Dialect):
         msg.fields = _known(obj, ("trace_id", "conversation_id"))
         content = obj.get("content")
         if isinstance(content, list):
-            msg.content = [_read_element(el, ("content", i)) for i, el in enumerate(content)]
+            msg.content = [read_element(el, ("content", i)) for i, el in enumerate(content)]
         elif "content" in obj:
             # not a list (the schema reports it): kept whole so it is written back as it was
             msg.content = [UnknownBlock(type="unknown", path=("content",), raw=content)]
@@ -576,166 +534,13 @@ class LoongFlowDialect(Dialect):
         out.update(msg.extra)
         return out
 
-    # -- checks ------------------------------------------------------------------
-
-    def check(self, obj: dict, msg: Message, emit: Emit) -> None:
-        if not isinstance(obj, dict):
-            return
-        for key in _DEFAULTED_MESSAGE_KEYS:
-            if key not in obj:
-                emit("S004", _MISSING_MESSAGE_KEY[key], "")
-        role = obj.get("role")
-        if isinstance(role, str) and role not in _USUAL_ROLES:
-            emit(
-                "S006",
-                f"role {short(role)} is not one of system, user, assistant, tool: LoongFlow keeps "
-                "it as written, and a model provider it is sent to rejects it",
-                "/role",
-            )
-        self._check_id(obj.get("id"), "message id", "/id", emit)
-        if "timestamp" in obj:
-            self._check_timestamp(obj["timestamp"], emit)
-        content = obj.get("content")
-        if not isinstance(content, list):
-            return
-        shapes: dict[str, int] = {}
-        for i, el in enumerate(content):
-            if not isinstance(el, dict):
-                continue
-            path = ("content", i)
-            kind = el.get("type")
-            if kind == "content":
-                _missing(el, path, ("mime_type", "metadata"), emit)
-            elif kind in ("tool_call", "function"):
-                _missing(el, path, ("call_id", "metadata"), emit)
-                self._check_id(el.get("call_id"), "call_id", pointer(path, "call_id"), emit)
-                _check_arguments_error(el, path, emit)
-            elif kind == "tool_output":
-                _missing(el, path, ("metadata",), emit)
-                self._check_id(el.get("call_id"), "call_id", pointer(path, "call_id"), emit)
-                result = el.get("result")
-                if isinstance(result, list):
-                    for j, item in enumerate(result):
-                        # another element type in a result is a schema error, not a missing key
-                        if isinstance(item, dict) and item.get("type", "content") == "content":
-                            keys = ("type", "mime_type", "metadata")
-                            _missing(item, (*path, "result", j), keys, emit)
-            elif kind == "think":
-                _missing(el, path, ("metadata",), emit)
-            elif kind == "evolve_result":
-                _check_evolve_result(el, path, shapes, emit)
-
-    @staticmethod
-    def _check_id(value: Any, what: str, where: str, emit: Emit) -> None:
-        if not isinstance(value, str) or not _uuid_form(value):
-            return
-        if CANONICAL_UUID.fullmatch(value):
-            return
-        emit(
-            "I003",
-            f"{what} {value!r} is a UUID {_uuid_form_name(value)}: LoongFlow accepts it but "
-            f"writes {canonical_uuid(value)!r}",
-            where,
-        )
-
-    @staticmethod
-    def _check_timestamp(value: Any, emit: Emit) -> None:
-        parsed = _parse_time(value)
-        if parsed is None:
-            return  # not accepted at all: the schema reports it
-        written = parsed.written()
-        if value == written:
-            return
-        if parsed.epoch_ms is not None:
-            unit = "milliseconds" if parsed.epoch_ms else "seconds"
-            text = "text" if isinstance(value, str) else "number"
-            message = (
-                f"timestamp {value!r} is Unix time in {unit} as a {text}: LoongFlow accepts it "
-                f"but writes ISO 8601 text, here {written!r}"
-            )
-        else:
-            message = (
-                f"timestamp {value!r} is accepted but not in the form LoongFlow writes: "
-                f"it writes {written!r}"
-            )
-        emit("C001", message, "/timestamp")
-
-    # -- the fast path -------------------------------------------------------------
-    def fast_digest(self, obj: dict) -> tuple[str | None, tuple] | None:
-        # a record as to_dict() writes it, of plain-text content, thoughts and tool
-        # elements; its dialect checks are run as they are (they read only the dict),
-        # what the shared checks would look at is looked at here
-        if obj.keys() != _MESSAGE_KEYSET:
-            return None
-        role = obj["role"]
-        content = obj["content"]
-        if type(content) is not list:
-            return None
-        empty = True
-        tools: list[tuple] = []
-        for index, el in enumerate(content):
-            if type(el) is not dict:
-                return None
-            kind = el.get("type")
-            if type(kind) is not str or el.keys() != _FAST_ELEMENT_KEYSETS.get(kind):
-                return None
-            if kind == "content":
-                if not _plain_text(el):
-                    if not _fast_content(el, ("content", index)):
-                        return None
-                    empty = False
-                elif el["data"].strip():
-                    empty = False
-                continue
-            empty = False
-            if kind == "think":
-                if type(el["content"]) is not str:
-                    return None
-                continue
-            cid = el["call_id"]
-            key = self.pair_key(cid)
-            if type(cid) is not str or not cid or type(key) is not str:
-                return None
-            if kind == "tool_output":
-                result = el["result"]
-                if role != "tool" or type(result) is not list:
-                    return None
-                for at, item in enumerate(result):
-                    if type(item) is not dict or item.keys() != _CONTENT_KEYSET:
-                        return None
-                    if item["type"] != "content":
-                        return None
-                    if not _plain_text(item) and not _fast_content(
-                        item, ("content", index, "result", at)
-                    ):
-                        return None
-                tools.append((_RESULT, key, ("content", index), el["tool_name"], cid))
-            else:  # tool_call, function
-                name = el["target"]
-                if type(name) is str and name.startswith("__"):
-                    return None
-                tools.append((_CALL, key, ("content", index), name, None, cid))
-        if empty or not says_nothing(self.check, obj, None):
-            return None
-        mid = obj["id"]
-        when = self.parse_time(obj["timestamp"])
-        group = None if when is None else obj["conversation_id"]
-        if not (group is None or isinstance(group, (str, int))):
-            group = json_text(group)  # the same key as checks.digest gives it
-        key = self.pair_key(mid) if mid != "" and isinstance(mid, (str, int)) else None
-        if not isinstance(key, (str, int)):
-            key = None
-        return None, (key, mid, None if when is None else micros(when), group, tuple(tools))
-
-    # -- tool-call pairing and time ----------------------------------------------
-
     def pair_key(self, call_id: Any) -> Any:
         if isinstance(call_id, str):
             return canonical_uuid(call_id) or call_id
         return call_id
 
     def parse_time(self, value: Any) -> datetime | None:
-        parsed = _parse_time(value)
+        parsed = read_time(value)
         if parsed is None:
             return None
         try:
@@ -745,163 +550,3 @@ class LoongFlowDialect(Dialect):
 
     def time_group(self, msg: Message) -> Any:
         return msg.fields.get("conversation_id", "")
-
-
-_MISSING_MESSAGE_KEY = {
-    "id": "'id' is missing: LoongFlow invents a fresh random id every time it loads the record",
-    "timestamp": (
-        "'timestamp' is missing: LoongFlow stamps the message with the time it loads the record"
-    ),
-    "trace_id": (
-        "'trace_id' is missing: LoongFlow always writes it (loading defaults it to \"\"), "
-        "so the record was edited or made elsewhere"
-    ),
-    "conversation_id": (
-        "'conversation_id' is missing: LoongFlow always writes it (loading defaults it to \"\"), "
-        "so the record was edited or made elsewhere"
-    ),
-    "sender": (
-        "'sender' is missing: LoongFlow always writes it (loading defaults it to \"\"), "
-        "so the record was edited or made elsewhere"
-    ),
-    "metadata": (
-        "'metadata' is missing: LoongFlow always writes it (loading defaults it to {}), "
-        "so the record was edited or made elsewhere"
-    ),
-}
-
-_MISSING_ELEMENT_KEY = {
-    "call_id": (
-        "'call_id' is missing from this tool call: LoongFlow invents a fresh random one every "
-        "time it loads the record, so no tool output can answer it"
-    ),
-    "metadata": "'metadata' is missing: LoongFlow always writes it (loading defaults it to {})",
-    "mime_type": (
-        "'mime_type' is missing: LoongFlow always writes it (loading defaults it to text/plain)"
-    ),
-    "type": (
-        "'type' is missing from this tool result item: LoongFlow always writes it "
-        '(loading defaults it to "content")'
-    ),
-    "total_cost": (
-        "'total_cost' is missing from this current-shape evolve_result: LoongFlow always "
-        "writes it (loading defaults it to 0.0)"
-    ),
-    "total_tokens": (
-        "'total_tokens' is missing from this current-shape evolve_result: LoongFlow always "
-        "writes it (loading defaults it to 0.0)"
-    ),
-}
-
-
-def _missing(el: dict, path: tuple, keys: tuple[str, ...], emit: Emit) -> None:
-    for key in keys:
-        if key not in el:
-            emit("S004", _MISSING_ELEMENT_KEY[key], pointer(path))
-
-
-def _check_arguments_error(el: dict, path: tuple, emit: Emit) -> None:
-    metadata = el.get("metadata")
-    if not isinstance(metadata, dict) or "tool_arguments_err" not in metadata:
-        return
-    error = metadata["tool_arguments_err"]
-    if error is None or error == "" or error is False:
-        return
-    target = el.get("target")
-    detail = error if isinstance(error, str) else json_text(error)
-    if len(detail) > 120:
-        detail = detail[:119] + "…"
-    emit(
-        "T009",
-        f"LoongFlow could not parse the model's arguments for tool call "
-        f"{target!r}: {detail}; its actor answers such a call with an error output",
-        pointer(path, "metadata", "tool_arguments_err"),
-    )
-
-
-_USUAL_ROLES = frozenset({"system", "user", "assistant", "tool"})
-_EVOLVE_FLOATS = ("best_score", "total_cost", "total_tokens")
-_EVOLVE_INTS = ("cost_time", "last_iteration", "total_iterations")
-
-
-def _check_coercions(el: dict, path: tuple, emit: Emit) -> None:
-    """Values pydantic's lax mode converts on load: strings and booleans for numbers,
-    and whole floats for integers."""
-    for key in (*_EVOLVE_FLOATS, *_EVOLVE_INTS):
-        value = el.get(key)
-        wants = "an integer" if key in _EVOLVE_INTS else "a number"
-        if isinstance(value, bool):
-            becomes = str(int(value))
-        elif isinstance(value, str):
-            becomes = "a number"
-        elif key in _EVOLVE_INTS and isinstance(value, float) and value.is_integer():
-            becomes = str(int(value))
-        else:
-            continue
-        emit(
-            "S005",
-            f"{key} is {short(value)} where LoongFlow keeps {wants}: it is converted to "
-            f"{becomes} on load, and other readers of the log will not do that",
-            pointer(path, key),
-        )
-
-
-def _check_evolve_result(el: dict, path: tuple, shapes: dict[str, int], emit: Emit) -> None:
-    _check_coercions(el, path, emit)
-    shape = _evolve_shape(el)
-    if shape == "mixed":
-        kinds = {
-            key: "a string" if isinstance(el.get(key), str) else "a list"
-            for key in ("best_solution", "evaluation")
-        }
-        emit(
-            "B004",
-            f"best_solution is {kinds['best_solution']} but evaluation is {kinds['evaluation']}: "
-            "PyPI 0.0.1 wants two strings and the current LoongFlow two lists of strings, so "
-            "neither version loads this element",
-            pointer(path),
-        )
-        return
-    if shape is None:
-        return
-    if shape == "current":
-        _missing(el, path, _CURRENT_ONLY, emit)
-    other = "current" if shape == "0.0.1" else "0.0.1"
-    if other in shapes:
-        emit(
-            "B004",
-            f"this evolve_result has the {shape} shape but the one at /content/{shapes[other]} "
-            f"has the {other} shape: no LoongFlow version loads a message holding both",
-            pointer(path),
-        )
-    shapes.setdefault(shape, path[1])
-
-
-DIALECT = LoongFlowDialect()
-_MESSAGE_KEYSET = frozenset(MESSAGE_KEYS)
-_CONTENT_KEYSET = frozenset(ELEMENT_KEYS["content"])
-#: the element types the fast path takes, each with every key to_dict() writes on it
-_FAST_ELEMENT_KEYSETS = {
-    kind: frozenset(ELEMENT_KEYS[kind])
-    for kind in ("content", "think", "tool_call", "function", "tool_output")
-}
-
-
-def _fast_content(el: dict, path: tuple) -> bool:
-    """A content element that is not plain text: a JSON value, or media whose data
-    passes the media checks."""
-    from ..checks import source_is_clean
-
-    block = _read_element(el, path)
-    if isinstance(block, ValueBlock):
-        return True
-    return isinstance(block, DataBlock) and block.source is not None and source_is_clean(block)
-
-
-def _plain_text(el: dict) -> bool:
-    mime_type = el["mime_type"]
-    return (
-        type(el["data"]) is str
-        and type(mime_type) is str
-        and mime_type.split(";")[0].strip().lower() == "text/plain"
-    )

@@ -37,10 +37,10 @@ from typing import Any
 
 import orjson
 
-from ..dialects.agentscope_java import EVENT_ALIASES as ALIASES
-from ..schemas import load_schema, type_branches
-from ..textsafe import short
-from . import Emit, Replayer, Sink, listed, mark
+from ...replayers import Emit, Replayer, Sink, listed, mark
+from ...schemas import load_schema, type_branches
+from ...textsafe import short
+from .events import EVENT_ALIASES as ALIASES
 
 __all__ = ["ALIASES", "EVENT_TYPES", "JavaReplayer", "java_timestamp"]
 

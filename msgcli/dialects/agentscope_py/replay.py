@@ -28,11 +28,11 @@ from typing import Any
 
 import orjson
 
-from ..dialects.agentscope_py import is_agui, is_stream_wrapper
-from ..guard import as_key
-from ..schemas import load_schema, type_branches
-from ..textsafe import short
-from . import Emit, Replayer, Sink, listed, mark
+from ...guard import as_key
+from ...replayers import Emit, Replayer, Sink, listed, mark
+from ...schemas import load_schema, type_branches
+from ...textsafe import short
+from .events import is_agui, is_stream_wrapper
 
 __all__ = ["EVENT_TYPES", "PyReplayer"]
 

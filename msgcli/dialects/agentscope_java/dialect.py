@@ -1,0 +1,21 @@
+"""The AgentScope Java dialect: its parts put together."""
+
+from __future__ import annotations
+
+from .events import Events
+from .fast import FastPath
+from .records import NAME, Records
+from .rules import Rules
+
+
+class AgentScopeJavaDialect(FastPath, Rules, Events, Records):
+    name = NAME
+    title = "AgentScope Java"
+    keeps_extra_on = frozenset()
+    # TOOL messages carry results; the engine's suspended and stopped replies
+    # (buildSuspendedMsg, buildStopMsg) hold a call and its result in one ASSISTANT message.
+    tool_result_roles = frozenset({"tool", "assistant"})
+    tool_input_key = "content"
+
+
+DIALECT = AgentScopeJavaDialect()

@@ -1,0 +1,136 @@
+"""The fast path of validation for LoongFlow records (see ``Dialect.fast_digest``)."""
+
+from __future__ import annotations
+
+from ...guard import json_text
+from ...model import (
+    DataBlock,
+    ValueBlock,
+)
+from ..base import DIGEST_CALL as _CALL
+from ..base import DIGEST_RESULT as _RESULT
+from ..base import Dialect, micros, says_nothing
+from ..media import source_is_clean
+from .records import ELEMENT_KEYS, MESSAGE_KEYS, read_element
+
+_MESSAGE_KEYSET = frozenset(MESSAGE_KEYS)
+
+_CONTENT_KEYSET = frozenset(ELEMENT_KEYS["content"])
+
+#: the element types the fast path takes, each with every key to_dict() writes on it
+_FAST_ELEMENT_KEYSETS = {
+    kind: frozenset(ELEMENT_KEYS[kind])
+    for kind in ("content", "think", "tool_call", "function", "tool_output")
+}
+
+
+def _fast_content(el: dict, path: tuple) -> bool:
+    """A content element that is not plain text: a JSON value, or media whose data
+    passes the media checks."""
+
+    block = read_element(el, path)
+    if isinstance(block, ValueBlock):
+        return True
+    return isinstance(block, DataBlock) and block.source is not None and source_is_clean(block)
+
+
+def _plain_text(el: dict) -> bool:
+    mime_type = el["mime_type"]
+    return (
+        type(el["data"]) is str
+        and type(mime_type) is str
+        and mime_type.split(";")[0].strip().lower() == "text/plain"
+    )
+
+
+class FastPath(Dialect):
+    """The fast path of validation, for records as ``to_dict()`` writes them."""
+
+    fast_covers = frozenset(
+        {
+            "S003",  # exact key sets: the message and every element
+            # the dialect's own checks, run as they are (they read only the dict)
+            "S004",
+            "S005",
+            "S006",
+            "T009",
+            "I003",
+            "C001",
+            "B004",
+            "T004",  # LoongFlow keeps no argument text (tool_input_key is None)
+            "T005",
+            "T007",  # results only in tool messages
+            "T008",  # no call named __...
+            "M001",  # media pass the media checks themselves
+            "M002",
+            "M003",
+            "M004",
+            "B001",  # some element that is not empty text
+        }
+    )
+
+    def fast_digest(self, obj: dict) -> tuple[str | None, tuple] | None:
+        # a record as to_dict() writes it, of plain-text content, thoughts and tool
+        # elements; its dialect checks are run as they are (they read only the dict),
+        # what the shared checks would look at is looked at here
+        if obj.keys() != _MESSAGE_KEYSET:
+            return None
+        role = obj["role"]
+        content = obj["content"]
+        if type(content) is not list:
+            return None
+        empty = True
+        tools: list[tuple] = []
+        for index, el in enumerate(content):
+            if type(el) is not dict:
+                return None
+            kind = el.get("type")
+            if type(kind) is not str or el.keys() != _FAST_ELEMENT_KEYSETS.get(kind):
+                return None
+            if kind == "content":
+                if not _plain_text(el):
+                    if not _fast_content(el, ("content", index)):
+                        return None
+                    empty = False
+                elif el["data"].strip():
+                    empty = False
+                continue
+            empty = False
+            if kind == "think":
+                if type(el["content"]) is not str:
+                    return None
+                continue
+            cid = el["call_id"]
+            key = self.pair_key(cid)
+            if type(cid) is not str or not cid or type(key) is not str:
+                return None
+            if kind == "tool_output":
+                result = el["result"]
+                if role != "tool" or type(result) is not list:
+                    return None
+                for at, item in enumerate(result):
+                    if type(item) is not dict or item.keys() != _CONTENT_KEYSET:
+                        return None
+                    if item["type"] != "content":
+                        return None
+                    if not _plain_text(item) and not _fast_content(
+                        item, ("content", index, "result", at)
+                    ):
+                        return None
+                tools.append((_RESULT, key, ("content", index), el["tool_name"], cid))
+            else:  # tool_call, function
+                name = el["target"]
+                if type(name) is str and name.startswith("__"):
+                    return None
+                tools.append((_CALL, key, ("content", index), name, None, cid))
+        if empty or not says_nothing(self.check, obj, None):
+            return None
+        mid = obj["id"]
+        when = self.parse_time(obj["timestamp"])
+        group = None if when is None else obj["conversation_id"]
+        if not (group is None or isinstance(group, (str, int))):
+            group = json_text(group)  # the same key as checks.digest gives it
+        key = self.pair_key(mid) if mid != "" and isinstance(mid, (str, int)) else None
+        if not isinstance(key, (str, int)):
+            key = None
+        return None, (key, mid, None if when is None else micros(when), group, tuple(tools))
