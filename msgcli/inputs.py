@@ -2,7 +2,7 @@
 
 A path is a file, a directory (every log file below it, hidden folders skipped, in
 name order), ``-`` (standard input) or a URL (an object, or every log below a prefix:
-:mod:`msgcli.remote`). :data:`LOG_SUFFIXES` is the one list of the names a directory
+:mod:`msgcli.remote`). :data:`LOG_SUFFIXES` (from :mod:`msgcli.suffixes`) is the one list of the names a directory
 scan takes; every command that scans a directory reads it from here.
 """
 
@@ -14,27 +14,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .reader import STDIN_NAME, json_file_is_log
+from .suffixes import DOCUMENT_SUFFIXES, LOG_SUFFIXES, is_log_name, suffix_list
 
 if TYPE_CHECKING:  # pragma: no cover
     from .engine import Options
 
 __all__ = ["DOCUMENT_SUFFIXES", "LOG_SUFFIXES", "expand_paths", "planned", "suffix_list"]
-
-#: what a directory is searched for (its hidden folders and files are skipped)
-LOG_SUFFIXES = (".jsonl", ".jsonl.gz", ".json", ".json.gz", ".ndjson", ".sse")
-#: of the suffixes a directory scan takes, those of files that may be JSON documents
-DOCUMENT_SUFFIXES = (".json", ".json.gz")
-
-
-def suffix_list() -> str:
-    """``*.jsonl, *.jsonl.gz, ... or *.sse``: the names a directory scan takes, in words."""
-    names = [f"*{s}" for s in LOG_SUFFIXES]
-    return ", ".join(names[:-1]) + " or " + names[-1]
-
-
-def is_log_name(name: str) -> bool:
-    """Whether a directory scan takes a file of this name (not hidden, a log suffix)."""
-    return not name.startswith(".") and name.endswith(LOG_SUFFIXES)
 
 
 def expand_paths(

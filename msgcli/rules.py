@@ -42,7 +42,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from .findings import ERROR, INFO, WARNING, Severity
-from .inputs import suffix_list
+from .suffixes import suffix_list
 
 __all__ = [
     "RETIRED",
