@@ -2,8 +2,9 @@
 
 A path is a file, a directory (every log file below it, hidden folders skipped, in
 name order), ``-`` (standard input) or a URL (an object, or every log below a prefix:
-:mod:`msgcli.remote`). :data:`LOG_SUFFIXES` (from :mod:`msgcli.suffixes`) is the one list of the names a directory
-scan takes; every command that scans a directory reads it from here.
+:mod:`msgcli.remote`). :data:`LOG_SUFFIXES` is the one list of the names a directory
+scan takes (kept in :mod:`msgcli.suffixes`, below everything); every command that scans
+a directory reads it from here.
 """
 
 from __future__ import annotations
