@@ -25,6 +25,7 @@ from __future__ import annotations
 import functools
 import re
 from datetime import datetime
+from types import MappingProxyType
 from typing import Any
 
 import orjson
@@ -181,6 +182,14 @@ EVENT_ALIASES = {
 class AgentScopeJava(Dialect):
     name = NAME
     title = "AgentScope Java"
+    writer = "msgcli.converters.agentscope_java:WRITER"
+    formatters = MappingProxyType(
+        {
+            "openai": "msgcli.formatters.java.openai:FORMATTER",
+            "dashscope": "msgcli.formatters.java.dashscope:FORMATTER",
+            "anthropic": "msgcli.formatters.java.anthropic:FORMATTER",
+        }
+    )
     keeps_extra_on = frozenset()
     # TOOL messages carry results; the engine's suspended and stopped replies
     # (buildSuspendedMsg, buildStopMsg) hold a call and its result in one ASSISTANT message.

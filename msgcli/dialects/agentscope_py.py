@@ -32,6 +32,7 @@ from __future__ import annotations
 import re
 import zlib
 from datetime import datetime, timedelta, timezone
+from types import MappingProxyType
 from typing import Any
 
 from ..guard import as_key
@@ -210,6 +211,14 @@ _V2_ONLY = ("created_at", "finished_at", "finished_reason", "structured_output")
 class AgentScopePyDialect(Dialect):
     name = NAME
     title = "AgentScope Python"
+    writer = "msgcli.converters.agentscope_py:WRITER"
+    formatters = MappingProxyType(
+        {
+            "openai": "msgcli.formatters.python:OPENAI",
+            "dashscope": "msgcli.formatters.python:DASHSCOPE",
+            "anthropic": "msgcli.formatters.python:ANTHROPIC",
+        }
+    )
     keeps_extra_on = frozenset({"thinking"})
     tool_result_roles = frozenset({"assistant", "system"})
     tool_input_key = "input"

@@ -19,8 +19,10 @@ The schema itself is ``schemas/<name>/message.schema.json``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import importlib
+from collections.abc import Callable, Mapping
 from datetime import datetime, timedelta
+from types import MappingProxyType
 from typing import Any
 
 import orjson
@@ -91,6 +93,11 @@ def is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
+def _load(target: str) -> Any:
+    module, _, attr = target.partition(":")
+    return getattr(importlib.import_module(module), attr)
+
+
 class Dialect:
     #: the name users type: ``agentscope-java``, ``agentscope-py``, ``loongflow``
     name: str = ""
@@ -118,6 +125,24 @@ class Dialect:
     stats_details: bool = False
     #: whether ``convert`` can write this dialect (and so convert back to it)
     writable: bool = True
+    #: where ``convert``'s writer for this dialect lives (``"module:function"``, the function
+    #: taking neutral messages to this dialect's records), or ``None``: not a conversion target
+    writer: str | None = None
+    #: provider name -> where that provider's formatter for this dialect lives (``"module:attr"``)
+    formatters: Mapping[str, str] = MappingProxyType({})
+
+    def load_writer(self) -> Any:
+        """The conversion writer, imported on first use."""
+        if self.writer is None:
+            raise ValueError(f"msgcli does not write {self.name}")
+        return _load(self.writer)
+
+    def load_formatter(self, provider: str) -> Any:
+        """The formatter of ``provider`` for this dialect, imported on first use."""
+        try:
+            return _load(self.formatters[provider])
+        except KeyError:
+            raise ValueError(f"{self.name} has no formatter for {provider}") from None
 
     def classify(self, obj: dict) -> str | None:
         """``"message"``, ``"event"``, or ``None`` when the record is not of this dialect."""

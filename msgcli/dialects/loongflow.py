@@ -32,6 +32,7 @@ from __future__ import annotations
 import math
 import re
 from datetime import datetime, timedelta
+from types import MappingProxyType
 from typing import Any
 
 from ..guard import json_text
@@ -457,6 +458,14 @@ def _write_element(block: Block, in_result: bool = False) -> Any:
 class LoongFlowDialect(Dialect):
     name = "loongflow"
     title = "LoongFlow"
+    writer = "msgcli.converters.loongflow:WRITER"
+    formatters = MappingProxyType(
+        {
+            "openai": "msgcli.formatters.python:OPENAI",
+            "dashscope": "msgcli.formatters.python:DASHSCOPE",
+            "anthropic": "msgcli.formatters.python:ANTHROPIC",
+        }
+    )
     keeps_extra_on = frozenset()
     tool_result_roles = frozenset({"tool"})
     tool_input_key = None
