@@ -200,15 +200,8 @@ def convert(
         sources = [paths]
     else:
         sources = paths
-    result.report = convert_paths(
-        sources,
-        to,
-        write,
-        dialect=dialect,
-        carry=carry,
-        local=zone,
-        select=select_codes(select, ignore),
-    )
+    options = Options(dialect=dialect, select=select_codes(select, ignore))
+    result.report = convert_paths(sources, to, write, options=options, carry=carry, local=zone)
     return result
 
 

@@ -151,7 +151,7 @@ class Step:
 def _media(block: DataBlock) -> dict[str, Any]:
     global _media_type_of
     if _media_type_of is None:
-        from .converters.mapping import media_type_of
+        from .converters.text import media_type_of
 
         _media_type_of = media_type_of
     source = block.source

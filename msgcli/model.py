@@ -17,7 +17,9 @@ Schemas decide what is valid, the model only carries what was there.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 __all__ = [
@@ -31,6 +33,7 @@ __all__ = [
     "ThinkingBlock",
     "ToolCallBlock",
     "ToolResultBlock",
+    "Turn",
     "UnknownBlock",
     "Usage",
     "ValueBlock",
@@ -197,3 +200,56 @@ class Message:
             yield block
             if isinstance(block, ToolResultBlock) and isinstance(block.output, list):
                 stack.extend(reversed(block.output))
+
+
+@dataclass(slots=True)
+class Turn:
+    """A message and the tool messages after it that answer its calls: what ``msgcli
+    convert`` takes from one dialect to another at a time (one dialect keeps tool results
+    in the message of their calls, another gives each result a message of its own).
+
+    ``messages[0]`` is the turn's own message, the others hold tool results; ``lines`` are
+    their log lines and ``times`` their times as aware datetimes (``None``: not known).
+    ``role`` is the turn's role: the first message's, or ``"tool"`` for a tool message on
+    its own. ``fields`` is what the source dialect records of the reply beside the model's
+    attributes (AgentScope Python's reply fields, LoongFlow's trace ids), for a target that
+    has a place for it; ``usage_in_metadata``: the source keeps the token usage in the
+    metadata as well. ``block_times`` holds the aware time of each block that records its
+    own, by the block's ``id()``.
+    """
+
+    messages: list[Message]
+    lines: list[int]
+    times: list[datetime | None]
+    role: Any
+    fields: dict[str, Any] = field(default_factory=dict)
+    usage_in_metadata: bool = False
+    block_times: dict[int, datetime] = field(default_factory=dict)
+
+    @property
+    def head(self) -> Message:
+        """The turn's own message."""
+        return self.messages[0]
+
+    @property
+    def source(self) -> str:
+        """The dialect the turn was read from."""
+        return self.messages[0].dialect
+
+    @property
+    def line(self) -> int:
+        return self.lines[0]
+
+    @property
+    def when(self) -> datetime | None:
+        return self.times[0]
+
+    def parts(self) -> Iterator[tuple[int, Block]]:
+        """``(index of its message, block)`` for every block of the turn, in order."""
+        for index, msg in enumerate(self.messages):
+            for block in msg.content:
+                yield index, block
+
+    def answers(self, index: int) -> bool:
+        """Whether the message at ``index`` is a tool message of its own (it answers calls)."""
+        return index > 0 or self.role == "tool"

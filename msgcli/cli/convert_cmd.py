@@ -145,16 +145,7 @@ def convert(
     out = _open_output(output, paths)
     with out:
         run = convert_paths(
-            paths,
-            to.value,
-            out.write,
-            dialect=options.dialect,
-            carry=carry,
-            redact=redact,
-            local=local,
-            select=options.select,
-            strict=options.strict,
-            files=options.files,
+            paths, to.value, out.write, options=options, carry=carry, redact=redact, local=local
         )
     if output_format is Format.text:
         get_reporter("text")(run, sys.stderr, quiet=True)

@@ -1,8 +1,10 @@
 """Converting message logs between dialects (``msgcli convert``).
 
 :class:`Converter` takes the messages of one log in order and gives the target
-dialect's records, a group at a time (a message and the tool messages that
-answer it: see :mod:`msgcli.converters.mapping`). With ``carry`` (the default)
+dialect's records, a group at a time: a message and the tool messages that answer
+it, read into a :class:`msgcli.model.Turn` (:mod:`msgcli.converters.base`) and
+written by the writer the target dialect names (``Dialect.writer``: one module per
+target in this package). With ``carry`` (the default)
 the first record of each group holds, under ``metadata._msgcli.<source
 dialect>``, what the target has no place for, as a patch
 (:mod:`msgcli.converters.carry`); converting back applies it, so a round trip
@@ -16,13 +18,13 @@ from collections.abc import Callable
 from datetime import tzinfo
 from typing import Any
 
-from ..dialects import get_dialect
+from ..dialects import DIALECTS, get_dialect
 from ..guard import MAX_DEPTH, deep_recursion, nests_deeper
 from ..model import Message
 from . import carry
-from .mapping import DIALECT_NAMES, WIRE, is_tool_message, read_turn, write_turn
+from .base import Out, Writer, is_tool_message, read_turn, writer_of
 
-__all__ = ["CARRY_KEY", "DIALECT_NAMES", "Converter"]
+__all__ = ["CARRY_KEY", "Converter", "targets"]
 
 #: the metadata key under which a conversion keeps what the target has no place for
 CARRY_KEY = "_msgcli"
@@ -32,6 +34,11 @@ Report = Callable[[int, str, str, str], None]  # report(line, code, message, poi
 
 def _quiet(*_: Any) -> None:
     pass
+
+
+def targets() -> tuple[str, ...]:
+    """The dialects ``convert`` writes (those that name a writer), in the registry's order."""
+    return tuple(name for name, d in DIALECTS.items() if d.writer is not None)
 
 
 class Converter:
@@ -51,9 +58,13 @@ class Converter:
         local: tzinfo | None = None,
         report: Report = _quiet,
     ):
-        if target not in DIALECT_NAMES:
-            raise ValueError(f"unknown dialect {target!r}: pick one of {', '.join(DIALECT_NAMES)}")
+        dialect = DIALECTS.get(target)
+        if dialect is None or dialect.writer is None:
+            raise ValueError(f"unknown dialect {target!r}: pick one of {', '.join(targets())}")
         self.target = target
+        self.dialect = dialect
+        self.writer: Writer = dialect.load_writer()
+        self._sources: dict[str, Writer] = {}
         self.carry = carry
         self.local = local
         self.report = report
@@ -70,7 +81,11 @@ class Converter:
             if len(group) >= self._wanted:
                 return self._flush()
             return []
-        if group and is_tool_message(message) and message.dialect == group[0][1].dialect:
+        if (
+            group
+            and is_tool_message(message, self._source(message.dialect))
+            and message.dialect == group[0][1].dialect
+        ):
             group.append((line, message, record))
             return []
         done = self._flush() if group else []
@@ -85,6 +100,13 @@ class Converter:
 
     def finish(self) -> list[dict]:
         return self._flush() if self._group else []
+
+    def _source(self, dialect: str) -> Writer:
+        """What describes the messages of ``dialect`` as a source (its writer)."""
+        found = self._sources.get(dialect)
+        if found is None:
+            found = self._sources[dialect] = writer_of(dialect)
+        return found
 
     def _entry(self, message: Message) -> dict | None:
         """What an earlier conversion from the target dialect kept in this message."""
@@ -114,9 +136,13 @@ class Converter:
         def note(line: int, ptr: str, text: str) -> None:
             self.report(line, "X001", text, ptr)
 
-        turn = read_turn([(line, m) for line, m, _ in group], self.local, self._strip)
+        turn = read_turn(
+            [(line, m) for line, m, _ in group], self._source(source), self.local, self._strip
+        )
         # on the way back, what the target has no counterpart for was kept: no loss to report
-        records = write_turn(turn, target, self.local, note if patch is None else _quiet)
+        records = self.writer(
+            turn, Out(self.dialect, self.local, note if patch is None else _quiet)
+        )
         if patch is not None:
             # the way back: what the earlier conversion kept makes the records whole again
             return list(carry.apply(records, patch))
@@ -133,14 +159,14 @@ class Converter:
                     "",
                 )
             return records
-        if not get_dialect(source).writable:
+        if get_dialect(source).writer is None:
             return self._one_way(group, records)
         back = self._back(records, source)
         originals = [_without(record, target) for _, _, record in group]
         lost = carry.diff(originals, back)
         if lost is None:
             return records
-        if self.carry and target not in WIRE:  # provider messages have no metadata to keep it
+        if self.carry and self.writer.has_metadata:  # e.g. provider messages have none
             metadata = records[0].get("metadata")
             if not isinstance(metadata, dict):
                 metadata = records[0]["metadata"] = {}
@@ -161,7 +187,7 @@ class Converter:
         first record keeps what the source dialect says beside the blocks it converted."""
         source = group[0][1].dialect
         dialect = get_dialect(source)
-        if not self.carry or self.target in WIRE:
+        if not self.carry or not self.writer.has_metadata:
             where = (
                 f"{self.target} messages have no metadata to keep it in"
                 if self.carry
@@ -186,10 +212,9 @@ class Converter:
 
     def _back(self, records: list[dict], source: str) -> list[dict]:
         """What converting ``records`` straight back to ``source`` gives."""
-        dialect = get_dialect(self.target)
-        messages = [(0, dialect.read(record)) for record in records]
-        turn = read_turn(messages, self.local, _keep)
-        return write_turn(turn, source, self.local, _quiet)
+        messages = [(0, self.dialect.read(record)) for record in records]
+        turn = read_turn(messages, self._source(self.target), self.local, _keep)
+        return self._source(source)(turn, Out(get_dialect(source), self.local, _quiet))
 
     def _strip(self, metadata: Any) -> Any:
         """Metadata without what an earlier conversion from the target kept in it."""

@@ -15,7 +15,7 @@ from typing import Any
 
 from ..engine import Options, unusable
 from ..findings import FileReport, FileSummary, Finding, RunReport, tally
-from ..inputs import expand_paths
+from ..inputs import planned
 from ..reader import ReadError, source_name
 from ..rules import RULES
 from ..stream import open_log
@@ -25,55 +25,56 @@ __all__ = ["convert_paths"]
 
 
 def convert_paths(
-    paths: Iterable[str | Path],
+    paths: Iterable[Any],
     target: str,
     write: Callable[[dict], None],
+    options: Options | None = None,
     *,
-    dialect: str | None = None,
     carry: bool = True,
     local: tzinfo | None = None,
-    select: frozenset[str] | None = None,
-    strict: bool = False,
-    files: Callable[[str], Any] | None = None,
     redact: bool = False,
 ) -> RunReport:
-    """Convert every log named (files, directories, ``-``) into ``target``'s records.
+    """Convert every log named (files, directories, ``-``, open binary streams) into
+    ``target``'s records.
 
-    ``files(name)``, when given, settles each file's ``dialect``, ``select`` and ``strict``
-    (a :class:`msgcli.pipeline.Options`, as a project configuration's overrides give them;
-    None leaves the file out)."""
+    ``options`` says, as for :func:`msgcli.pipeline.validate_paths`, the dialect to read,
+    the rules that are on, and whether warnings fail a file; its ``files(name)`` (a project
+    configuration's overrides) settles them per file, or leaves the file out."""
+    options = options or Options()
     run = RunReport()  # each file's summary says whether its warnings fail it
-    for name, source, problem in _sources(paths):
-        if source is None:
-            report = unusable(name, problem, select if select is not None else frozenset(RULES))
+    excluded: list[str] = []
+    for name, source, problem, chosen in _sources(paths, options, excluded):
+        if source is None or chosen is None:
+            report = unusable(name, problem, options.select)
         else:
-            file_dialect, file_select, file_strict = dialect, select, strict
-            if files is not None and not hasattr(source, "read") and source != "-":
-                chosen = files(name)
-                if chosen is None:
-                    run.summary.excluded += 1
-                    continue
-                file_dialect, file_select, file_strict = (
-                    chosen.dialect,
-                    chosen.select,
-                    chosen.strict,
-                )
             report = _convert_file(
-                name, source, target, write, file_dialect, carry, local, file_select, redact
+                name,
+                source,
+                target,
+                write,
+                chosen.dialect,
+                carry,
+                local,
+                chosen.select,
+                redact,
             )
-            report.summary.strict = file_strict
+            report.summary.strict = chosen.strict
         run.files.append(report)
         tally(run.summary, report)
+    run.summary.excluded = len(excluded)
     return run
 
 
-def _sources(paths: Iterable[Any]) -> Iterator[tuple[str, Any, str]]:
-    """``expand_paths``, and a binary stream as it is."""
+def _sources(
+    paths: Iterable[Any], options: Options, excluded: list[str]
+) -> Iterator[tuple[str, Any, str, Options | None]]:
+    """``planned``, in the order named, and a binary stream as it is (with the options as
+    given: a stream has no name a configuration could match)."""
     for item in paths:
         if hasattr(item, "read"):
-            yield source_name(item), item, ""
+            yield source_name(item), item, "", options
         else:
-            yield from expand_paths([item])
+            yield from planned([item], options, excluded)
 
 
 def _add(report: FileReport, finding: Finding, select: frozenset[str] | None) -> None:

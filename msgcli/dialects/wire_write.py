@@ -1,4 +1,4 @@
-"""Writing a conversion's turn (:class:`msgcli.converters.mapping.Turn`) as provider
+"""Writing a conversion's turn (:class:`msgcli.model.Turn`) as provider
 messages, one record per message: ``openai-chat`` messages, ``openai-responses`` input
 items, ``anthropic`` messages.
 
@@ -13,13 +13,13 @@ from typing import Any
 
 import orjson
 
-from ..model import TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock
+from ..model import TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock, pointer
 
 Note = Any  # note(line, pointer, text)
 
 
 def write_turn(turn: Any, target: str, note: Note) -> list[dict]:
-    from ..converters.mapping import arguments_object, arguments_text, as_text, parts_text
+    from ..converters.text import arguments_object, arguments_text, as_text, parts_text
 
     role = turn.role if isinstance(turn.role, str) else "assistant"
     out: list[dict] = []
@@ -34,8 +34,7 @@ def write_turn(turn: Any, target: str, note: Note) -> list[dict]:
         texts.clear()
         calls.clear()
 
-    for part in turn.parts:
-        block = part.block
+    for at, block in turn.parts():
         if isinstance(block, ToolResultBlock):
             if texts or calls:
                 flush()
@@ -45,7 +44,7 @@ def write_turn(turn: Any, target: str, note: Note) -> list[dict]:
                     "id": block.id,
                     "text": parts_text(block.output),
                     "error": error,
-                    "line": part.line,
+                    "line": turn.lines[at],
                 }
             )
             continue
@@ -68,8 +67,8 @@ def write_turn(turn: Any, target: str, note: Note) -> list[dict]:
             )
         else:
             note(
-                part.line,
-                part.pointer,
+                turn.lines[at],
+                pointer(block.path),
                 f"a {block.type} block has no {target} counterpart: written as text",
             )
             texts.append(("text", as_text(block)))

@@ -3,10 +3,14 @@
 :func:`format_request` takes the messages of a log in the dialect-neutral model and
 returns the request body the framework's formatter would build for a provider:
 
-- AgentScope Java logs follow the Java formatters (:mod:`.java`);
+- AgentScope Java logs follow the Java formatters (:mod:`.java`, a module per provider);
 - AgentScope Python logs follow AgentScope Python's formatters (:mod:`.python`);
 - LoongFlow logs follow the AgentScope Python rules too: LoongFlow's elements map onto
   the same blocks, and the neutral model holds them that way.
+
+Each dialect names its formatters (``Dialect.formatters``: provider -> where the
+:class:`._common.Formatter` lives); the dialects and providers offered here are read from
+the dialect registry.
 
 The result is pure data: ``{"messages": [...]}`` for OpenAI and DashScope, and
 ``{"system": ..., "messages": [...]}`` for Anthropic (``system`` only when there is
@@ -21,6 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..dialects import DIALECTS as _REGISTRY
 from ..model import Message
 from ._common import Context, Note, normalize
 
@@ -34,9 +39,10 @@ __all__ = [
     "is_multi_agent",
 ]
 
-PROVIDERS = ("openai", "dashscope", "anthropic")
-DIALECTS = ("agentscope-java", "agentscope-py", "loongflow")
-_CLASS = {"openai": "OpenAI", "dashscope": "DashScope", "anthropic": "Anthropic"}
+#: the dialects msgcli formats, in the registry's order
+DIALECTS = tuple(name for name, d in _REGISTRY.items() if d.formatters)
+#: the providers they have formatters for
+PROVIDERS = tuple(dict.fromkeys(p for name in DIALECTS for p in _REGISTRY[name].formatters))
 
 
 @dataclass(slots=True)
@@ -62,9 +68,8 @@ def is_multi_agent(messages: Sequence[Message]) -> bool:
 
 def formatter_name(dialect: str, provider: str, multi_agent: bool) -> str:
     """The framework class whose rules apply, e.g. ``AgentScope Java OpenAIChatFormatter``."""
-    framework = "AgentScope Java" if dialect == "agentscope-java" else "AgentScope Python"
-    kind = "MultiAgentFormatter" if multi_agent else "ChatFormatter"
-    return f"{framework} {_CLASS[provider]}{kind}"
+    formatter: Any = _REGISTRY[dialect].load_formatter(provider)
+    return str(formatter.name(multi_agent))
 
 
 def format_request(
@@ -92,8 +97,7 @@ def format_request(
     ctx = Context()
     if lines is not None:
         ctx.lines = {id(m): line for m, line in zip(msgs, lines, strict=False)}
-    from . import java, python
-
+    formatter = _REGISTRY[dialect].load_formatter(provider)
     kept = [msgs]  # every generation stays alive: the lines are keyed by identity
 
     def step(new: list[Message]) -> list[Message]:
@@ -104,13 +108,7 @@ def format_request(
         return new
 
     msgs = step(normalize(msgs, dialect, ctx))
-    rules: Any = java
-    if dialect == "agentscope-java":
-        msgs = step(java.prepare(msgs, ctx))
-    else:
-        rules = python
-        msgs = step(python.prepare(msgs, dialect, ctx))
-    build = {"openai": rules.openai, "dashscope": rules.dashscope, "anthropic": rules.anthropic}
-    request = build[provider](msgs, multi, ctx)
+    msgs = step(formatter.prepare(msgs, dialect, ctx))
+    request = formatter.build(msgs, multi, ctx)
     notes = sorted(ctx.notes, key=lambda n: -1 if n.line is None else n.line)
-    return Formatted(request, notes, multi, formatter_name(dialect, provider, multi))
+    return Formatted(request, notes, multi, formatter.name(multi))

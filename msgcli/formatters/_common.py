@@ -11,6 +11,7 @@ the framework's own logic.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -31,6 +32,7 @@ from ..model import (
 __all__ = [
     "HISTORY_PROMPT",
     "Context",
+    "Formatter",
     "Note",
     "as_text",
     "compact_json",
@@ -77,6 +79,23 @@ class Context:
             return
         self._seen.add((line, message))
         self.notes.append(Note(line, message))
+
+
+@dataclass(frozen=True, slots=True)
+class Formatter:
+    """One framework's formatter for one provider, as a dialect names it in its
+    ``formatters``: ``prepare(messages, dialect, ctx)`` gives the messages as the framework
+    holds them, ``build(messages, multi_agent, ctx)`` the request body."""
+
+    framework: str  # "AgentScope Java"
+    provider: str  # the provider's part of the class name: "OpenAI"
+    prepare: Callable[[list[Message], str, Context], list[Message]]
+    build: Callable[[list[Message], bool, Context], dict]
+
+    def name(self, multi_agent: bool) -> str:
+        """The framework class whose rules apply, e.g. ``AgentScope Java OpenAIChatFormatter``."""
+        kind = "MultiAgentFormatter" if multi_agent else "ChatFormatter"
+        return f"{self.framework} {self.provider}{kind}"
 
 
 # -- values -----------------------------------------------------------------------------

@@ -40,6 +40,7 @@ from ..model import (
 from ._common import (
     HISTORY_PROMPT,
     Context,
+    Formatter,
     as_text,
     compact_json,
     json_text,
@@ -49,7 +50,16 @@ from ._common import (
     unsendable,
 )
 
-__all__ = ["HISTORY_PROMPT", "anthropic", "dashscope", "openai", "prepare"]
+__all__ = [
+    "ANTHROPIC",
+    "DASHSCOPE",
+    "HISTORY_PROMPT",
+    "OPENAI",
+    "anthropic",
+    "dashscope",
+    "openai",
+    "prepare",
+]
 
 OPENAI_TYPES = ("image/*", "audio/*", "application/pdf")
 DASHSCOPE_TYPES = ("image/*", "audio/*", "video/*")
@@ -706,3 +716,8 @@ def anthropic(msgs: list[Message], multi_agent: bool, ctx: Context) -> dict:
             break
     out["messages"] = messages
     return out
+
+
+OPENAI = Formatter("AgentScope Python", "OpenAI", prepare, openai)
+DASHSCOPE = Formatter("AgentScope Python", "DashScope", prepare, dashscope)
+ANTHROPIC = Formatter("AgentScope Python", "Anthropic", prepare, anthropic)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from types import MappingProxyType
+
 from .events import Events
 from .fast import FastPath
 from .records import NAME, Records
@@ -11,6 +13,14 @@ from .rules import Rules
 class AgentScopeJavaDialect(FastPath, Rules, Events, Records):
     name = NAME
     title = "AgentScope Java"
+    writer = "msgcli.converters.agentscope_java:WRITER"
+    formatters = MappingProxyType(
+        {
+            "openai": "msgcli.formatters.java.openai:FORMATTER",
+            "dashscope": "msgcli.formatters.java.dashscope:FORMATTER",
+            "anthropic": "msgcli.formatters.java.anthropic:FORMATTER",
+        }
+    )
     keeps_extra_on = frozenset()
     # TOOL messages carry results; the engine's suspended and stopped replies
     # (buildSuspendedMsg, buildStopMsg) hold a call and its result in one ASSISTANT message.

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from types import MappingProxyType
+
 from .events import Events
 from .fast import FastPath
 from .records import NAME, Records
@@ -11,6 +13,14 @@ from .rules import Rules
 class AgentScopePyDialect(FastPath, Rules, Events, Records):
     name = NAME
     title = "AgentScope Python"
+    writer = "msgcli.converters.agentscope_py:WRITER"
+    formatters = MappingProxyType(
+        {
+            "openai": "msgcli.formatters.python:OPENAI",
+            "dashscope": "msgcli.formatters.python:DASHSCOPE",
+            "anthropic": "msgcli.formatters.python:ANTHROPIC",
+        }
+    )
     keeps_extra_on = frozenset({"thinking"})
     tool_result_roles = frozenset({"assistant", "system"})
     tool_input_key = "input"

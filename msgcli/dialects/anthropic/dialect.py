@@ -109,6 +109,7 @@ def _messages_are_anthropic(messages: list) -> bool:
 class AnthropicDialect(WireDialect):
     name = NAME
     title = "Anthropic Messages"
+    writer = "msgcli.converters.wire:ANTHROPIC"
     tool_input_key = None
     tool_arguments_key = "input"
     tool_result_roles = frozenset({"user"})

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from types import MappingProxyType
+
 from .fast import FastPath
 from .records import Records
 from .rules import Rules
@@ -10,6 +12,14 @@ from .rules import Rules
 class LoongFlowDialect(FastPath, Rules, Records):
     name = "loongflow"
     title = "LoongFlow"
+    writer = "msgcli.converters.loongflow:WRITER"
+    formatters = MappingProxyType(
+        {
+            "openai": "msgcli.formatters.python:OPENAI",
+            "dashscope": "msgcli.formatters.python:DASHSCOPE",
+            "anthropic": "msgcli.formatters.python:ANTHROPIC",
+        }
+    )
     keeps_extra_on = frozenset()
     tool_result_roles = frozenset({"tool"})
     tool_input_key = None

@@ -47,6 +47,7 @@ ROLES = frozenset({"user", "assistant", "system", "developer"})
 class ResponsesDialect(WireDialect):
     name = NAME
     title = "OpenAI Responses"
+    writer = "msgcli.converters.wire:OPENAI_RESPONSES"
     tool_input_key = "arguments"
     tool_result_roles = frozenset({"tool"})
     tool_call_id_key = "call_id"

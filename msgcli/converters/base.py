@@ -1,0 +1,195 @@
+"""What every conversion writer builds on: the turn it writes, read from a group of
+neutral messages, and the class a dialect's writer is an instance of.
+
+A conversion reads a *group* of source messages (a message and the tool messages that
+answer it) into a :class:`msgcli.model.Turn` and hands it to the target dialect's writer,
+which gives that dialect's records. Each dialect that ``convert`` writes names its writer
+in ``Dialect.writer``; the same object says what the converter must know of that
+dialect's messages when they are the source (its time zone, which messages only answer
+tool calls, which of a message's fields a target may map).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from datetime import tzinfo
+from typing import Any
+
+from ..dialects import Dialect, get_dialect
+from ..model import Block, Message, TextBlock, ToolResultBlock, Turn, pointer
+from .text import as_text, aware, id_key, kind_of, parts_text
+
+__all__ = ["Note", "Out", "Writer", "is_tool_message", "read_turn", "writer_of"]
+
+Note = Callable[[int, str, str], None]  # note(line, pointer, text)
+
+TOOL_CALL_STATES = ("pending", "asking", "allowed", "submitted", "finished")
+_TOOL_RESULT_STATES = ("success", "error", "interrupted", "denied", "running")
+
+
+@dataclass(slots=True)
+class Out:
+    """Where a writer writes: the target dialect, the zone of local times (``None``: this
+    machine's), and where notes of what has no place go."""
+
+    dialect: Dialect
+    local: tzinfo | None
+    note: Note
+
+
+class Writer:
+    """A dialect's conversion writer: ``writer(turn, out)`` gives the dialect's records
+    for a turn. The attributes describe the dialect's messages as a source; a dialect
+    without a writer is read with these defaults."""
+
+    #: whether the dialect writes times in UTC (else in the writer's local zone)
+    utc: bool = False
+    #: the roles, besides ``tool``, of a message that only answers tool calls
+    result_roles: frozenset[str] = frozenset()
+    #: whether the dialect keeps a message's token usage inside its metadata as well
+    usage_in_metadata: bool = False
+    #: whether the records have metadata, where a conversion keeps what they cannot hold
+    has_metadata: bool = True
+
+    def turn_fields(self, msg: Message) -> dict[str, Any]:
+        """What of a message's ``fields`` a target may map (default: nothing)."""
+        return {}
+
+    def __call__(self, turn: Turn, out: Out) -> list[dict]:
+        raise NotImplementedError
+
+
+_READ_ONLY = Writer()
+
+
+def writer_of(dialect: str) -> Writer:
+    """The writer of a dialect (for a dialect msgcli does not write: what describes its
+    messages as a source)."""
+    found = get_dialect(dialect)
+    return _READ_ONLY if found.writer is None else found.load_writer()
+
+
+# -- reading a group ---------------------------------------------------------------
+
+
+def is_tool_message(msg: Message, source: Writer) -> bool:
+    """Whether a message only answers tool calls (it joins the turn before it)."""
+    role = msg.role.lower() if isinstance(msg.role, str) else msg.role
+    if not msg.content or not all(isinstance(b, ToolResultBlock) for b in msg.content):
+        return False
+    # AgentScope Python 1.x writes tool results as system messages, Anthropic as user turns
+    return isinstance(role, str) and (role == "tool" or role in source.result_roles)
+
+
+def read_turn(
+    group: list[tuple[int, Message]],
+    source: Writer,
+    local: tzinfo | None,
+    strip: Callable[[Any], Any],
+) -> Turn:
+    """The turn of a group: its first message, with the tool messages after it.
+    ``strip(metadata)`` takes out what a conversion keeps for itself; ``source`` is the
+    writer of the group's dialect."""
+    first = group[0][1]
+    dialect = get_dialect(first.dialect)
+    utc = source.utc
+    role = first.role  # the model holds roles in lower case already (Java's included)
+    if len(group) == 1 and is_tool_message(first, source):
+        role = "tool"
+    messages: list[Message] = []
+    times = []
+    block_times = {}
+    for _, msg in group:
+        metadata = strip(msg.metadata)
+        if metadata is not msg.metadata:
+            msg = replace(msg, metadata=metadata)
+        messages.append(msg)
+        times.append(aware(dialect.parse_time(msg.timestamp), local, utc))
+        for block in msg.content:
+            stamp = block.fields.get("created_at")
+            if stamp is not None:
+                when = aware(dialect.parse_time(stamp), local, utc)
+                if when is not None:
+                    block_times[id(block)] = when
+    return Turn(
+        messages=messages,
+        lines=[line for line, _ in group],
+        times=times,
+        role=role,
+        fields=source.turn_fields(first),
+        usage_in_metadata=source.usage_in_metadata,
+        block_times=block_times,
+    )
+
+
+# -- what the writers share -------------------------------------------------------
+
+
+def answered(turn: Turn) -> set:
+    """The ids of the tool calls the turn holds results for."""
+    return {id_key(b.id) for _, b in turn.parts() if isinstance(b, ToolResultBlock)}
+
+
+def role_or_assistant(turn: Turn, allowed: tuple[str, ...], out: Out, target: str) -> str:
+    """The turn's role, or ``assistant`` (noted) where ``target`` has no such role."""
+    role = turn.role
+    if isinstance(role, str) and role in allowed:
+        return role
+    out.note(
+        turn.line,
+        "/role",
+        f"role {role!r} has no {target} counterpart: written as 'assistant'",
+    )
+    return "assistant"
+
+
+def recast(block: Block, line: int, out: Out, why: str) -> TextBlock:
+    """A block the target has no place for, as a text block (noted)."""
+    out.note(line, pointer(block.path), why)
+    return TextBlock(type="text", text=as_text(block))
+
+
+def no_kind(block: Block, target: str) -> str:
+    """What the note says of a block ``target`` has no kind for."""
+    kind = kind_of(block)
+    if kind == "unknown":
+        return f"a block of unknown type cannot be written in {target}: kept as its JSON text"
+    words = {
+        "evolve_result": "an evolve_result element",
+        "value": "a structured content element",
+        "hint": "a hint block",
+    }
+    return f"{words.get(kind, 'a ' + kind + ' block')} has no {target} counterpart: written as text"
+
+
+def result_state(state: Any) -> Any:
+    """A result state for AgentScope (LoongFlow's ``in_progress`` is ``running``)."""
+    if state == "in_progress":
+        return "running"
+    if state in _TOOL_RESULT_STATES:
+        return state
+    return "success" if state is None else "error"
+
+
+def output_items(block: ToolResultBlock) -> list:
+    """A tool result's output as a list of items: a bare string is one text item."""
+    output = block.output
+    if isinstance(output, list):
+        return output
+    return [] if output is None else [TextBlock(type="text", text=parts_text(output))]
+
+
+def block_metadata(block: Block) -> Any:
+    """A copy of a block's metadata object (``None``: it has none)."""
+    metadata = block.fields.get("metadata")
+    return dict(metadata) if isinstance(metadata, dict) else None
+
+
+def message_metadata(metadata: Any, turn: Turn, usage: Any, out: Out) -> dict:
+    """A copy of a message's metadata; the usage a source keeps in its metadata (as well as
+    where the model holds it) leaves it for a target that keeps it elsewhere."""
+    copy = dict(metadata) if isinstance(metadata, dict) else {}
+    if turn.usage_in_metadata and turn.source != out.dialect.name and usage is not None:
+        copy.pop("usage", None)
+    return copy
