@@ -348,3 +348,42 @@ def export_one(path: str, *, dialect: str | None = None, findings: bool = True) 
 
     table_rows([path], sink, dialect=dialect, findings=findings)
     return rows
+
+
+# -- resolved options: what the command line runs ---------------------------------------
+
+
+def resolve_options(
+    *,
+    config: str | Path | bool = False,
+    dialect: str | None = None,
+    select: list[str] | None = None,
+    ignore: list[str] | None = None,
+    strict: bool | None = None,
+    expect_invalid: bool = False,
+    expectations: bool = True,
+    source: str = "arguments",
+    **base: Any,
+) -> Any:
+    """The settings of a run, per file: a :class:`msgcli.config.Resolver` whose ``top()``
+    is the :class:`Options` to pass to the functions below, and whose ``config`` is the
+    project configuration found.
+
+    ``config`` as for :func:`validate`; the other arguments win over it (``source`` names
+    them in ``msgcli config``); ``base`` are further :class:`Options` fields (``jobs``,
+    ``max_errors``, ``until``, ``zone``, ...). ``expectations=False`` leaves out the
+    negative-fixture expectations (for replay and convert). Raises
+    :class:`msgcli.config.ConfigError` for a configuration that cannot be used and
+    :class:`ValueError` for an unknown rule code."""
+    from .config import Layer, Resolver, load
+
+    project = load(None if config is True else (config or None), use=config is not False)
+    given = Layer(
+        source,
+        dialect=dialect,
+        select=tuple(select) if select else None,
+        ignore=tuple(ignore) if ignore else None,
+        strict=strict,
+        expect="invalid" if expect_invalid else None,
+    )
+    return Resolver(project, given, Options(**base), expectations=expectations)

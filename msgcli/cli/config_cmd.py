@@ -6,20 +6,14 @@ from typing import Annotated
 
 import typer
 
-from . import (
-    ConfigOption,
-    DialectOption,
-    IgnoreOption,
-    ListFormat,
-    NoConfigOption,
-    SelectOption,
-    StrictOption,
-    _resolver,
-    app,
-)
+from .common import resolve
+from .options import ConfigOption, DialectOption, IgnoreOption, ListFormat, NoConfigOption, SelectOption, StrictOption
 
 
-@app.command("config")
+command = typer.Typer(rich_markup_mode=None, add_completion=False)
+
+
+@command.command("config")
 def config_cmd(
     paths: Annotated[
         list[str] | None,
@@ -50,7 +44,7 @@ def config_cmd(
     The options are validate's: give them to see how they combine with the file.
     Exit status: 0, or 2 when the configuration cannot be used.
     """
-    resolver = _resolver(
+    resolver = resolve(
         config=config,
         no_config=no_config,
         dialect=dialect,

@@ -8,7 +8,8 @@ from typing import Annotated
 
 import typer
 
-from . import DialectName, DialectOption, TracebackOption, _fail, app
+from .common import fail
+from .options import DialectOption, TracebackOption, dialect_choice
 
 
 class DiffFormat(str, Enum):
@@ -24,7 +25,10 @@ class Match(str, Enum):
     subset = "subset"
 
 
-@app.command()
+command = typer.Typer(rich_markup_mode=None, add_completion=False)
+
+
+@command.command("diff")
 def diff(
     a: Annotated[
         str,
@@ -84,9 +88,11 @@ def diff(
     ] = False,
     dialect: DialectOption = None,
     dialect_b: Annotated[
-        DialectName | None,
+        str | None,
         typer.Option(
-            "--dialect-b", help="Read B as this dialect (default: as --dialect, or detect)."
+            "--dialect-b",
+            click_type=dialect_choice(),
+            help="Read B as this dialect (default: as --dialect, or detect).",
         ),
     ] = None,
     width: Annotated[
@@ -117,7 +123,7 @@ def diff(
     from ..textsafe import visible
 
     if a == "-" and b == "-":
-        raise _fail("A and B cannot both be standard input")
+        raise fail("A and B cannot both be standard input")
     try:
         result = run_diff(
             a,
@@ -125,13 +131,13 @@ def diff(
             match=match.value,
             compare=compare or (),
             ignore_paths=ignore_path or (),
-            dialect=dialect.value if dialect else None,
-            dialect_b=dialect_b.value if dialect_b else None,
+            dialect=dialect,
+            dialect_b=dialect_b,
         )
     except DiffError as exc:
-        raise _fail(visible(str(exc))) from None
+        raise fail(visible(str(exc))) from None
     except ValueError as exc:
-        raise _fail(visible(str(exc))) from None
+        raise fail(visible(str(exc))) from None
     for problem in result.problems:
         typer.echo(f"msgcli: {visible(problem)}", err=True)
     out = sys.stdout

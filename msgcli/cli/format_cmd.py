@@ -8,21 +8,18 @@ could not carry, each at its log line.
 from __future__ import annotations
 
 import sys
-from enum import Enum
 from typing import Annotated
 
 import typer
 
-from . import DialectOption, TracebackOption, _check_outputs, _fail, app
+from .common import check_outputs, fail
+from .options import DialectOption, TracebackOption, provider_choice
 
 
-class Provider(str, Enum):
-    openai = "openai"
-    dashscope = "dashscope"
-    anthropic = "anthropic"
+command = typer.Typer(rich_markup_mode=None, add_completion=False)
 
 
-@app.command("format")
+@command.command("format")
 def format_request(
     path: Annotated[
         str,
@@ -33,9 +30,14 @@ def format_request(
         ),
     ],
     provider: Annotated[
-        Provider,
-        typer.Option("--provider", "-p", help="The model provider whose request to build."),
-    ] = Provider.openai,
+        str,
+        typer.Option(
+            "--provider",
+            "-p",
+            click_type=provider_choice(),
+            help="The model provider whose request to build.",
+        ),
+    ] = "openai",
     multi_agent: Annotated[
         bool | None,
         typer.Option(
@@ -78,9 +80,9 @@ def format_request(
     from ..stream import LogReader
     from ..textsafe import visible
 
-    _check_outputs([output], [path])
+    check_outputs([output], [path])
     name = "<stdin>" if path == "-" else path
-    reader = LogReader(name, dialect.value if dialect else None)
+    reader = LogReader(name, dialect)
     messages = []
     lines = []
     notices = []
@@ -92,24 +94,24 @@ def format_request(
             else:
                 notices.append(item)
     except ReadError as exc:
-        raise _fail(f"{visible(name)}: cannot read: {visible(str(exc))}") from None
+        raise fail(f"{visible(name)}: cannot read: {visible(str(exc))}") from None
     except OSError as exc:
-        raise _fail(f"{visible(name)}: cannot read: {visible(exc.strerror or str(exc))}") from None
+        raise fail(f"{visible(name)}: cannot read: {visible(exc.strerror or str(exc))}") from None
     # what could not be read, then what the request could not carry, in line order
     report: list[tuple[int | None, str]] = [(item.line, item.notice) for item in notices]
     if reader.dialect is None:
         for line, message in report:
             typer.echo(f"{visible(name)}:{line}: {visible(message)}", err=True)
-        raise _fail(f"{visible(name)}: no messages of a known dialect")
+        raise fail(f"{visible(name)}: no messages of a known dialect")
 
     from ..formatters import DIALECTS as FORMATTED
 
     if reader.dialect.name not in FORMATTED:
-        raise _fail(
+        raise fail(
             f"{visible(name)}: msgcli format follows the formatters of "
             f"{', '.join(FORMATTED)}; {reader.dialect.title} logs are not formatted"
         )
-    result = build(messages, reader.dialect.name, provider.value, multi_agent, lines)
+    result = build(messages, reader.dialect.name, provider, multi_agent, lines)
     report += [(note.line, note.message) for note in result.notes]
     report.sort(key=lambda item: -1 if item[0] is None else item[0])
     text = orjson.dumps(result.request, option=orjson.OPT_INDENT_2).decode() + "\n"
@@ -122,7 +124,7 @@ def format_request(
             with PendingFile(output, text=True) as out:
                 out.stream.write(text)
         except OSError as exc:
-            raise _fail(f"cannot write {visible(output)}: {exc.strerror or exc}") from None
+            raise fail(f"cannot write {visible(output)}: {exc.strerror or exc}") from None
     for line, message in report:
         where = visible(name) if line is None else f"{visible(name)}:{line}"
         typer.echo(f"{where}: {visible(message)}", err=True)
@@ -131,7 +133,7 @@ def format_request(
             1 if result.request.get("system") else 0
         )
         summary = (
-            f"Formatted {_plural(len(messages), 'log message')} as {sent} {provider.value} "
+            f"Formatted {_plural(len(messages), 'log message')} as {sent} {provider} "
             f"request message{'' if sent == 1 else 's'} ({result.formatter})"
         )
         if result.notes:

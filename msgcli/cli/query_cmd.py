@@ -7,7 +7,8 @@ from typing import Annotated
 
 import typer
 
-from . import DialectOption, OutputOption, TracebackOption, _fail, _open_output, app
+from .common import fail, open_output
+from .options import DialectOption, OutputOption, TracebackOption
 from .filter_opts import (
     ErrorsOption,
     FinishOption,
@@ -25,7 +26,10 @@ from .filter_opts import (
 )
 
 
-@app.command()
+command = typer.Typer(rich_markup_mode=None, add_completion=False)
+
+
+@command.command("query")
 def query(
     paths: Annotated[
         list[str],
@@ -74,8 +78,8 @@ def query(
     matched, 1 when none did, 2 when a path could not be read or an option is wrong.
     """
     if sum((neutral, show, count)) > 1:
-        raise _fail("choose one of --neutral, --show and --count")
-    chosen = dialect.value if dialect else None
+        raise fail("choose one of --neutral, --show and --count")
+    chosen = dialect
     values = {
         "roles": role,
         "names": name,
@@ -103,7 +107,7 @@ def query(
         for _ in selection.run(paths):
             matched += 1
     else:
-        with _open_output(output, paths) as out:
+        with open_output(output, paths) as out:
             for match in selection.run(paths):
                 if neutral:
                     out.write(to_neutral(match.message, match.dialect, match.path, match.line))

@@ -9,7 +9,8 @@ from typing import Annotated, Any
 
 import typer
 
-from . import DialectOption, TracebackOption, _fail, app
+from .common import fail
+from .options import DialectOption, TracebackOption
 
 
 class SqlFormat(str, Enum):
@@ -18,7 +19,10 @@ class SqlFormat(str, Enum):
     csv = "csv"
 
 
-@app.command()
+command = typer.Typer(rich_markup_mode=None, add_completion=False)
+
+
+@command.command("sql")
 def sql(
     statement: Annotated[
         str,
@@ -73,9 +77,9 @@ def sql(
         check_installed("duckdb")
         check_installed("pyarrow")
     except MissingExtra as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None
     try:
-        with connect_logs(paths, dialect=dialect.value if dialect else None, findings=findings) as (
+        with connect_logs(paths, dialect=dialect, findings=findings) as (
             db,
             counts,
         ):
@@ -84,11 +88,11 @@ def sql(
             try:
                 cursor = db.execute(statement)
             except require("duckdb").Error as exc:
-                raise _fail(f"SQL: {' '.join(str(exc).split())}") from None
+                raise fail(f"SQL: {' '.join(str(exc).split())}") from None
             columns = [d[0] for d in cursor.description or ()]
             rows = cursor.fetchall()
     except MissingExtra as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None
     if fmt is SqlFormat.json:
         _json(columns, rows)
     elif fmt is SqlFormat.csv:

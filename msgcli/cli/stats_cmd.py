@@ -14,15 +14,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from ..findings import suffix_list
-from . import (
-    DialectOption,
-    SchedulerOption,
-    TracebackOption,
-    _client,
-    _configured_scheduler,
-    _remote_errors,
-    app,
-)
+from .common import configured_scheduler, dask_client, remote_errors
+from .options import DialectOption, SchedulerOption, TracebackOption
 
 if TYPE_CHECKING:
     from collections import Counter
@@ -37,7 +30,10 @@ class StatsFormat(str, Enum):
     json = "json"
 
 
-@app.command("stats")
+command = typer.Typer(rich_markup_mode=None, add_completion=False)
+
+
+@command.command("stats")
 def stats(
     paths: Annotated[
         list[str],
@@ -65,9 +61,9 @@ def stats(
     from ..progress import progress
     from ..stats import collect_stats
 
-    address = chosen_scheduler(scheduler, None if scheduler else _configured_scheduler())
-    chosen = dialect.value if dialect else None
-    with _remote_errors(), _client(address) as client:
+    address = chosen_scheduler(scheduler, None if scheduler else configured_scheduler())
+    chosen = dialect
+    with remote_errors(), dask_client(address) as client:
         if client is None:
             report = collect_stats(paths, chosen)
         else:
