@@ -43,9 +43,9 @@ def dialect_names() -> list[str]:
 
 
 def report_formats() -> tuple[str, ...]:
-    from ..report import FORMATS
+    from ..report import REPORTERS
 
-    return FORMATS
+    return tuple(REPORTERS)
 
 
 def providers() -> list[str]:
