@@ -387,3 +387,45 @@ def resolve_options(
         expect="invalid" if expect_invalid else None,
     )
     return Resolver(project, given, Options(**base), expectations=expectations)
+
+
+@dataclass(slots=True)
+class FormattedLog:
+    """What :func:`format_log` made of a log: the dialect it settled on (``None``: no
+    messages of a known dialect), how many messages it read, the lines that could not be
+    read (``(line, why)``), and the request (``None`` when msgcli does not format the
+    dialect, or found none)."""
+
+    dialect: Any
+    messages: int = 0
+    unreadable: list[tuple[int | None, str]] = field(default_factory=list)
+    formatted: Any = None
+
+
+def format_log(
+    source: Source, options: Options, provider: str, multi_agent: bool | None = None
+) -> FormattedLog:
+    """The request ``provider`` is sent for the conversation in a log, as ``msgcli format``
+    builds it (``options.dialect``: read the log as that dialect). ``multi_agent=None``
+    decides by the senders. Raises :class:`msgcli.reader.ReadError` or :class:`OSError`
+    when the log cannot be read."""
+    from .formatters import DIALECTS as FORMATTED
+    from .formatters import format_request
+    from .stream import LogReader
+
+    name = "<stdin>" if source == "-" else str(source)
+    reader = LogReader(name, options.dialect)
+    messages: list[Message] = []
+    lines: list[int] = []
+    log = FormattedLog(None)
+    for item in reader.items(source):
+        if item.message is not None:
+            messages.append(item.message)
+            lines.append(item.line)
+        else:
+            log.unreadable.append((item.line, item.notice))
+    log.dialect = reader.dialect
+    log.messages = len(messages)
+    if reader.dialect is not None and reader.dialect.name in FORMATTED:
+        log.formatted = format_request(messages, reader.dialect.name, provider, multi_agent, lines)
+    return log

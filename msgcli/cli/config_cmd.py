@@ -7,8 +7,15 @@ from typing import Annotated
 import typer
 
 from .common import resolve
-from .options import ConfigOption, DialectOption, IgnoreOption, ListFormat, NoConfigOption, SelectOption, StrictOption
-
+from .options import (
+    ConfigOption,
+    DialectOption,
+    IgnoreOption,
+    ListFormat,
+    NoConfigOption,
+    SelectOption,
+    StrictOption,
+)
 
 command = typer.Typer(rich_markup_mode=None, add_completion=False)
 

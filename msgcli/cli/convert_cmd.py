@@ -13,8 +13,19 @@ from typing import Annotated
 import typer
 
 from .common import fail, open_output, parse_zone, resolve
-from .options import ConfigOption, DialectOption, FindingsFormatOption, IgnoreOption, NoConfigOption, OutputOption, QuietOption, SelectOption, StrictOption, TracebackOption, dialect_choice
-
+from .options import (
+    ConfigOption,
+    DialectOption,
+    FindingsFormatOption,
+    IgnoreOption,
+    NoConfigOption,
+    OutputOption,
+    QuietOption,
+    SelectOption,
+    StrictOption,
+    TracebackOption,
+    dialect_choice,
+)
 
 command = typer.Typer(rich_markup_mode=None, add_completion=False)
 

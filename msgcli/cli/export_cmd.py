@@ -10,7 +10,6 @@ import typer
 from .common import check_outputs, configured_scheduler, dask_client, fail, remote_errors
 from .options import DialectOption, SchedulerOption, TracebackOption
 
-
 command = typer.Typer(rich_markup_mode=None, add_completion=False)
 
 
@@ -72,9 +71,7 @@ def export(
         _export_on_cluster(paths, to, shown, address, overwrite, findings, quiet, dialect)
         return
     if is_url(to):
-        raise fail(
-            f"cannot write {shown}: a URL target needs --scheduler (Parquet, a file a task)"
-        )
+        raise fail(f"cannot write {shown}: a URL target needs --scheduler (Parquet, a file a task)")
     if format_of(to) is None:
         raise fail(
             f"cannot tell the format of {shown} from its suffix: "
@@ -94,9 +91,7 @@ def export(
     except OSError as exc:
         raise fail(f"cannot write {shown}: {exc.strerror or exc}") from None
     try:
-        counts = table_rows(
-            paths, writer.write, dialect=dialect, findings=findings
-        )
+        counts = table_rows(paths, writer.write, dialect=dialect, findings=findings)
     except BaseException:
         writer.abort()
         raise

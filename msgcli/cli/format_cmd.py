@@ -15,7 +15,6 @@ import typer
 from .common import check_outputs, fail
 from .options import DialectOption, TracebackOption, provider_choice
 
-
 command = typer.Typer(rich_markup_mode=None, add_completion=False)
 
 
@@ -73,48 +72,33 @@ def format_request(
     2 on a usage error, a path that cannot be read, or a log with no messages of a known
     dialect.
     """
-    import orjson
-
-    from ..formatters import format_request as build
+    from ..api import format_log
+    from ..pipeline import Options
     from ..reader import ReadError
-    from ..stream import LogReader
+    from ..render.request import format_summary, note_lines, request_text
     from ..textsafe import visible
 
     check_outputs([output], [path])
     name = "<stdin>" if path == "-" else path
-    reader = LogReader(name, dialect)
-    messages = []
-    lines = []
-    notices = []
     try:
-        for item in reader.items(path):
-            if item.message is not None:
-                messages.append(item.message)
-                lines.append(item.line)
-            else:
-                notices.append(item)
+        log = format_log(path, Options(dialect=dialect), provider, multi_agent)
     except ReadError as exc:
         raise fail(f"{visible(name)}: cannot read: {visible(str(exc))}") from None
     except OSError as exc:
         raise fail(f"{visible(name)}: cannot read: {visible(exc.strerror or str(exc))}") from None
-    # what could not be read, then what the request could not carry, in line order
-    report: list[tuple[int | None, str]] = [(item.line, item.notice) for item in notices]
-    if reader.dialect is None:
-        for line, message in report:
+    if log.dialect is None:
+        for line, message in log.unreadable:
             typer.echo(f"{visible(name)}:{line}: {visible(message)}", err=True)
         raise fail(f"{visible(name)}: no messages of a known dialect")
+    if log.formatted is None:
+        from ..formatters import DIALECTS as FORMATTED
 
-    from ..formatters import DIALECTS as FORMATTED
-
-    if reader.dialect.name not in FORMATTED:
         raise fail(
             f"{visible(name)}: msgcli format follows the formatters of "
-            f"{', '.join(FORMATTED)}; {reader.dialect.title} logs are not formatted"
+            f"{', '.join(FORMATTED)}; {log.dialect.title} logs are not formatted"
         )
-    result = build(messages, reader.dialect.name, provider, multi_agent, lines)
-    report += [(note.line, note.message) for note in result.notes]
-    report.sort(key=lambda item: -1 if item[0] is None else item[0])
-    text = orjson.dumps(result.request, option=orjson.OPT_INDENT_2).decode() + "\n"
+    result = log.formatted
+    text = request_text(result.request)
     if output is None:
         sys.stdout.write(text)
     else:
@@ -125,24 +109,10 @@ def format_request(
                 out.stream.write(text)
         except OSError as exc:
             raise fail(f"cannot write {visible(output)}: {exc.strerror or exc}") from None
-    for line, message in report:
-        where = visible(name) if line is None else f"{visible(name)}:{line}"
-        typer.echo(f"{where}: {visible(message)}", err=True)
+    # what could not be read, then what the request could not carry, in line order
+    notes = log.unreadable + [(note.line, note.message) for note in result.notes]
+    for line in note_lines(name, notes):
+        typer.echo(line, err=True)
     if not quiet:
-        sent = len(result.request.get("messages") or ()) + (
-            1 if result.request.get("system") else 0
-        )
-        summary = (
-            f"Formatted {_plural(len(messages), 'log message')} as {sent} {provider} "
-            f"request message{'' if sent == 1 else 's'} ({result.formatter})"
-        )
-        if result.notes:
-            summary += f"; {_plural(len(result.notes), 'note')} on what it could not carry"
-        if notices:
-            summary += f"; {_plural(len(notices), 'line')} could not be read"
-        typer.echo(summary + ".", err=True)
-    raise typer.Exit(1 if notices else 0)
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
+        typer.echo(format_summary(log.messages, provider, result, len(log.unreadable)), err=True)
+    raise typer.Exit(1 if log.unreadable else 0)

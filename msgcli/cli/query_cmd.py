@@ -8,7 +8,6 @@ from typing import Annotated
 import typer
 
 from .common import fail, open_output
-from .options import DialectOption, OutputOption, TracebackOption
 from .filter_opts import (
     ErrorsOption,
     FinishOption,
@@ -24,7 +23,7 @@ from .filter_opts import (
     WhereOption,
     make_filter,
 )
-
+from .options import DialectOption, OutputOption, TracebackOption
 
 command = typer.Typer(rich_markup_mode=None, add_completion=False)
 

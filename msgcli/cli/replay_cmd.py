@@ -129,4 +129,3 @@ def replay(
             )
             code = 2
     raise typer.Exit(code)
-

@@ -109,4 +109,3 @@ def _explain_rule(code: str, output_format: ListFormat) -> None:
         f"How to fix:\n{wrapped(fix)}\n\n"
         f"How to ignore:\n{how_to_ignore(rule.code)}"
     )
-

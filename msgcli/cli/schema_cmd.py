@@ -41,4 +41,3 @@ def schema_show(
     except KeyError as exc:
         raise fail(exc.args[0]) from None
     sys.stdout.write(path.read_text(encoding="utf-8"))
-

@@ -9,7 +9,6 @@ from typing import Annotated
 import typer
 
 from .common import check_outputs, fail
-from .options import DialectOption, TracebackOption
 from .filter_opts import (
     ErrorsOption,
     FinishOption,
@@ -25,6 +24,7 @@ from .filter_opts import (
     WhereOption,
     make_filter,
 )
+from .options import DialectOption, TracebackOption
 
 
 class Thinking(str, Enum):
@@ -186,9 +186,7 @@ def show(
     if head is not None and tail is not None:
         raise fail("--head and --tail cannot be used together")
     if no_thinking and thinking is not None:
-        raise fail(
-            f"--no-thinking and --thinking {thinking.value} contradict each other: give one"
-        )
+        raise fail(f"--no-thinking and --thinking {thinking.value} contradict each other: give one")
     if full and thinking is Thinking.fold:
         raise fail("--full and --thinking fold contradict each other: give one")
     if idle_timeout is not None and not follow:

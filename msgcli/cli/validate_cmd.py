@@ -9,7 +9,15 @@ from typing import Annotated
 import typer
 
 from ..findings import suffix_list
-from .common import check_outputs, dask_client, fail, jobs_or_default, refuse_together, remote_errors, resolve
+from .common import (
+    check_outputs,
+    dask_client,
+    fail,
+    jobs_or_default,
+    refuse_together,
+    remote_errors,
+    resolve,
+)
 from .options import (
     ConfigOption,
     DialectOption,
@@ -153,11 +161,7 @@ def validate(
     raise typer.Exit(run.exit_code)
 
 
-
-
-def _report_outputs(
-    chosen: str | None, outputs: list[str], inputs: list[str]
-) -> tuple[str, list]:
+def _report_outputs(chosen: str | None, outputs: list[str], inputs: list[str]) -> tuple[str, list]:
     """The terminal's format, and ``(format, PendingFile)`` for every ``--output``.
 
     ``FORMAT:FILE`` writes that report; a plain FILE writes ``--format``'s report, or
@@ -209,4 +213,3 @@ def _report_outputs(
             pending.discard()
         raise
     return terminal, files
-

@@ -10,7 +10,6 @@ import typer
 from .common import check_outputs, fail
 from .options import DialectOption, TracebackOption
 
-
 command = typer.Typer(rich_markup_mode=None, add_completion=False)
 
 
