@@ -149,7 +149,9 @@ def diff(
         out.write(orjson.dumps(result.as_dict(), option=orjson.OPT_INDENT_2, default=str).decode())
         out.write("\n")
     elif output_format is DiffFormat.github:
-        _github(result, out)
+        from ..report.github import write_diff
+
+        write_diff(result, out)
     else:
         from ..render.diff import print_diff
         from ..render.view import console_for
@@ -159,17 +161,3 @@ def diff(
         console = console_for(out, colour=colour, width=width, terminal_width=out.isatty())
         print_diff(console, result, marks=not colour, max_chars=max_chars)
     raise typer.Exit(result.exit_code)
-
-
-def _github(result, out) -> None:
-    """One ``::error`` annotation per difference, at its line in B."""
-    from ..report.github import _data, _property
-
-    for d in result.differences:
-        side = d.b
-        path = side.path if side is not None else result.b
-        line = side.line if side is not None else 1
-        out.write(
-            f"::error file={_property(path)},line={max(line, 1)},"
-            f"title={_property('msgcli diff: ' + d.kind)}::{_data(d.describe())}\n"
-        )

@@ -166,15 +166,9 @@ def _clear_target(to: str, shown: str, overwrite: bool) -> None:
     from ..remote import is_url
 
     if is_url(to):
-        from ..remote import RemoteError, _filesystem, _why
+        from ..remote import clear_target
 
-        fs, path = _filesystem(to)
-        try:
-            exists = fs.exists(path)
-            if exists and overwrite:
-                fs.rm(path, recursive=True)
-        except Exception as exc:
-            raise RemoteError(f"cannot write {shown}: {_why(exc)}") from None
+        exists = clear_target(to, shown, overwrite)
     else:
         exists = os.path.lexists(to)
         parent = os.path.dirname(os.path.abspath(to))

@@ -234,7 +234,7 @@ def show(
     if export_svg and (export_html or export_markdown) and "-" in paths:
         raise fail("standard input can be read only once: write one export")
     if export_html or export_markdown:
-        from ._exports import run_exports
+        from .exports import run_exports
 
         code = run_exports(
             paths,
