@@ -429,3 +429,66 @@ def format_log(
     if reader.dialect is not None and reader.dialect.name in FORMATTED:
         log.formatted = format_request(messages, reader.dialect.name, provider, multi_agent, lines)
     return log
+
+
+def run_validate(paths: Iterable[str], options: Options, *, client: Any = None) -> RunReport:
+    """Validate ``paths`` as ``msgcli validate`` does, with resolved ``options`` (see
+    :func:`resolve_options`; the configuration included): in this process, or in
+    ``options.jobs`` worker processes, or on a Dask ``client`` (:func:`msgcli.cluster.connect`).
+    """
+    if client is None:
+        return validate_paths(list(paths), options)
+    from .cluster import validate_paths_cluster
+
+    return validate_paths_cluster(list(paths), options, client)
+
+
+def run_replay(
+    paths: Iterable[str], options: Options, sink: Callable[[str, int, dict], None]
+) -> RunReport:
+    """Rebuild the messages of event logs as ``msgcli replay`` does: ``options`` resolved
+    with ``expectations=False`` and ``events_only=True`` (``until`` and ``zone`` as
+    wanted); ``sink(path, line, message)`` receives each message as it completes."""
+    return validate_paths(list(paths), options, sink=sink)
+
+
+def run_convert(
+    paths: Iterable[Any],
+    to: str,
+    write: Callable[[dict], None],
+    options: Options,
+    *,
+    carry: bool = True,
+    redact: bool = False,
+    local: tzinfo | None = None,
+) -> RunReport:
+    """Convert logs to the dialect ``to`` as ``msgcli convert`` does, ``write`` receiving each
+    record, with resolved ``options`` (the dialect to read, the rules on, strictness and
+    the configuration's per-file settings). ``carry``, ``redact`` and ``local`` (the zone
+    of AgentScope's local times; ``None``: this machine's) as for :func:`convert`."""
+    from .converters.run import convert_paths
+
+    return convert_paths(
+        paths,
+        to,
+        write,
+        dialect=options.dialect,
+        carry=carry,
+        redact=redact,
+        local=local,
+        select=options.select,
+        strict=options.strict,
+        files=options.files,
+    )
+
+
+def run_stats(paths: Iterable[str], options: Options, *, client: Any = None) -> Any:
+    """The counts of ``msgcli stats`` for ``paths`` (a :class:`msgcli.stats.StatsReport`),
+    reading them as ``options.dialect`` (``None``: detect), here or on a Dask ``client``."""
+    if client is None:
+        from .stats import collect_stats
+
+        return collect_stats(list(paths), options.dialect)
+    from .cluster import collect_stats_cluster
+
+    return collect_stats_cluster(list(paths), options.dialect, client)

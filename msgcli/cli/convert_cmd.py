@@ -118,35 +118,24 @@ def convert(
         strict=strict,
         expectations=False,
     ).top()
-    from ..converters.run import convert_paths
+    from ..api import run_convert
+    from ..render.words import plural
     from ..report import get_reporter
 
     out = open_output(output, paths)
     with out:
-        run = convert_paths(
-            paths,
-            to,
-            out.write,
-            dialect=options.dialect,
-            carry=carry,
-            redact=redact,
-            local=local,
-            select=options.select,
-            strict=options.strict,
-            files=options.files,
-        )
+        run = run_convert(paths, to, out.write, options, carry=carry, redact=redact, local=local)
     if output_format == "text":
         get_reporter("text")(run, sys.stderr, quiet=True)
         if not quiet:
             s = run.summary
             typer.echo(
-                f"Converted {s.records} record{'s' if s.records != 1 else ''} into "
+                f"Converted {plural(s.records, 'record')} into "
                 f"{out.count} {to} record{'s' if out.count != 1 else ''}"
-                f" ({s.errors} error{'s' if s.errors != 1 else ''}, "
-                f"{s.warnings} warning{'s' if s.warnings != 1 else ''})"
+                f" ({plural(s.errors, 'error')}, "
+                f"{plural(s.warnings, 'warning')})"
                 + (
-                    f"; {s.excluded} file{'s' if s.excluded != 1 else ''} excluded by the "
-                    "configuration."
+                    f"; {plural(s.excluded, 'file')} excluded by the configuration."
                     if s.excluded
                     else "."
                 ),

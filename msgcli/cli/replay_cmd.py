@@ -103,14 +103,14 @@ def replay(
         events_only=True,
         zone=tz,
     ).top()
-    from ..pipeline import validate_paths
+    from ..api import run_replay
     from ..report import get_reporter
 
     out = open_output(output, paths)
     from ..progress import progress
 
     with out, progress(paths, enabled=output_format == "text"):
-        run = validate_paths(paths, options, sink=out.message)
+        run = run_replay(paths, options, out.message)
     get_reporter(output_format)(run, sys.stderr, quiet=quiet)
     code = run.exit_code
     for fr in run.files:

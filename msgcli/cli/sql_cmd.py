@@ -141,6 +141,7 @@ def _table(columns: list[str], rows: list[tuple]) -> None:
     from rich.table import Table
 
     from ..render.view import console_for
+    from ..render.words import plural
     from ..report.text import use_colour
     from ..textsafe import visible
 
@@ -150,5 +151,4 @@ def _table(columns: list[str], rows: list[tuple]) -> None:
     console_for(
         sys.stdout, colour=use_colour(sys.stdout), terminal_width=sys.stdout.isatty()
     ).print(table)
-    n = len(rows)
-    typer.echo(f"({n} row{'s' if n != 1 else ''})", err=True)
+    typer.echo(f"({plural(len(rows), 'row')})", err=True)

@@ -50,20 +50,18 @@ def stats(
 
     Exit status: 0, or 2 when a path cannot be read.
     """
+    from ..api import run_stats
     from ..cluster import chosen_scheduler
+    from ..pipeline import Options
     from ..progress import progress
-    from ..stats import collect_stats
 
     address = chosen_scheduler(scheduler, None if scheduler else configured_scheduler())
-    chosen = dialect
-    with remote_errors(), dask_client(address) as client:
-        if client is None:
-            report = collect_stats(paths, chosen)
-        else:
-            from ..cluster import collect_stats_cluster
-
-            with progress(paths, enabled=True):
-                report = collect_stats_cluster(paths, chosen, client)
+    with (
+        remote_errors(),
+        dask_client(address) as client,
+        progress(paths, enabled=client is not None),
+    ):
+        report = run_stats(paths, Options(dialect=dialect), client=client)
     if output_format is StatsFormat.json:
         import orjson
 

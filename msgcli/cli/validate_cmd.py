@@ -128,8 +128,8 @@ def validate(
         jobs=jobs_or_default(jobs),
     )
     options = resolver.top()
+    from ..api import run_validate
     from ..cluster import chosen_scheduler
-    from ..pipeline import validate_paths
     from ..report import get_reporter
 
     # --max-errors counts errors in one process, as with -j
@@ -143,12 +143,7 @@ def validate(
             dask_client(address) as client,
             progress(paths, enabled=terminal == "text"),
         ):
-            if client is None:
-                run = validate_paths(paths, options)
-            else:
-                from ..cluster import validate_paths_cluster
-
-                run = validate_paths_cluster(paths, options, client)
+            run = run_validate(paths, options, client=client)
         for fmt, pending in files:
             get_reporter(fmt)(run, pending.stream, quiet=quiet, verbose=verbose, color=False)
     except BaseException:

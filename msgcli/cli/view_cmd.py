@@ -67,6 +67,7 @@ def view(
     from ..render.export import findings_by_line, write_html
     from ..render.html import INDEX_JS, HtmlOptions, one_line, page_head, page_tail
     from ..render.thread import human_size
+    from ..render.words import plural
 
     if "-" in paths and findings:
         raise fail("standard input can be read only once: --findings needs files")
@@ -134,7 +135,7 @@ def view(
             f'<td class="n">{problems:,}</td>'
             f'<td class="n">{human_size(size) if size is not None else ""}</td></tr>'
         )
-    title = f"msgcli view: {len(rows)} log{'' if len(rows) == 1 else 's'}, {total:,} messages"
+    title = f"msgcli view: {plural(len(rows), 'log')}, {total:,} messages"
     index = os.path.join(output, "index.html")
     check_outputs([index], paths)
     head = (
