@@ -24,7 +24,7 @@ from .findings import Finding
 from .model import Message
 from .pipeline import Options, RunReport, validate_paths
 from .reader import read_records
-from .rules import select_codes
+from .rules import RULES, select_codes
 
 __all__ = [
     "ReplayResult",
@@ -492,3 +492,131 @@ def run_stats(paths: Iterable[str], options: Options, *, client: Any = None) -> 
     from .cluster import collect_stats_cluster
 
     return collect_stats_cluster(list(paths), options.dialect, client)
+
+
+def run_export(
+    paths: Iterable[str],
+    sink: Callable[[str, list[tuple]], None],
+    options: Options,
+    *,
+    findings: bool = True,
+    target: str | None = None,
+    client: Any = None,
+) -> Any:
+    """The rows of ``msgcli export`` (:class:`msgcli.tables.RowCounts` returned): handed to
+    ``sink(table, rows)`` in batches, reading the logs as ``options.dialect``; with a Dask
+    ``client``, each task writes its Parquet files under ``target`` instead (``sink``
+    unused). ``findings`` fills the findings table (a second reading of each file)."""
+    if client is not None:
+        from .cluster import export_cluster
+
+        return export_cluster(
+            list(paths), str(target), client, dialect=options.dialect, findings=findings
+        )
+    from .tables import table_rows
+
+    return table_rows(list(paths), sink, dialect=options.dialect, findings=findings)
+
+
+def open_sql(paths: Iterable[str], options: Options, *, findings: bool = True) -> Any:
+    """A context manager giving ``(DuckDB connection, row counts)`` with the tables of
+    ``msgcli sql`` over the logs (read as ``options.dialect``), removed on leaving."""
+    from .sqlrun import connect_logs
+
+    return connect_logs(list(paths), dialect=options.dialect, findings=findings)
+
+
+def select_messages(flt: Any, options: Options) -> Any:
+    """A :class:`msgcli.filters.Selection` of the messages ``flt`` (a
+    :class:`msgcli.filters.Filter`) matches, reading logs as ``options.dialect``: its
+    ``run(paths)`` yields each match; ``problems`` and ``unreadable`` tell what could not
+    be read."""
+    from .filters import Selection
+
+    return Selection(flt, options.dialect)
+
+
+def run_diff(
+    a: Any,
+    b: Any,
+    options: Options,
+    options_b: Options | None = None,
+    *,
+    match: str = "strict",
+    compare: Iterable[str] = (),
+    ignore_paths: Iterable[str] = (),
+) -> Any:
+    """Compare two logs as conversations, as ``msgcli diff`` does (a
+    :class:`msgcli.compare.DiffResult`): ``a`` read as ``options.dialect``, ``b`` as
+    ``options_b.dialect`` (default: as ``a``)."""
+    from .compare import diff
+
+    return diff(
+        a,
+        b,
+        match=match,
+        compare=compare,
+        ignore_paths=ignore_paths,
+        dialect=options.dialect,
+        dialect_b=(options_b or options).dialect,
+    )
+
+
+def _config_settings(resolver: Any, name: str | None) -> dict:
+    eff = resolver.effective(name)
+    off = sorted(set(RULES) - eff.select)
+    return {
+        "dialect": {"value": eff.dialect, "source": eff.sources["dialect"]},
+        "rules": {
+            "on": len(eff.select),
+            "off": off,
+            "source": eff.sources["rules"],
+            "steps": [
+                {"source": source, "step": step, "codes": list(codes)}
+                for source, step, codes in eff.rule_steps
+            ],
+        },
+        "strict": {"value": eff.strict, "source": eff.sources["strict"]},
+        "expect": {"value": eff.expect, "source": eff.sources["expect"]},
+    }
+
+
+def config_document(resolver: Any, paths: Iterable[str] = ()) -> dict:
+    """The settings in effect, as ``msgcli config --format json`` prints them: the file
+    found, each setting with where it came from, the exclusions and overrides, and for
+    each of ``paths`` whether it is excluded and what applies to it. ``resolver`` is what
+    :func:`resolve_options` returns."""
+    project = resolver.config
+    doc: dict = {
+        "file": str(project.path) if project.path else None,
+        "table": project.table or None,
+        "root": str(project.root) if project.path else None,
+        "settings": _config_settings(resolver, None),
+        "exclude": list(project.exclude),
+        "overrides": [
+            {
+                "number": o.number,
+                "paths": list(o.paths),
+                **{
+                    key: value
+                    for key, value in (
+                        ("dialect", o.dialect),
+                        ("select", list(o.select) if o.select is not None else None),
+                        ("ignore", list(o.ignore) if o.ignore is not None else None),
+                        ("strict", o.strict),
+                        ("expect", o.expect),
+                    )
+                    if value is not None
+                },
+            }
+            for o in project.overrides
+        ],
+        "paths": [],
+    }
+    for name in paths:
+        entry: dict = {"path": name, "excluded": project.excluded(name)}
+        if not entry["excluded"]:
+            entry["overrides"] = [o.number for o in project.matching(name)]
+            entry["settings"] = _config_settings(resolver, name)
+        doc["paths"].append(entry)
+    return doc

@@ -118,8 +118,9 @@ def diff(
     Exit status, as for diff: 0 the same, 1 different, 2 trouble (a log that cannot
     be read, or lines of it that cannot).
     """
+    from ..api import run_diff
     from ..compare import DiffError
-    from ..compare import diff as run_diff
+    from ..pipeline import Options
     from ..textsafe import visible
 
     if a == "-" and b == "-":
@@ -128,11 +129,11 @@ def diff(
         result = run_diff(
             a,
             b,
+            Options(dialect=dialect),
+            Options(dialect=dialect_b) if dialect_b else None,
             match=match.value,
             compare=compare or (),
             ignore_paths=ignore_path or (),
-            dialect=dialect,
-            dialect_b=dialect_b,
         )
     except DiffError as exc:
         raise fail(visible(str(exc))) from None

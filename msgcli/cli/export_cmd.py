@@ -59,9 +59,10 @@ def export(
     With --scheduler, a task per file writes TO/<table>/part-NNNNN.parquet (TO may be a
     URL such as s3://bucket/tables/): a dataset DuckDB, Spark and Athena read as it is.
     """
+    from ..api import run_export
     from ..cluster import chosen_scheduler
+    from ..pipeline import Options
     from ..remote import is_url, mask
-    from ..tables import table_rows
     from ..tablewriters import MissingExtra, format_of, open_writer
     from ..textsafe import visible
 
@@ -91,7 +92,7 @@ def export(
     except OSError as exc:
         raise fail(f"cannot write {shown}: {exc.strerror or exc}") from None
     try:
-        counts = table_rows(paths, writer.write, dialect=dialect, findings=findings)
+        counts = run_export(paths, writer.write, Options(dialect=dialect), findings=findings)
     except BaseException:
         writer.abort()
         raise
@@ -142,15 +143,17 @@ def _export_on_cluster(
             raise fail(f"{shown} is one of the inputs: choose another target")
     with remote_errors():
         _clear_target(to, shown, overwrite)
-        from ..cluster import export_cluster
+        from ..api import run_export
+        from ..pipeline import Options
 
         with dask_client(address) as client:
-            counts = export_cluster(
+            counts = run_export(
                 paths,
-                to,
-                client,
-                dialect=dialect,
+                _no_rows,
+                Options(dialect=dialect),
                 findings=findings,
+                target=to,
+                client=client,
             )
     for name, why in counts.unreadable:
         typer.echo(f"msgcli: {visible(name)}: {visible(why)}", err=True)
@@ -183,3 +186,7 @@ def _clear_target(to: str, shown: str, overwrite: bool) -> None:
                 os.remove(to)
     if exists and not overwrite:
         raise fail(f"{shown} exists: remove it or add --overwrite")
+
+
+def _no_rows(table: str, rows: list[tuple]) -> None:
+    """(with a scheduler, the tasks write the rows themselves)"""

@@ -111,8 +111,8 @@ def format_request(
             raise fail(f"cannot write {visible(output)}: {exc.strerror or exc}") from None
     # what could not be read, then what the request could not carry, in line order
     notes = log.unreadable + [(note.line, note.message) for note in result.notes]
-    for line in note_lines(name, notes):
-        typer.echo(line, err=True)
+    for shown in note_lines(name, notes):
+        typer.echo(shown, err=True)
     if not quiet:
         typer.echo(format_summary(log.messages, provider, result, len(log.unreadable)), err=True)
     raise typer.Exit(1 if log.unreadable else 0)

@@ -96,11 +96,13 @@ def query(
     if show:
         _show(paths, chosen, values)
         return
-    from ..filters import Filter, Selection
+    from ..api import select_messages
+    from ..filters import Filter
     from ..filters import neutral as to_neutral
+    from ..pipeline import Options
     from ..textsafe import visible
 
-    selection = Selection(make_filter(Filter, **values), chosen)
+    selection = select_messages(make_filter(Filter, **values), Options(dialect=chosen))
     matched = 0
     if count:
         for _ in selection.run(paths):

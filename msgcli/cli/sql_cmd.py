@@ -67,7 +67,8 @@ def sql(
     msgcli sql "SELECT name, count(*) FROM tool_calls GROUP BY name" logs/
     Needs the tables extra: pip install 'msgcli[tables]'.
     """
-    from ..sqlrun import connect_logs
+    from ..api import open_sql
+    from ..pipeline import Options
     from ..tablewriters import MissingExtra, check_installed, require
     from ..textsafe import visible
 
@@ -79,7 +80,7 @@ def sql(
     except MissingExtra as exc:
         raise fail(str(exc)) from None
     try:
-        with connect_logs(paths, dialect=dialect, findings=findings) as (
+        with open_sql(paths, Options(dialect=dialect), findings=findings) as (
             db,
             counts,
         ):
