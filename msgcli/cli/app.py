@@ -85,7 +85,9 @@ class Group(typer.core.TyperGroup):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        built = self.commands  # any command registered on ``app`` itself comes after
         self.commands = LazyCommands()
+        self.commands.update(built)
 
     def list_commands(self, ctx: Any) -> list[str]:
         return list(self.commands)
