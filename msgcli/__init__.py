@@ -81,9 +81,9 @@ if TYPE_CHECKING:  # pragma: no cover
     )
     from .compare import DiffResult, diff
     from .dialects import DIALECTS
-    from .findings import Finding, Severity
+    from .engine import Options
+    from .findings import Finding, RunReport, Severity
     from .model import Message
-    from .pipeline import Options, RunReport
     from .reader import read_records
     from .rules import RULES
 

@@ -26,7 +26,7 @@ from .findings import Finding, RunReport
 from .model import Message
 from .pipeline import validate_paths
 from .reader import read_records
-from .rules import select_codes
+from .rules import RULES, select_codes
 from .stream import open_log
 
 __all__ = [
@@ -338,3 +338,268 @@ def export_one(path: str, *, dialect: str | None = None, findings: bool = True) 
 
     table_rows([path], sink, dialect=dialect, findings=findings)
     return rows
+
+
+# -- resolved options: what the command line runs ---------------------------------------
+
+
+def resolve_options(
+    *,
+    config: str | Path | bool = False,
+    dialect: str | None = None,
+    select: list[str] | None = None,
+    ignore: list[str] | None = None,
+    strict: bool | None = None,
+    expect_invalid: bool = False,
+    expectations: bool = True,
+    source: str = "arguments",
+    **base: Any,
+) -> Any:
+    """The settings of a run, per file: a :class:`msgcli.config.Resolver` whose ``top()``
+    is the :class:`Options` to pass to the functions below, and whose ``config`` is the
+    project configuration found.
+
+    ``config`` as for :func:`validate`; the other arguments win over it (``source`` names
+    them in ``msgcli config``); ``base`` are further :class:`Options` fields (``jobs``,
+    ``max_errors``, ``until``, ``zone``, ...). ``expectations=False`` leaves out the
+    negative-fixture expectations (for replay and convert). Raises
+    :class:`msgcli.config.ConfigError` for a configuration that cannot be used and
+    :class:`ValueError` for an unknown rule code."""
+    from .config import Layer, Resolver, load
+
+    project = load(None if config is True else (config or None), use=config is not False)
+    given = Layer(
+        source,
+        dialect=dialect,
+        select=tuple(select) if select else None,
+        ignore=tuple(ignore) if ignore else None,
+        strict=strict,
+        expect="invalid" if expect_invalid else None,
+    )
+    return Resolver(project, given, Options(**base), expectations=expectations)
+
+
+@dataclass(slots=True)
+class FormattedLog:
+    """What :func:`format_log` made of a log: the dialect it settled on (``None``: no
+    messages of a known dialect), how many messages it read, the lines that could not be
+    read (``(line, why)``), and the request (``None`` when msgcli does not format the
+    dialect, or found none)."""
+
+    dialect: Any
+    messages: int = 0
+    unreadable: list[tuple[int | None, str]] = field(default_factory=list)
+    formatted: Any = None
+
+
+def format_log(
+    source: Source, options: Options, provider: str, multi_agent: bool | None = None
+) -> FormattedLog:
+    """The request ``provider`` is sent for the conversation in a log, as ``msgcli format``
+    builds it (``options.dialect``: read the log as that dialect). ``multi_agent=None``
+    decides by the senders. Raises :class:`msgcli.reader.ReadError` or :class:`OSError`
+    when the log cannot be read."""
+    from .formatters import DIALECTS as FORMATTED
+    from .formatters import format_request
+
+    name = "<stdin>" if source == "-" else str(source)
+    reader = open_log(source, Options(dialect=options.dialect), name=name)
+    messages: list[Message] = []
+    lines: list[int] = []
+    log = FormattedLog(None)
+    for item in reader:
+        if item.message is not None:
+            messages.append(item.message)
+            lines.append(item.line)
+        else:
+            log.unreadable.append((item.line, item.notice))
+    log.dialect = reader.dialect
+    log.messages = len(messages)
+    if reader.dialect is not None and reader.dialect.name in FORMATTED:
+        log.formatted = format_request(messages, reader.dialect.name, provider, multi_agent, lines)
+    return log
+
+
+def run_validate(
+    paths: Iterable[str], options: Options, *, client: Any = None, tracker: Any = None
+) -> RunReport:
+    """Validate ``paths`` as ``msgcli validate`` does, with resolved ``options`` (see
+    :func:`resolve_options`; the configuration included): in this process, or in
+    ``options.jobs`` worker processes, or on a Dask ``client`` (:func:`msgcli.cluster.connect`);
+    ``tracker``: the progress bar the run moves (:func:`msgcli.progress.progress`).
+    """
+    return validate_paths(list(paths), options, tracker=tracker, client=client)
+
+
+def run_replay(
+    paths: Iterable[str],
+    options: Options,
+    sink: Callable[[str, int, dict], None],
+    *,
+    tracker: Any = None,
+) -> RunReport:
+    """Rebuild the messages of event logs as ``msgcli replay`` does: ``options`` resolved
+    with ``expectations=False`` and ``events_only=True`` (``until`` and ``zone`` as
+    wanted); ``sink(path, line, message)`` receives each message as it completes."""
+    return validate_paths(list(paths), options, sink=sink, tracker=tracker)
+
+
+def run_convert(
+    paths: Iterable[Any],
+    to: str,
+    write: Callable[[dict], None],
+    options: Options,
+    *,
+    carry: bool = True,
+    redact: bool = False,
+    local: tzinfo | None = None,
+) -> RunReport:
+    """Convert logs to the dialect ``to`` as ``msgcli convert`` does, ``write`` receiving each
+    record, with resolved ``options`` (the dialect to read, the rules on, strictness and
+    the configuration's per-file settings). ``carry``, ``redact`` and ``local`` (the zone
+    of AgentScope's local times; ``None``: this machine's) as for :func:`convert`."""
+    from .converters.run import convert_paths
+
+    return convert_paths(paths, to, write, options=options, carry=carry, redact=redact, local=local)
+
+
+def run_stats(
+    paths: Iterable[str], options: Options, *, client: Any = None, tracker: Any = None
+) -> Any:
+    """The counts of ``msgcli stats`` for ``paths`` (a :class:`msgcli.stats.StatsReport`),
+    reading them as ``options.dialect`` (``None``: detect), here or on a Dask ``client``."""
+    if client is None:
+        from .stats import collect_stats
+
+        return collect_stats(list(paths), options.dialect)
+    from .cluster import collect_stats_cluster
+
+    return collect_stats_cluster(list(paths), options.dialect, client, tracker=tracker)
+
+
+def run_export(
+    paths: Iterable[str],
+    sink: Callable[[str, list[tuple]], None],
+    options: Options,
+    *,
+    findings: bool = True,
+    target: str | None = None,
+    client: Any = None,
+) -> Any:
+    """The rows of ``msgcli export`` (:class:`msgcli.tables.RowCounts` returned): handed to
+    ``sink(table, rows)`` in batches, reading the logs as ``options.dialect``; with a Dask
+    ``client``, each task writes its Parquet files under ``target`` instead (``sink``
+    unused). ``findings`` fills the findings table (a second reading of each file)."""
+    if client is not None:
+        from .cluster import export_cluster
+
+        return export_cluster(
+            list(paths), str(target), client, dialect=options.dialect, findings=findings
+        )
+    from .tables import table_rows
+
+    return table_rows(list(paths), sink, dialect=options.dialect, findings=findings)
+
+
+def open_sql(paths: Iterable[str], options: Options, *, findings: bool = True) -> Any:
+    """A context manager giving ``(DuckDB connection, row counts)`` with the tables of
+    ``msgcli sql`` over the logs (read as ``options.dialect``), removed on leaving."""
+    from .sqlrun import connect_logs
+
+    return connect_logs(list(paths), dialect=options.dialect, findings=findings)
+
+
+def select_messages(flt: Any, options: Options) -> Any:
+    """A :class:`msgcli.filters.Selection` of the messages ``flt`` (a
+    :class:`msgcli.filters.Filter`) matches, reading logs as ``options.dialect``: its
+    ``run(paths)`` yields each match; ``problems`` and ``unreadable`` tell what could not
+    be read."""
+    from .filters import Selection
+
+    return Selection(flt, options.dialect)
+
+
+def run_diff(
+    a: Any,
+    b: Any,
+    options: Options,
+    options_b: Options | None = None,
+    *,
+    match: str = "strict",
+    compare: Iterable[str] = (),
+    ignore_paths: Iterable[str] = (),
+) -> Any:
+    """Compare two logs as conversations, as ``msgcli diff`` does (a
+    :class:`msgcli.compare.DiffResult`): ``a`` read as ``options.dialect``, ``b`` as
+    ``options_b.dialect`` (default: as ``a``)."""
+    from .compare import diff
+
+    return diff(
+        a,
+        b,
+        match=match,
+        compare=compare,
+        ignore_paths=ignore_paths,
+        dialect=options.dialect,
+        dialect_b=(options_b or options).dialect,
+    )
+
+
+def _config_settings(resolver: Any, name: str | None) -> dict:
+    eff = resolver.effective(name)
+    off = sorted(set(RULES) - eff.select)
+    return {
+        "dialect": {"value": eff.dialect, "source": eff.sources["dialect"]},
+        "rules": {
+            "on": len(eff.select),
+            "off": off,
+            "source": eff.sources["rules"],
+            "steps": [
+                {"source": source, "step": step, "codes": list(codes)}
+                for source, step, codes in eff.rule_steps
+            ],
+        },
+        "strict": {"value": eff.strict, "source": eff.sources["strict"]},
+        "expect": {"value": eff.expect, "source": eff.sources["expect"]},
+    }
+
+
+def config_document(resolver: Any, paths: Iterable[str] = ()) -> dict:
+    """The settings in effect, as ``msgcli config --format json`` prints them: the file
+    found, each setting with where it came from, the exclusions and overrides, and for
+    each of ``paths`` whether it is excluded and what applies to it. ``resolver`` is what
+    :func:`resolve_options` returns."""
+    project = resolver.config
+    doc: dict = {
+        "file": str(project.path) if project.path else None,
+        "table": project.table or None,
+        "root": str(project.root) if project.path else None,
+        "settings": _config_settings(resolver, None),
+        "exclude": list(project.exclude),
+        "overrides": [
+            {
+                "number": o.number,
+                "paths": list(o.paths),
+                **{
+                    key: value
+                    for key, value in (
+                        ("dialect", o.dialect),
+                        ("select", list(o.select) if o.select is not None else None),
+                        ("ignore", list(o.ignore) if o.ignore is not None else None),
+                        ("strict", o.strict),
+                        ("expect", o.expect),
+                    )
+                    if value is not None
+                },
+            }
+            for o in project.overrides
+        ],
+        "paths": [],
+    }
+    for name in paths:
+        entry: dict = {"path": name, "excluded": project.excluded(name)}
+        if not entry["excluded"]:
+            entry["overrides"] = [o.number for o in project.matching(name)]
+            entry["settings"] = _config_settings(resolver, name)
+        doc["paths"].append(entry)
+    return doc

@@ -184,3 +184,17 @@ def open_binary(source: object) -> IO[bytes]:
         raise
     except Exception as exc:
         raise OSError(_why(exc)) from None
+
+
+def clear_target(url: str, shown: str, replace: bool) -> bool:
+    """Whether something is at ``url`` (a file or a directory); with ``replace`` it is
+    removed first. A store that cannot be asked raises :class:`RemoteError` ("cannot
+    write SHOWN: why")."""
+    fs, path = _filesystem(url)
+    try:
+        exists = fs.exists(path)
+        if exists and replace:
+            fs.rm(path, recursive=True)
+    except Exception as exc:
+        raise RemoteError(f"cannot write {shown}: {_why(exc)}") from None
+    return exists

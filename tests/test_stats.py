@@ -531,7 +531,7 @@ def test_a_terminal_that_gives_no_size_still_gets_the_tables(monkeypatch):
     import io
     import sys
 
-    from msgcli.cli.stats_cmd import _print_text
+    from msgcli.render.stats import print_stats as _print_text
 
     class Terminal(io.StringIO):
         def isatty(self) -> bool:

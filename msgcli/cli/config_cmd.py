@@ -6,7 +6,8 @@ from typing import Annotated
 
 import typer
 
-from . import (
+from .common import resolve
+from .options import (
     ConfigOption,
     DialectOption,
     IgnoreOption,
@@ -14,12 +15,12 @@ from . import (
     NoConfigOption,
     SelectOption,
     StrictOption,
-    _resolver,
-    app,
 )
 
+command = typer.Typer(rich_markup_mode=None, add_completion=False)
 
-@app.command("config")
+
+@command.command("config")
 def config_cmd(
     paths: Annotated[
         list[str] | None,
@@ -50,7 +51,7 @@ def config_cmd(
     The options are validate's: give them to see how they combine with the file.
     Exit status: 0, or 2 when the configuration cannot be used.
     """
-    resolver = _resolver(
+    resolver = resolve(
         config=config,
         no_config=no_config,
         dialect=dialect,
@@ -59,71 +60,15 @@ def config_cmd(
         strict=strict,
         expect_invalid=expect_invalid,
     )
-    doc = _document(resolver, paths or [])
+    from ..api import config_document
+
+    doc = config_document(resolver, paths or [])
     if output_format is ListFormat.json:
         import orjson
 
         typer.echo(orjson.dumps(doc, option=orjson.OPT_INDENT_2).decode())
         return
     typer.echo(_text(doc))
-
-
-def _settings(resolver, name: str | None) -> dict:
-    from ..rules import RULES
-
-    eff = resolver.effective(name)
-    off = sorted(set(RULES) - eff.select)
-    return {
-        "dialect": {"value": eff.dialect, "source": eff.sources["dialect"]},
-        "rules": {
-            "on": len(eff.select),
-            "off": off,
-            "source": eff.sources["rules"],
-            "steps": [
-                {"source": source, "step": step, "codes": list(codes)}
-                for source, step, codes in eff.rule_steps
-            ],
-        },
-        "strict": {"value": eff.strict, "source": eff.sources["strict"]},
-        "expect": {"value": eff.expect, "source": eff.sources["expect"]},
-    }
-
-
-def _document(resolver, paths: list[str]) -> dict:
-    project = resolver.config
-    doc: dict = {
-        "file": str(project.path) if project.path else None,
-        "table": project.table or None,
-        "root": str(project.root) if project.path else None,
-        "settings": _settings(resolver, None),
-        "exclude": list(project.exclude),
-        "overrides": [
-            {
-                "number": o.number,
-                "paths": list(o.paths),
-                **{
-                    key: value
-                    for key, value in (
-                        ("dialect", o.dialect),
-                        ("select", list(o.select) if o.select is not None else None),
-                        ("ignore", list(o.ignore) if o.ignore is not None else None),
-                        ("strict", o.strict),
-                        ("expect", o.expect),
-                    )
-                    if value is not None
-                },
-            }
-            for o in project.overrides
-        ],
-        "paths": [],
-    }
-    for name in paths:
-        entry: dict = {"path": name, "excluded": project.excluded(name)}
-        if not entry["excluded"]:
-            entry["overrides"] = [o.number for o in project.matching(name)]
-            entry["settings"] = _settings(resolver, name)
-        doc["paths"].append(entry)
-    return doc
 
 
 def _text(doc: dict) -> str:

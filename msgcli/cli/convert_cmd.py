@@ -8,17 +8,15 @@ be carried over, as ``validate`` reports its findings.
 from __future__ import annotations
 
 import sys
-from datetime import timedelta, timezone, tzinfo
 from typing import Annotated
 
 import typer
 
-from . import (
+from .common import fail, open_output, parse_zone, resolve
+from .options import (
     ConfigOption,
-    DialectName,
     DialectOption,
     FindingsFormatOption,
-    Format,
     IgnoreOption,
     NoConfigOption,
     OutputOption,
@@ -26,38 +24,13 @@ from . import (
     SelectOption,
     StrictOption,
     TracebackOption,
-    _fail,
-    _open_output,
-    _resolver,
-    app,
+    dialect_choice,
 )
 
-
-def parse_zone(text: str) -> tzinfo | None:
-    """``local`` (``None``: this machine's zone), ``UTC``, ``+02:00`` or an IANA name."""
-    if text.lower() == "local":
-        return None
-    if text.upper() in ("UTC", "Z"):
-        return timezone.utc
-    if text[:1] in "+-" and len(text) in (3, 5, 6):
-        digits = text[1:].replace(":", "")
-        if digits.isdecimal() and len(digits) in (2, 4):
-            hours, minutes = int(digits[:2]), int(digits[2:] or 0)
-            if hours < 24 and minutes < 60:
-                offset = timedelta(hours=hours, minutes=minutes)
-                return timezone(-offset if text[0] == "-" else offset)
-    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
-
-    try:
-        return ZoneInfo(text)
-    except (ZoneInfoNotFoundError, ValueError):
-        raise ValueError(
-            f"unknown zone {text!r}: use 'local', 'UTC', an offset like +02:00, "
-            "or a zone name like Europe/Zurich"
-        ) from None
+command = typer.Typer(rich_markup_mode=None, add_completion=False)
 
 
-@app.command("convert")
+@command.command("convert")
 def convert(
     paths: Annotated[
         list[str],
@@ -69,8 +42,14 @@ def convert(
         ),
     ],
     to: Annotated[
-        DialectName,
-        typer.Option("--to", "-t", help="The dialect to write.", show_default=False),
+        str,
+        typer.Option(
+            "--to",
+            "-t",
+            click_type=dialect_choice(),
+            help="The dialect to write.",
+            show_default=False,
+        ),
     ],
     output: OutputOption = None,
     zone: Annotated[
@@ -100,7 +79,7 @@ def convert(
         ),
     ] = False,
     dialect: DialectOption = None,
-    output_format: FindingsFormatOption = Format.text,
+    output_format: FindingsFormatOption = "text",
     select: SelectOption = None,
     ignore: IgnoreOption = None,
     strict: StrictOption = None,
@@ -124,13 +103,13 @@ def convert(
     try:
         local = parse_zone(zone)
     except ValueError as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None
     from ..dialects import get_dialect
 
-    if not get_dialect(to.value).writable:
-        title = get_dialect(to.value).title
-        raise _fail(f"--to {to.value}: msgcli reads {title} files, it does not write them")
-    options = _resolver(
+    if not get_dialect(to).writable:
+        title = get_dialect(to).title
+        raise fail(f"--to {to}: msgcli reads {title} files, it does not write them")
+    options = resolve(
         config=config,
         no_config=no_config,
         dialect=dialect,
@@ -139,31 +118,29 @@ def convert(
         strict=strict,
         expectations=False,
     ).top()
-    from ..converters.run import convert_paths
+    from ..api import run_convert
+    from ..render.words import plural
     from ..report import get_reporter
 
-    out = _open_output(output, paths)
+    out = open_output(output, paths)
     with out:
-        run = convert_paths(
-            paths, to.value, out.write, options=options, carry=carry, redact=redact, local=local
-        )
-    if output_format is Format.text:
+        run = run_convert(paths, to, out.write, options, carry=carry, redact=redact, local=local)
+    if output_format == "text":
         get_reporter("text")(run, sys.stderr, quiet=True)
         if not quiet:
             s = run.summary
             typer.echo(
-                f"Converted {s.records} record{'s' if s.records != 1 else ''} into "
-                f"{out.count} {to.value} record{'s' if out.count != 1 else ''}"
-                f" ({s.errors} error{'s' if s.errors != 1 else ''}, "
-                f"{s.warnings} warning{'s' if s.warnings != 1 else ''})"
+                f"Converted {plural(s.records, 'record')} into "
+                f"{out.count} {to} record{'s' if out.count != 1 else ''}"
+                f" ({plural(s.errors, 'error')}, "
+                f"{plural(s.warnings, 'warning')})"
                 + (
-                    f"; {s.excluded} file{'s' if s.excluded != 1 else ''} excluded by the "
-                    "configuration."
+                    f"; {plural(s.excluded, 'file')} excluded by the configuration."
                     if s.excluded
                     else "."
                 ),
                 err=True,
             )
     else:
-        get_reporter(output_format.value)(run, sys.stderr, quiet=quiet)
+        get_reporter(output_format)(run, sys.stderr, quiet=quiet)
     raise typer.Exit(run.exit_code)

@@ -8,7 +8,8 @@ from typing import Annotated
 
 import typer
 
-from . import DialectName, DialectOption, TracebackOption, _fail, app
+from .common import fail
+from .options import DialectOption, TracebackOption, dialect_choice
 
 
 class DiffFormat(str, Enum):
@@ -24,7 +25,10 @@ class Match(str, Enum):
     subset = "subset"
 
 
-@app.command()
+command = typer.Typer(rich_markup_mode=None, add_completion=False)
+
+
+@command.command("diff")
 def diff(
     a: Annotated[
         str,
@@ -84,9 +88,11 @@ def diff(
     ] = False,
     dialect: DialectOption = None,
     dialect_b: Annotated[
-        DialectName | None,
+        str | None,
         typer.Option(
-            "--dialect-b", help="Read B as this dialect (default: as --dialect, or detect)."
+            "--dialect-b",
+            click_type=dialect_choice(),
+            help="Read B as this dialect (default: as --dialect, or detect).",
         ),
     ] = None,
     width: Annotated[
@@ -112,26 +118,27 @@ def diff(
     Exit status, as for diff: 0 the same, 1 different, 2 trouble (a log that cannot
     be read, or lines of it that cannot).
     """
+    from ..api import run_diff
     from ..compare import DiffError
-    from ..compare import diff as run_diff
+    from ..engine import Options
     from ..textsafe import visible
 
     if a == "-" and b == "-":
-        raise _fail("A and B cannot both be standard input")
+        raise fail("A and B cannot both be standard input")
     try:
         result = run_diff(
             a,
             b,
+            Options(dialect=dialect),
+            Options(dialect=dialect_b) if dialect_b else None,
             match=match.value,
             compare=compare or (),
             ignore_paths=ignore_path or (),
-            dialect=dialect.value if dialect else None,
-            dialect_b=dialect_b.value if dialect_b else None,
         )
     except DiffError as exc:
-        raise _fail(visible(str(exc))) from None
+        raise fail(visible(str(exc))) from None
     except ValueError as exc:
-        raise _fail(visible(str(exc))) from None
+        raise fail(visible(str(exc))) from None
     for problem in result.problems:
         typer.echo(f"msgcli: {visible(problem)}", err=True)
     out = sys.stdout
@@ -143,7 +150,9 @@ def diff(
         out.write(orjson.dumps(result.as_dict(), option=orjson.OPT_INDENT_2, default=str).decode())
         out.write("\n")
     elif output_format is DiffFormat.github:
-        _github(result, out)
+        from ..report.github import write_diff
+
+        write_diff(result, out)
     else:
         from ..render.diff import print_diff
         from ..render.view import console_for
@@ -153,17 +162,3 @@ def diff(
         console = console_for(out, colour=colour, width=width, terminal_width=out.isatty())
         print_diff(console, result, marks=not colour, max_chars=max_chars)
     raise typer.Exit(result.exit_code)
-
-
-def _github(result, out) -> None:
-    """One ``::error`` annotation per difference, at its line in B."""
-    from ..report.github import _data, _property
-
-    for d in result.differences:
-        side = d.b
-        path = side.path if side is not None else result.b
-        line = side.line if side is not None else 1
-        out.write(
-            f"::error file={_property(path)},line={max(line, 1)},"
-            f"title={_property('msgcli diff: ' + d.kind)}::{_data(d.describe())}\n"
-        )

@@ -7,20 +7,13 @@ from typing import Annotated
 
 import typer
 
-from . import (
-    DialectOption,
-    SchedulerOption,
-    TracebackOption,
-    _check_outputs,
-    _client,
-    _configured_scheduler,
-    _fail,
-    _remote_errors,
-    app,
-)
+from .common import check_outputs, configured_scheduler, dask_client, fail, remote_errors
+from .options import DialectOption, SchedulerOption, TracebackOption
+
+command = typer.Typer(rich_markup_mode=None, add_completion=False)
 
 
-@app.command()
+@command.command("export")
 def export(
     paths: Annotated[
         list[str],
@@ -66,43 +59,40 @@ def export(
     With --scheduler, a task per file writes TO/<table>/part-NNNNN.parquet (TO may be a
     URL such as s3://bucket/tables/): a dataset DuckDB, Spark and Athena read as it is.
     """
+    from ..api import run_export
     from ..cluster import chosen_scheduler
+    from ..engine import Options
     from ..remote import is_url, mask
-    from ..tables import table_rows
     from ..tablewriters import MissingExtra, format_of, open_writer
     from ..textsafe import visible
 
     shown = visible(mask(to))
-    address = chosen_scheduler(scheduler, None if scheduler else _configured_scheduler())
+    address = chosen_scheduler(scheduler, None if scheduler else configured_scheduler())
     if address is not None:
         _export_on_cluster(paths, to, shown, address, overwrite, findings, quiet, dialect)
         return
     if is_url(to):
-        raise _fail(
-            f"cannot write {shown}: a URL target needs --scheduler (Parquet, a file a task)"
-        )
+        raise fail(f"cannot write {shown}: a URL target needs --scheduler (Parquet, a file a task)")
     if format_of(to) is None:
-        raise _fail(
+        raise fail(
             f"cannot tell the format of {shown} from its suffix: "
             "use .parquet, .sqlite, .db, .duckdb or .csv"
         )
-    _check_outputs([to], paths)
+    check_outputs([to], paths)
     target = os.path.abspath(to)
     parent = os.path.dirname(target)
     if not os.path.isdir(parent):
-        raise _fail(f"cannot write {shown}: no such directory {visible(parent)}")
+        raise fail(f"cannot write {shown}: no such directory {visible(parent)}")
     if os.path.lexists(to) and not overwrite:
-        raise _fail(f"{shown} exists: remove it or add --overwrite")
+        raise fail(f"{shown} exists: remove it or add --overwrite")
     try:
         writer = open_writer(to)
     except MissingExtra as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None
     except OSError as exc:
-        raise _fail(f"cannot write {shown}: {exc.strerror or exc}") from None
+        raise fail(f"cannot write {shown}: {exc.strerror or exc}") from None
     try:
-        counts = table_rows(
-            paths, writer.write, dialect=dialect.value if dialect else None, findings=findings
-        )
+        counts = run_export(paths, writer.write, Options(dialect=dialect), findings=findings)
     except BaseException:
         writer.abort()
         raise
@@ -110,7 +100,7 @@ def export(
         writer.close(replace=overwrite)
     except OSError as exc:
         writer.abort()
-        raise _fail(f"cannot write {shown}: {exc.strerror or exc}") from None
+        raise fail(f"cannot write {shown}: {exc.strerror or exc}") from None
     for name, why in counts.unreadable:
         typer.echo(f"msgcli: {visible(name)}: {visible(why)}", err=True)
     if not quiet:
@@ -136,32 +126,34 @@ def _export_on_cluster(
     from ..textsafe import visible
 
     if not (format_of(to) == "parquet" or to.endswith("/")):
-        raise _fail(
+        raise fail(
             f"with --scheduler, export writes Parquet files: give a directory ending in "
             f".parquet or / (not {shown})"
         )
     if "-" in paths:
-        raise _fail("with --scheduler, standard input cannot be exported: name files")
+        raise fail("with --scheduler, standard input cannot be exported: name files")
     try:
         check_installed("pyarrow")
     except MissingExtra as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None
     for path in paths:
         if path.rstrip("/") == to.rstrip("/") or (
             not is_url(path) and not is_url(to) and os.path.abspath(path) == os.path.abspath(to)
         ):
-            raise _fail(f"{shown} is one of the inputs: choose another target")
-    with _remote_errors():
+            raise fail(f"{shown} is one of the inputs: choose another target")
+    with remote_errors():
         _clear_target(to, shown, overwrite)
-        from ..cluster import export_cluster
+        from ..api import run_export
+        from ..engine import Options
 
-        with _client(address) as client:
-            counts = export_cluster(
+        with dask_client(address) as client:
+            counts = run_export(
                 paths,
-                to,
-                client,
-                dialect=dialect.value if dialect else None,
+                _no_rows,
+                Options(dialect=dialect),
                 findings=findings,
+                target=to,
+                client=client,
             )
     for name, why in counts.unreadable:
         typer.echo(f"msgcli: {visible(name)}: {visible(why)}", err=True)
@@ -177,20 +169,14 @@ def _clear_target(to: str, shown: str, overwrite: bool) -> None:
     from ..remote import is_url
 
     if is_url(to):
-        from ..remote import RemoteError, _filesystem, _why
+        from ..remote import clear_target
 
-        fs, path = _filesystem(to)
-        try:
-            exists = fs.exists(path)
-            if exists and overwrite:
-                fs.rm(path, recursive=True)
-        except Exception as exc:
-            raise RemoteError(f"cannot write {shown}: {_why(exc)}") from None
+        exists = clear_target(to, shown, overwrite)
     else:
         exists = os.path.lexists(to)
         parent = os.path.dirname(os.path.abspath(to))
         if not os.path.isdir(parent):
-            raise _fail(f"cannot write {shown}: no such directory")
+            raise fail(f"cannot write {shown}: no such directory")
         if exists and overwrite:
             import shutil
 
@@ -199,4 +185,8 @@ def _clear_target(to: str, shown: str, overwrite: bool) -> None:
             else:
                 os.remove(to)
     if exists and not overwrite:
-        raise _fail(f"{shown} exists: remove it or add --overwrite")
+        raise fail(f"{shown} exists: remove it or add --overwrite")
+
+
+def _no_rows(table: str, rows: list[tuple]) -> None:
+    """(with a scheduler, the tasks write the rows themselves)"""

@@ -101,9 +101,9 @@ def make_filter(cls: type[F], **values: object) -> F:
     """The filter (of class ``cls``) the options ask for; a bad value ends the command
     (exit 2)."""
     from ..filters import FilterError
-    from . import _fail
+    from .common import fail
 
     try:
         return cls.build(**values)  # type: ignore[arg-type,return-value]
     except FilterError as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None

@@ -8,21 +8,17 @@ could not carry, each at its log line.
 from __future__ import annotations
 
 import sys
-from enum import Enum
 from typing import Annotated
 
 import typer
 
-from . import DialectOption, TracebackOption, _check_outputs, _fail, app
+from .common import check_outputs, fail
+from .options import DialectOption, TracebackOption, provider_choice
+
+command = typer.Typer(rich_markup_mode=None, add_completion=False)
 
 
-class Provider(str, Enum):
-    openai = "openai"
-    dashscope = "dashscope"
-    anthropic = "anthropic"
-
-
-@app.command("format")
+@command.command("format")
 def format_request(
     path: Annotated[
         str,
@@ -33,9 +29,14 @@ def format_request(
         ),
     ],
     provider: Annotated[
-        Provider,
-        typer.Option("--provider", "-p", help="The model provider whose request to build."),
-    ] = Provider.openai,
+        str,
+        typer.Option(
+            "--provider",
+            "-p",
+            click_type=provider_choice(),
+            help="The model provider whose request to build.",
+        ),
+    ] = "openai",
     multi_agent: Annotated[
         bool | None,
         typer.Option(
@@ -71,49 +72,33 @@ def format_request(
     2 on a usage error, a path that cannot be read, or a log with no messages of a known
     dialect.
     """
-    import orjson
-
+    from ..api import format_log
     from ..engine import Options
-    from ..formatters import format_request as build
     from ..reader import ReadError
-    from ..stream import open_log
+    from ..render.request import format_summary, note_lines, request_text
     from ..textsafe import visible
 
-    _check_outputs([output], [path])
+    check_outputs([output], [path])
     name = "<stdin>" if path == "-" else path
-    reader = open_log(path, Options(dialect=dialect.value if dialect else None), name=name)
-    messages = []
-    lines = []
-    notices = []
     try:
-        for item in reader:
-            if item.message is not None:
-                messages.append(item.message)
-                lines.append(item.line)
-            else:
-                notices.append(item)
+        log = format_log(path, Options(dialect=dialect), provider, multi_agent)
     except ReadError as exc:
-        raise _fail(f"{visible(name)}: cannot read: {visible(str(exc))}") from None
+        raise fail(f"{visible(name)}: cannot read: {visible(str(exc))}") from None
     except OSError as exc:
-        raise _fail(f"{visible(name)}: cannot read: {visible(exc.strerror or str(exc))}") from None
-    # what could not be read, then what the request could not carry, in line order
-    report: list[tuple[int | None, str]] = [(item.line, item.notice) for item in notices]
-    if reader.dialect is None:
-        for line, message in report:
+        raise fail(f"{visible(name)}: cannot read: {visible(exc.strerror or str(exc))}") from None
+    if log.dialect is None:
+        for line, message in log.unreadable:
             typer.echo(f"{visible(name)}:{line}: {visible(message)}", err=True)
-        raise _fail(f"{visible(name)}: no messages of a known dialect")
+        raise fail(f"{visible(name)}: no messages of a known dialect")
+    if log.formatted is None:
+        from ..formatters import DIALECTS as FORMATTED
 
-    from ..formatters import DIALECTS as FORMATTED
-
-    if reader.dialect.name not in FORMATTED:
-        raise _fail(
+        raise fail(
             f"{visible(name)}: msgcli format follows the formatters of "
-            f"{', '.join(FORMATTED)}; {reader.dialect.title} logs are not formatted"
+            f"{', '.join(FORMATTED)}; {log.dialect.title} logs are not formatted"
         )
-    result = build(messages, reader.dialect.name, provider.value, multi_agent, lines)
-    report += [(note.line, note.message) for note in result.notes]
-    report.sort(key=lambda item: -1 if item[0] is None else item[0])
-    text = orjson.dumps(result.request, option=orjson.OPT_INDENT_2).decode() + "\n"
+    result = log.formatted
+    text = request_text(result.request)
     if output is None:
         sys.stdout.write(text)
     else:
@@ -123,25 +108,11 @@ def format_request(
             with PendingFile(output, text=True) as out:
                 out.stream.write(text)
         except OSError as exc:
-            raise _fail(f"cannot write {visible(output)}: {exc.strerror or exc}") from None
-    for line, message in report:
-        where = visible(name) if line is None else f"{visible(name)}:{line}"
-        typer.echo(f"{where}: {visible(message)}", err=True)
+            raise fail(f"cannot write {visible(output)}: {exc.strerror or exc}") from None
+    # what could not be read, then what the request could not carry, in line order
+    notes = log.unreadable + [(note.line, note.message) for note in result.notes]
+    for shown in note_lines(name, notes):
+        typer.echo(shown, err=True)
     if not quiet:
-        sent = len(result.request.get("messages") or ()) + (
-            1 if result.request.get("system") else 0
-        )
-        summary = (
-            f"Formatted {_plural(len(messages), 'log message')} as {sent} {provider.value} "
-            f"request message{'' if sent == 1 else 's'} ({result.formatter})"
-        )
-        if result.notes:
-            summary += f"; {_plural(len(result.notes), 'note')} on what it could not carry"
-        if notices:
-            summary += f"; {_plural(len(notices), 'line')} could not be read"
-        typer.echo(summary + ".", err=True)
-    raise typer.Exit(1 if notices else 0)
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
+        typer.echo(format_summary(log.messages, provider, result, len(log.unreadable)), err=True)
+    raise typer.Exit(1 if log.unreadable else 0)

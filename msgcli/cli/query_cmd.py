@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from . import DialectOption, OutputOption, TracebackOption, _fail, _open_output, app
+from .common import fail, open_output
 from .filter_opts import (
     ErrorsOption,
     FinishOption,
@@ -23,9 +23,12 @@ from .filter_opts import (
     WhereOption,
     make_filter,
 )
+from .options import DialectOption, OutputOption, TracebackOption
+
+command = typer.Typer(rich_markup_mode=None, add_completion=False)
 
 
-@app.command()
+@command.command("query")
 def query(
     paths: Annotated[
         list[str],
@@ -74,8 +77,8 @@ def query(
     matched, 1 when none did, 2 when a path could not be read or an option is wrong.
     """
     if sum((neutral, show, count)) > 1:
-        raise _fail("choose one of --neutral, --show and --count")
-    chosen = dialect.value if dialect else None
+        raise fail("choose one of --neutral, --show and --count")
+    chosen = dialect
     values = {
         "roles": role,
         "names": name,
@@ -93,17 +96,19 @@ def query(
     if show:
         _show(paths, chosen, values)
         return
-    from ..filters import Filter, Selection
+    from ..api import select_messages
+    from ..engine import Options
+    from ..filters import Filter
     from ..filters import neutral as to_neutral
     from ..textsafe import visible
 
-    selection = Selection(make_filter(Filter, **values), chosen)
+    selection = select_messages(make_filter(Filter, **values), Options(dialect=chosen))
     matched = 0
     if count:
         for _ in selection.run(paths):
             matched += 1
     else:
-        with _open_output(output, paths) as out:
+        with open_output(output, paths) as out:
             for match in selection.run(paths):
                 if neutral:
                     out.write(to_neutral(match.message, match.dialect, match.path, match.line))

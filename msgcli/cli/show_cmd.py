@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from . import DialectOption, TracebackOption, _check_outputs, _fail, app
+from .common import check_outputs, fail
 from .filter_opts import (
     ErrorsOption,
     FinishOption,
@@ -24,6 +24,7 @@ from .filter_opts import (
     WhereOption,
     make_filter,
 )
+from .options import DialectOption, TracebackOption
 
 
 class Thinking(str, Enum):
@@ -31,7 +32,10 @@ class Thinking(str, Enum):
     full = "full"
 
 
-@app.command()
+command = typer.Typer(rich_markup_mode=None, add_completion=False)
+
+
+@command.command("show")
 def show(
     paths: Annotated[
         list[str],
@@ -180,20 +184,18 @@ def show(
     and control characters are shown as escapes.
     """
     if head is not None and tail is not None:
-        raise _fail("--head and --tail cannot be used together")
+        raise fail("--head and --tail cannot be used together")
     if no_thinking and thinking is not None:
-        raise _fail(
-            f"--no-thinking and --thinking {thinking.value} contradict each other: give one"
-        )
+        raise fail(f"--no-thinking and --thinking {thinking.value} contradict each other: give one")
     if full and thinking is Thinking.fold:
-        raise _fail("--full and --thinking fold contradict each other: give one")
+        raise fail("--full and --thinking fold contradict each other: give one")
     if idle_timeout is not None and not follow:
-        raise _fail("--idle-timeout is for --follow: give both, or neither")
+        raise fail("--idle-timeout is for --follow: give both, or neither")
     if follow and (tail is not None or export_html or export_svg or export_markdown):
-        raise _fail("--follow cannot be used with --tail or an export")
+        raise fail("--follow cannot be used with --tail or an export")
     if follow and (len(paths) != 1 or paths[0] == "-"):
-        raise _fail("--follow needs exactly one file")
-    _check_outputs([export_html, export_svg, export_markdown], paths)
+        raise fail("--follow needs exactly one file")
+    check_outputs([export_html, export_svg, export_markdown], paths)
 
     from ..render.thread import ShowOptions
     from ..render.view import Filters, View, console_for, open_pager
@@ -222,17 +224,17 @@ def show(
         where=where,
     )
     filters.every = every
-    chosen = dialect.value if dialect else None
+    chosen = dialect
     stdout = sys.stdout
     terminal = stdout.isatty()
     colour = use_colour(stdout)
 
     if findings and not export_html:
-        raise _fail("--findings works with --export-html")
+        raise fail("--findings works with --export-html")
     if export_svg and (export_html or export_markdown) and "-" in paths:
-        raise _fail("standard input can be read only once: write one export")
+        raise fail("standard input can be read only once: write one export")
     if export_html or export_markdown:
-        from ._exports import run_exports
+        from .exports import run_exports
 
         code = run_exports(
             paths,
@@ -260,7 +262,7 @@ def show(
         try:
             _save_svg(console, export_svg, " ".join(paths))
         except OSError as exc:
-            raise _fail(f"cannot write {export_svg}: {exc.strerror or exc}") from None
+            raise fail(f"cannot write {export_svg}: {exc.strerror or exc}") from None
         typer.echo(f"msgcli: wrote {export_svg}", err=True)
         _say_how_ids_matched(filters)
         raise typer.Exit(code)

@@ -9,7 +9,8 @@ from typing import Annotated, Any
 
 import typer
 
-from . import DialectOption, TracebackOption, _fail, app
+from .common import fail
+from .options import DialectOption, TracebackOption
 
 
 class SqlFormat(str, Enum):
@@ -18,7 +19,10 @@ class SqlFormat(str, Enum):
     csv = "csv"
 
 
-@app.command()
+command = typer.Typer(rich_markup_mode=None, add_completion=False)
+
+
+@command.command("sql")
 def sql(
     statement: Annotated[
         str,
@@ -63,7 +67,8 @@ def sql(
     msgcli sql "SELECT name, count(*) FROM tool_calls GROUP BY name" logs/
     Needs the tables extra: pip install 'msgcli[tables]'.
     """
-    from ..sqlrun import connect_logs
+    from ..api import open_sql
+    from ..engine import Options
     from ..tablewriters import MissingExtra, check_installed, require
     from ..textsafe import visible
 
@@ -73,9 +78,9 @@ def sql(
         check_installed("duckdb")
         check_installed("pyarrow")
     except MissingExtra as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None
     try:
-        with connect_logs(paths, dialect=dialect.value if dialect else None, findings=findings) as (
+        with open_sql(paths, Options(dialect=dialect), findings=findings) as (
             db,
             counts,
         ):
@@ -84,11 +89,11 @@ def sql(
             try:
                 cursor = db.execute(statement)
             except require("duckdb").Error as exc:
-                raise _fail(f"SQL: {' '.join(str(exc).split())}") from None
+                raise fail(f"SQL: {' '.join(str(exc).split())}") from None
             columns = [d[0] for d in cursor.description or ()]
             rows = cursor.fetchall()
     except MissingExtra as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None
     if fmt is SqlFormat.json:
         _json(columns, rows)
     elif fmt is SqlFormat.csv:
@@ -137,6 +142,7 @@ def _table(columns: list[str], rows: list[tuple]) -> None:
     from rich.table import Table
 
     from ..render.view import console_for
+    from ..render.words import plural
     from ..report.text import use_colour
     from ..textsafe import visible
 
@@ -146,5 +152,4 @@ def _table(columns: list[str], rows: list[tuple]) -> None:
     console_for(
         sys.stdout, colour=use_colour(sys.stdout), terminal_width=sys.stdout.isatty()
     ).print(table)
-    n = len(rows)
-    typer.echo(f"({n} row{'s' if n != 1 else ''})", err=True)
+    typer.echo(f"({plural(len(rows), 'row')})", err=True)

@@ -7,10 +7,13 @@ from typing import Annotated
 
 import typer
 
-from . import DialectOption, TracebackOption, _check_outputs, _fail, app
+from .common import check_outputs, fail
+from .options import DialectOption, TracebackOption
+
+command = typer.Typer(rich_markup_mode=None, add_completion=False)
 
 
-@app.command()
+@command.command("view")
 def view(
     paths: Annotated[
         list[str],
@@ -64,14 +67,15 @@ def view(
     from ..render.export import findings_by_line, write_html
     from ..render.html import INDEX_JS, HtmlOptions, one_line, page_head, page_tail
     from ..render.thread import human_size
+    from ..render.words import plural
 
     if "-" in paths and findings:
-        raise _fail("standard input can be read only once: --findings needs files")
-    chosen = dialect.value if dialect else None
+        raise fail("standard input can be read only once: --findings needs files")
+    chosen = dialect
     try:
         os.makedirs(output, exist_ok=True)
     except OSError as exc:
-        raise _fail(f"cannot make {output}: {exc.strerror or exc}") from None
+        raise fail(f"cannot make {output}: {exc.strerror or exc}") from None
 
     pages: list[tuple[str, str, str]] = []  # (log name, page file, problem or "")
     taken: set[str] = set()
@@ -104,7 +108,7 @@ def view(
             )
             continue
         target = os.path.join(output, page)
-        _check_outputs([target], paths)
+        check_outputs([target], paths)
         os.makedirs(os.path.dirname(target) or ".", exist_ok=True)
         options = HtmlOptions(
             title=name,
@@ -117,7 +121,7 @@ def view(
             with outputs.PendingFile(target, text=True, errors="replace") as out:
                 status, tally = write_html([name], out.stream, options, chosen)
         except OSError as exc:
-            raise _fail(f"cannot write {target}: {exc.strerror or exc}") from None
+            raise fail(f"cannot write {target}: {exc.strerror or exc}") from None
         code = max(code, status)
         total += tally.messages
         found = sum(len(v) for v in (options.findings or {}).values())
@@ -131,9 +135,9 @@ def view(
             f'<td class="n">{problems:,}</td>'
             f'<td class="n">{human_size(size) if size is not None else ""}</td></tr>'
         )
-    title = f"msgcli view: {len(rows)} log{'' if len(rows) == 1 else 's'}, {total:,} messages"
+    title = f"msgcli view: {plural(len(rows), 'log')}, {total:,} messages"
     index = os.path.join(output, "index.html")
-    _check_outputs([index], paths)
+    check_outputs([index], paths)
     head = (
         '<table class="index"><thead><tr><th>log</th><th>messages</th><th>tool calls</th>'
         "<th>first</th><th>last</th><th>problems</th><th>size</th></tr></thead><tbody>"
@@ -149,6 +153,6 @@ def view(
             out.stream.write(head + "\n".join(rows) + "</tbody></table>\n")
             out.stream.write(page_tail(bar, INDEX_JS))
     except OSError as exc:
-        raise _fail(f"cannot write {index}: {exc.strerror or exc}") from None
+        raise fail(f"cannot write {index}: {exc.strerror or exc}") from None
     typer.echo(f"msgcli: wrote {len(rows)} page(s) and {index}", err=True)
     raise typer.Exit(code)

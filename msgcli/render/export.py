@@ -150,7 +150,8 @@ def walk(
 
 def findings_by_line(paths: list[str], dialect: str | None) -> dict[tuple[str, int], list[Any]]:
     """What ``msgcli validate`` finds in the logs, per ``(path, line)``."""
-    from ..pipeline import Options, validate_paths
+    from ..engine import Options
+    from ..pipeline import validate_paths
 
     found: dict[tuple[str, int], list[Any]] = {}
     for report in validate_paths(paths, Options(dialect=dialect)).files:

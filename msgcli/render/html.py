@@ -40,7 +40,7 @@ from ..model import (
 from ..replayers import MARK_KEY
 from ..stream import Item
 from ..textsafe import visible
-from .thread import Unit, _key, decoded_size, footer_parts, human_size
+from .thread import Unit, call_key, decoded_size, footer_parts, human_size
 
 __all__ = ["CSP", "HtmlOptions", "HtmlWriter", "page_head", "page_tail"]
 
@@ -475,16 +475,16 @@ class HtmlWriter:
         out: list[str] = []
         mark = msg.metadata.get(MARK_KEY) if isinstance(msg.metadata, dict) else None
         if isinstance(mark, dict):
-            out.append(f'<div class="mark">⚠ {one_line(_mark_text(mark))}</div>')
-        inline = {_key(b.id): b for b in msg.content if isinstance(b, ToolResultBlock)}
-        calls = {_key(b.id) for b in msg.content if isinstance(b, ToolCallBlock)}
+            out.append(f'<div class="mark">⚠ {one_line(mark_text(mark))}</div>')
+        inline = {call_key(b.id): b for b in msg.content if isinstance(b, ToolResultBlock)}
+        calls = {call_key(b.id) for b in msg.content if isinstance(b, ToolCallBlock)}
         for block in msg.content:
-            if isinstance(block, ToolResultBlock) and _key(block.id) in calls:
+            if isinstance(block, ToolResultBlock) and call_key(block.id) in calls:
                 continue  # shown under its call
             if isinstance(block, ToolCallBlock):
                 tools.append(flat(block.name))
                 answers: list[tuple[ToolResultBlock, Item | None]] = []
-                cid = _key(block.id)
+                cid = call_key(block.id)
                 if cid in inline:
                     answers.append((inline.pop(cid), None))
                 answers.extend(unit.results.get(cid, ()))
@@ -680,7 +680,7 @@ def _folded(label: str, body: Any, limit: int, kind: str = "thinking") -> str:
     )
 
 
-def _mark_text(mark: dict) -> str:
+def mark_text(mark: dict) -> str:
     state = mark.get("state")
     opened = ", ".join(str(x) for x in mark.get("open") or ())
     what = {
@@ -693,7 +693,7 @@ def _mark_text(mark: dict) -> str:
     return what
 
 
-def _footer_bits(msg: Message) -> list[str]:
+def footer_bits(msg: Message) -> list[str]:
     """The footer's parts as plain text (not escaped): tokens, time, finish, error."""
     return footer_parts(msg, flat)
 
@@ -703,5 +703,5 @@ def _footer(msg: Message) -> str:
         f'<span class="error">{html.escape(bit)}</span>'
         if bit.startswith("error")
         else html.escape(bit)
-        for bit in _footer_bits(msg)
+        for bit in footer_bits(msg)
     )

@@ -32,8 +32,8 @@ from ..model import (
 )
 from ..replayers import MARK_KEY
 from ..stream import Item
-from .html import _footer_bits, _mark_text, clean, flat
-from .thread import Unit, _key, decoded_size, human_size
+from .html import clean, flat, footer_bits, mark_text
+from .thread import Unit, call_key, decoded_size, human_size
 
 __all__ = ["MarkdownWriter", "escape"]
 
@@ -180,22 +180,22 @@ class MarkdownWriter:
         parts = ["---", " · ".join(head)]
         mark = msg.metadata.get(MARK_KEY) if isinstance(msg.metadata, dict) else None
         if isinstance(mark, dict):
-            parts.append(f"> ⚠ {escape(_mark_text(mark))}")
-        inline = {_key(b.id): b for b in msg.content if isinstance(b, ToolResultBlock)}
-        calls = {_key(b.id) for b in msg.content if isinstance(b, ToolCallBlock)}
+            parts.append(f"> ⚠ {escape(mark_text(mark))}")
+        inline = {call_key(b.id): b for b in msg.content if isinstance(b, ToolResultBlock)}
+        calls = {call_key(b.id) for b in msg.content if isinstance(b, ToolCallBlock)}
         for block in msg.content:
-            if isinstance(block, ToolResultBlock) and _key(block.id) in calls:
+            if isinstance(block, ToolResultBlock) and call_key(block.id) in calls:
                 continue
             parts.extend(self._block(block, standalone=True))
             if isinstance(block, ToolCallBlock):
-                cid = _key(block.id)
+                cid = call_key(block.id)
                 answers: list[tuple[ToolResultBlock, Item | None]] = []
                 if cid in inline:
                     answers.append((inline.pop(cid), None))
                 answers.extend(unit.results.get(cid, ()))
                 for result, source in answers:
                     parts.extend(self._result(result, source))
-        foot = _footer_bits(msg)
+        foot = footer_bits(msg)
         if foot:
             parts.append("*" + " · ".join(escape(bit) for bit in foot) + "*")
         if msg.metadata:

@@ -134,29 +134,29 @@ class Thread:
             if (
                 results
                 and len(results) == len(msg.content)
-                and all(_key(b.id) in self.waiting for b in results)
+                and all(call_key(b.id) in self.waiting for b in results)
             ):
                 # a message of results only, answering queued calls: shown under them
-                owners = {_key(b.id): self.waiting[_key(b.id)] for b in results}
+                owners = {call_key(b.id): self.waiting[call_key(b.id)] for b in results}
                 for block in results:
-                    cid = _key(block.id)
+                    cid = call_key(block.id)
                     # (a call answered twice in one message: both results go under it)
                     owners[cid].results.setdefault(cid, []).append((block, item))
-                    if _key(block.state) not in _NOT_FINAL:
+                    if call_key(block.state) not in _NOT_FINAL:
                         self.waiting.pop(cid, None)
                 self._flush()
                 return
             if not self.show(item):
                 return
             unit = Unit(item)
-            answered = {_key(b.id) for b in results}
+            answered = {call_key(b.id) for b in results}
             for call in msg.content:
                 if (
                     isinstance(call, ToolCallBlock)
                     and call.id is not None
-                    and _key(call.id) not in answered
+                    and call_key(call.id) not in answered
                 ):
-                    self.waiting.setdefault(_key(call.id), unit)
+                    self.waiting.setdefault(call_key(call.id), unit)
         else:
             unit = Unit(item)
         self.queue.append(unit)
@@ -182,7 +182,7 @@ class Thread:
 # -- rendering -----------------------------------------------------------------------
 
 
-def _key(value: Any) -> Any:
+def call_key(value: Any) -> Any:
     """A tool-call id as a dict key (a malformed record may hold a list there)."""
     return value if isinstance(value, (str, int, float, bool, type(None))) else json_text(value)
 
@@ -209,15 +209,15 @@ def _render_unit(unit: Unit, options: ShowOptions) -> RenderableType:
     mark = msg.metadata.get(MARK_KEY) if isinstance(msg.metadata, dict) else None
     if isinstance(mark, dict):
         parts.append(_indent(_mark_line(mark)))
-    inline = {_key(b.id): b for b in msg.content if isinstance(b, ToolResultBlock)}
-    calls = {_key(b.id) for b in msg.content if isinstance(b, ToolCallBlock)}
+    inline = {call_key(b.id): b for b in msg.content if isinstance(b, ToolResultBlock)}
+    calls = {call_key(b.id) for b in msg.content if isinstance(b, ToolCallBlock)}
     for block in msg.content:
-        if isinstance(block, ToolResultBlock) and _key(block.id) in calls:
+        if isinstance(block, ToolResultBlock) and call_key(block.id) in calls:
             continue  # shown under its call
         parts.extend(_indent(r) for r in _block(block, options, standalone=True))
         if isinstance(block, ToolCallBlock):
             answers: list[tuple[ToolResultBlock, Item | None]] = []
-            cid = _key(block.id)
+            cid = call_key(block.id)
             if cid in inline:
                 answers.append((inline.pop(cid), None))
             answers.extend(unit.results.get(cid, ()))

@@ -47,6 +47,7 @@ from typing import TextIO
 
 from ..findings import ERROR, WARNING, Finding
 from ..pipeline import FileReport, RunReport
+from ..render.words import plural
 from ..textsafe import visible
 
 __all__ = ["report"]
@@ -77,10 +78,6 @@ def _attr(text: str) -> str:
 def _text(text: str) -> str:
     # str.replace finds nothing fast; str.translate with a table is several times slower
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
 
 
 class _Lines:
@@ -224,7 +221,7 @@ def _file_case(suite: _Suite, classname: str, lines: _Lines) -> str:
         notes.append("stopped early (--max-errors): the rest of the file was not checked")
     parts = []
     if suite.failed:
-        counts = f"{_plural(fs.errors, 'error')}, {_plural(fs.warnings, 'warning')}"
+        counts = f"{plural(fs.errors, 'error')}, {plural(fs.warnings, 'warning')}"
         if fs.expect is not None:
             message = f"the file does not meet its expectation ({fs.expect}): {counts}"
         elif not fs.readable:
@@ -262,7 +259,7 @@ def _failing_lines(numbers: list[int], shown: int = 20) -> str:
     """``3 failing lines: 3, 4, 5`` (the first ``shown`` of them; each has its own case)."""
     listed = ", ".join(map(str, numbers[:shown]))
     more = f" and {len(numbers) - shown} more" if len(numbers) > shown else ""
-    return f"{_plural(len(numbers), 'failing line')}: {listed}{more}"
+    return f"{plural(len(numbers), 'failing line')}: {listed}{more}"
 
 
 def _line_case(

@@ -15,6 +15,7 @@ from typing import TextIO
 
 from ..findings import INFO
 from ..pipeline import RunReport
+from ..render.words import plural
 from ..textsafe import visible
 
 _RESET = "\x1b[0m"
@@ -38,10 +39,6 @@ def use_colour(out: TextIO, colour: bool | None = None) -> bool:
         return True
     isatty = getattr(out, "isatty", None)
     return bool(isatty and isatty()) and os.environ.get("TERM") != "dumb"
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
 
 
 def report(
@@ -77,7 +74,7 @@ def report(
         names = ", ".join(visible(name) for name in run.summary.skipped)
         write(
             paint(
-                f"skipped {_plural(len(run.summary.skipped), 'JSON document')} that "
+                f"skipped {plural(len(run.summary.skipped), 'JSON document')} that "
                 f"{'is' if len(run.summary.skipped) == 1 else 'are'} no log of a known dialect: "
                 f"{names}",
                 "dim",
@@ -92,27 +89,27 @@ def report(
         if fr.summary.dialect:
             dialects[fr.summary.dialect] = dialects.get(fr.summary.dialect, 0) + 1
     kinds = ", ".join(f"{name} {count}" for name, count in sorted(dialects.items()))
-    checked = f"Checked {_plural(s.files, 'file')}" + (f" ({kinds})" if kinds else "")
-    verdict = f"{_plural(s.errors, 'error')}, {_plural(s.warnings, 'warning')}"
+    checked = f"Checked {plural(s.files, 'file')}" + (f" ({kinds})" if kinds else "")
+    verdict = f"{plural(s.errors, 'error')}, {plural(s.warnings, 'warning')}"
     style = "error" if s.errors else ("warning" if s.warnings else "ok")
-    line = f"{checked}, {_plural(s.records, 'record')}: {paint(verdict, style)}"
+    line = f"{checked}, {plural(s.records, 'record')}: {paint(verdict, style)}"
     infos = sum(1 for fr in run.files for f in fr.findings if f.severity is INFO)
     if infos:
-        line += f" ({_plural(infos, 'info finding')})"
+        line += f" ({plural(infos, 'info finding')})"
     negative = [fr.summary for fr in run.files if fr.summary.expect is not None]
     if negative:
         held = sum(1 for fs in negative if not fs.failed)
         line += (
-            f"; {_plural(len(negative), 'negative fixture')}, {held} as expected"
-            f" ({_plural(sum(fs.expected for fs in negative), 'finding')} expected)"
+            f"; {plural(len(negative), 'negative fixture')}, {held} as expected"
+            f" ({plural(sum(fs.expected for fs in negative), 'finding')} expected)"
         )
     replayed = _replayed(run)
     if replayed:
         line += f"; {replayed}"
     if s.unreadable:
-        line += paint(f"; {_plural(s.unreadable, 'path')} could not be read", "error")
+        line += paint(f"; {plural(s.unreadable, 'path')} could not be read", "error")
     if s.excluded:
-        line += f"; {_plural(s.excluded, 'file')} excluded by the configuration"
+        line += f"; {plural(s.excluded, 'file')} excluded by the configuration"
     if s.stopped_early:
         line += paint("; stopped early (--max-errors)", "bold")
     write(line + ".\n")
@@ -134,31 +131,31 @@ def _replayed(run: RunReport) -> str:
             unknown[name] = unknown.get(name, 0) + count
     if not events:
         return ""
-    text = f"replayed {_plural(events, 'event')} into {_plural(messages, 'message')}"
+    text = f"replayed {plural(events, 'event')} into {plural(messages, 'message')}"
     states = [f"{parked} parked" if parked else "", f"{cut} cut off" if cut else ""]
     if any(states):
         text += f" ({', '.join(s for s in states if s)})"
     if unknown:
         listed = ", ".join(f"{visible(k)} x{v}" for k, v in sorted(unknown.items()))
-        text += f"; skipped {_plural(sum(unknown.values()), 'event')} of unknown types: {listed}"
+        text += f"; skipped {plural(sum(unknown.values()), 'event')} of unknown types: {listed}"
     return text
 
 
 def _describe(fr) -> str:
     fs = fr.summary
     if fs.dialect is None:
-        return f"no recognisable records, {_plural(fs.records, 'record')}"
+        return f"no recognisable records, {plural(fs.records, 'record')}"
     described = fs.dialect + (f" ({', '.join(fs.variants)})" if fs.variants else "")
     state = (
         "ok"
         if not fr.findings
-        else f"{_plural(fs.errors, 'error')}, {_plural(fs.warnings, 'warning')}"
+        else f"{plural(fs.errors, 'error')}, {plural(fs.warnings, 'warning')}"
     )
     if fs.expect is not None:
         against = f" ({os.path.basename(fs.sidecar)})" if fs.sidecar else ""
         state = f"expected invalid{against}: " + (
-            f"not met, {_plural(fs.errors, 'error')}"
+            f"not met, {plural(fs.errors, 'error')}"
             if fs.failed
-            else f"as expected, {_plural(fs.expected, 'finding')}"
+            else f"as expected, {plural(fs.expected, 'finding')}"
         )
-    return f"{described} {fs.kind}, {_plural(fs.records, 'record')}, {state}"
+    return f"{described} {fs.kind}, {plural(fs.records, 'record')}, {state}"

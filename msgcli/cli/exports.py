@@ -7,7 +7,7 @@ from typing import Any
 
 import typer
 
-from . import _check_outputs, _fail
+from .common import check_outputs, fail
 
 
 def open_target(target: str, paths: list[str]) -> Any:
@@ -17,11 +17,11 @@ def open_target(target: str, paths: list[str]) -> Any:
         return None
     from ..outputs import PendingFile
 
-    _check_outputs([target], paths)
+    check_outputs([target], paths)
     try:
         return PendingFile(target, text=True, errors="replace")
     except OSError as exc:
-        raise _fail(f"cannot write {target}: {exc.strerror or exc}") from None
+        raise fail(f"cannot write {target}: {exc.strerror or exc}") from None
 
 
 def run_exports(
@@ -44,9 +44,9 @@ def run_exports(
     from ..textsafe import visible
 
     if "-" in paths and (findings or (html and markdown)):
-        raise _fail("standard input can be read only once: write one export, without --findings")
+        raise fail("standard input can be read only once: write one export, without --findings")
     if html == "-":
-        raise _fail("--export-html needs a file name")
+        raise fail("--export-html needs a file name")
     title = "msgcli show " + " ".join(visible(p) for p in paths)
     code = 0
     if html:
