@@ -33,56 +33,9 @@ KNOWN_CIRCLE_EDGES: set[tuple[str, str]] = {
     # a dialect package and its modules, which import constants from the package
     ("msgcli.dialects.claude_code", "msgcli.dialects.claude_code.stats"),
     ("msgcli.dialects.claude_code", "msgcli.dialects.claude_code.assemble"),
-    # the command line registers its command modules, which import its helpers back
-    ("msgcli.cli", "msgcli.cli.config_cmd"),
-    ("msgcli.cli", "msgcli.cli.convert_cmd"),
-    ("msgcli.cli", "msgcli.cli.diff_cmd"),
-    ("msgcli.cli", "msgcli.cli.export_cmd"),
-    ("msgcli.cli", "msgcli.cli.format_cmd"),
-    ("msgcli.cli", "msgcli.cli.query_cmd"),
-    ("msgcli.cli", "msgcli.cli.show_cmd"),
-    ("msgcli.cli", "msgcli.cli.sql_cmd"),
-    ("msgcli.cli", "msgcli.cli.stats_cmd"),
-    ("msgcli.cli", "msgcli.cli.view_cmd"),
 }
 #: private names used by another module, as ``(using module, "module.name")``
-KNOWN_PRIVATE: set[tuple[str, str]] = {
-    # the command modules use the command line's shared helpers
-    ("msgcli.cli._exports", "msgcli.cli._check_outputs"),
-    ("msgcli.cli._exports", "msgcli.cli._fail"),
-    ("msgcli.cli.config_cmd", "msgcli.cli._resolver"),
-    ("msgcli.cli.convert_cmd", "msgcli.cli._fail"),
-    ("msgcli.cli.convert_cmd", "msgcli.cli._open_output"),
-    ("msgcli.cli.convert_cmd", "msgcli.cli._resolver"),
-    ("msgcli.cli.diff_cmd", "msgcli.cli._fail"),
-    ("msgcli.cli.export_cmd", "msgcli.cli._check_outputs"),
-    ("msgcli.cli.export_cmd", "msgcli.cli._client"),
-    ("msgcli.cli.export_cmd", "msgcli.cli._configured_scheduler"),
-    ("msgcli.cli.export_cmd", "msgcli.cli._fail"),
-    ("msgcli.cli.export_cmd", "msgcli.cli._remote_errors"),
-    ("msgcli.cli.filter_opts", "msgcli.cli._fail"),
-    ("msgcli.cli.format_cmd", "msgcli.cli._check_outputs"),
-    ("msgcli.cli.format_cmd", "msgcli.cli._fail"),
-    ("msgcli.cli.query_cmd", "msgcli.cli._fail"),
-    ("msgcli.cli.query_cmd", "msgcli.cli._open_output"),
-    ("msgcli.cli.show_cmd", "msgcli.cli._check_outputs"),
-    ("msgcli.cli.show_cmd", "msgcli.cli._fail"),
-    ("msgcli.cli.sql_cmd", "msgcli.cli._fail"),
-    ("msgcli.cli.stats_cmd", "msgcli.cli._client"),
-    ("msgcli.cli.stats_cmd", "msgcli.cli._configured_scheduler"),
-    ("msgcli.cli.stats_cmd", "msgcli.cli._remote_errors"),
-    ("msgcli.cli.view_cmd", "msgcli.cli._check_outputs"),
-    ("msgcli.cli.view_cmd", "msgcli.cli._fail"),
-    # the diff's annotations, the export's object store, the renderers' shared pieces
-    ("msgcli.cli.diff_cmd", "msgcli.report.github._data"),
-    ("msgcli.cli.diff_cmd", "msgcli.report.github._property"),
-    ("msgcli.cli.export_cmd", "msgcli.remote._filesystem"),
-    ("msgcli.cli.export_cmd", "msgcli.remote._why"),
-    ("msgcli.render.html", "msgcli.render.thread._key"),
-    ("msgcli.render.markdown", "msgcli.render.html._footer_bits"),
-    ("msgcli.render.markdown", "msgcli.render.html._mark_text"),
-    ("msgcli.render.markdown", "msgcli.render.thread._key"),
-}
+KNOWN_PRIVATE: set[tuple[str, str]] = set()
 
 
 def module_name(path: Path) -> str:

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..dialects import DIALECTS as _REGISTRY
+from ..dialects import load_installed
 from ..model import Message
 from ._common import Context, Note, normalize
 
@@ -35,14 +36,34 @@ __all__ = [
     "Formatted",
     "Note",
     "format_request",
+    "formatted_dialects",
     "formatter_name",
     "is_multi_agent",
+    "providers",
 ]
 
-#: the dialects msgcli formats, in the registry's order
-DIALECTS = tuple(name for name, d in _REGISTRY.items() if d.formatters)
-#: the providers they have formatters for
-PROVIDERS = tuple(dict.fromkeys(p for name in DIALECTS for p in _REGISTRY[name].formatters))
+
+def formatted_dialects() -> tuple[str, ...]:
+    """The dialects msgcli formats, in the registry's order (installed dialects included)."""
+    load_installed()
+    return tuple(name for name, d in _REGISTRY.items() if d.formatters)
+
+
+def providers() -> tuple[str, ...]:
+    """The providers the dialects have formatters for."""
+    return tuple(
+        dict.fromkeys(p for name in formatted_dialects() for p in _REGISTRY[name].formatters)
+    )
+
+
+def __getattr__(name: str) -> Any:
+    # ``DIALECTS`` and ``PROVIDERS`` are read from the registry when asked for, so that a
+    # dialect registered later (an installed package) is offered too
+    if name == "DIALECTS":
+        return formatted_dialects()
+    if name == "PROVIDERS":
+        return providers()
+    raise AttributeError(name)
 
 
 @dataclass(slots=True)
@@ -88,10 +109,12 @@ def format_request(
     framework would best have it (see :func:`._common.normalize`) and noted at its line;
     the request is always JSON that :mod:`orjson` and :mod:`json` can write.
     """
-    if provider not in PROVIDERS:
-        raise ValueError(f"unknown provider {provider!r} (one of {', '.join(PROVIDERS)})")
-    if dialect not in DIALECTS:
-        raise ValueError(f"unknown dialect {dialect!r} (one of {', '.join(DIALECTS)})")
+    known = providers()
+    if provider not in known:
+        raise ValueError(f"unknown provider {provider!r} (one of {', '.join(known)})")
+    formatted = formatted_dialects()
+    if dialect not in formatted:
+        raise ValueError(f"unknown dialect {dialect!r} (one of {', '.join(formatted)})")
     msgs = list(messages)
     multi = is_multi_agent(msgs) if multi_agent is None else multi_agent
     ctx = Context()
