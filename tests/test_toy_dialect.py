@@ -92,7 +92,8 @@ class ToyOpenAI:
         return messages
 
     def build(self, messages, multi_agent, ctx):
-        return {"messages": [{"role": m.role, "content": DIALECT.write(m)["says"]} for m in messages]}
+        sent = [{"role": m.role, "content": DIALECT.write(m)["says"]} for m in messages]
+        return {"messages": sent}
 
 
 OPENAI = ToyOpenAI()
