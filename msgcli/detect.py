@@ -62,11 +62,15 @@ class Detector:
         not one of the file's records (:attr:`problem` says why). May settle or change
         :attr:`dialect`."""
         settled = self.dialect
-        if settled is not None and settled.distinct and self.forced is None:
-            # no other dialect claims this one's records: its own answer settles the record
-            kind = settled.classify(obj)
-            if kind is not None and kind == self.kind:
-                return kind
+        if settled is not None and self.kind is not None:
+            # the common case, a record of the file's own: its dialect's answer settles it
+            if self.forced is None:
+                if not self.tentative:
+                    kind = settled.classify(obj)
+                    if kind is not None and kind == self.kind:
+                        return kind
+            elif self.use == CHECK:
+                return self.kind
         if self.forced is not None and self.use == READ:
             return self._read_as_forced(obj, line, self.forced)
         found = classify(obj)
