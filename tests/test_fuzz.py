@@ -161,3 +161,44 @@ def test_the_footer_shows_an_escape_where_a_count_was_expected(tmp_path, run_cli
     assert code == 0
     assert "\x1b" not in out
     assert "tokens in 812 · out \\e[2Jx" in out
+
+
+#: address space a command may take on a small log (the interpreter and its libraries need
+#: a few hundred megabytes; a memory bomb wants gigabytes)
+SMALL_LOG_MEMORY = 2 * 1024**3
+
+
+def _bounded_memory() -> None:
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_AS, (SMALL_LOG_MEMORY, SMALL_LOG_MEMORY))
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="address-space limits as Linux sets them")
+def test_an_index_in_a_small_stream_is_no_count_of_parts_to_make(tmp_path):
+    """A real OpenAI Responses stream whose delta names content part 2**31 (and summary
+    part 2**62): each is a located E002, the text still arrives, and no command asks for
+    gigabytes of empty parts on the way."""
+    lines = (FIXTURES / "real/openai-responses/events.jsonl").read_text().splitlines()
+    lines[4] = _with(lines[4], '"summary_index":0', '"summary_index":4611686018427387904')
+    lines[21] = _with(lines[21], '"content_index":0', '"content_index":2147483648')
+    log = tmp_path / "events.jsonl"
+    log.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "100"}
+    for args in (["replay"], ["validate"], ["show", "--no-pager"]):
+        run = subprocess.run(
+            [str(MSGCLI), *args, str(log)],
+            capture_output=True,
+            env=env,
+            timeout=120,
+            preexec_fn=_bounded_memory,
+        )
+        said = run.stderr.decode("utf-8")
+        assert "internal error" not in said and "Traceback" not in said, (args, said)
+        if args[0] in ("replay", "show"):
+            assert "Lanterns of amber and rust" in run.stdout.decode("utf-8"), args
+        else:
+            report = run.stdout.decode("utf-8")
+            assert run.returncode == 1
+            assert f"{log}:22: error E002" in report and "content part 2147483648" in report
+            assert f"{log}:5: error E002" in report and "summary part 4611686018427387904" in report

@@ -70,7 +70,7 @@ class ResponsesReplayer(WireReplayer):
         if kind == "response.output_text.delta":
             item = self._item(event, "message")
             if item is not None:
-                part = _part(item, as_key(event.get("content_index")), "output_text")
+                part = _part(item, as_key(event.get("content_index")), "output_text", self.emit)
                 part["text"] = joined(part.get("text"), event.get("delta"))
                 self.item_line[as_key(event.get("output_index"))] = line
             return
@@ -128,7 +128,7 @@ class ResponsesReplayer(WireReplayer):
         elif kind == "response.refusal.delta":
             item = self._item(event, "message")
             if item is not None:
-                part = _part(item, as_key(event.get("content_index")), "refusal")
+                part = _part(item, as_key(event.get("content_index")), "refusal", self.emit)
                 part["refusal"] = joined(part.get("refusal"), event.get("delta"))
                 self.item_line[as_key(event.get("output_index"))] = line
         elif kind == "response.function_call_arguments.delta":
@@ -153,7 +153,8 @@ class ResponsesReplayer(WireReplayer):
                 at = as_key(event.get("summary_index"))
                 if type(at) is int and at < 0:
                     at = None
-                while type(at) is int and len(summary) <= at:
+                at = _next_at_most(summary, at, "summary part", self.emit)
+                if at == len(summary):
                     summary.append({"type": "summary_text", "text": ""})
                 part = summary[at] if type(at) is int else summary[-1] if summary else None
                 if part is None:
@@ -224,7 +225,10 @@ class ResponsesReplayer(WireReplayer):
         else:
             key = "text" if kind == "response.output_text.done" else "refusal"
             part = _part(
-                item, as_key(event.get("content_index")), "output_text" if key == "text" else key
+                item,
+                as_key(event.get("content_index")),
+                "output_text" if key == "text" else key,
+                self.emit,
             )
             mine, given, what = part.get(key), event.get(key), key
         if isinstance(given, str) and (mine or "") != given:
@@ -363,13 +367,14 @@ def _copy(value: dict) -> dict:
     return out
 
 
-def _part(item: dict, index: Any, kind: str) -> dict:
+def _part(item: dict, index: Any, kind: str, emit: Any) -> dict:
     if type(index) is int and index < 0:
         index = None
     content = item.get("content")
     if type(content) is not list:
         content = item["content"] = []
-    while type(index) is int and len(content) <= index:
+    index = _next_at_most(content, index, "content part", emit)
+    if index == len(content):
         content.append({"type": kind})
     if type(index) is int:
         part = content[index]
@@ -379,6 +384,22 @@ def _part(item: dict, index: Any, kind: str) -> dict:
     if not content:
         content.append({"type": kind})
     return content[-1]
+
+
+def _next_at_most(parts: list, index: Any, what: str, emit: Any) -> Any:
+    """``index``, or None (the last part) when it is past the next part: the parts
+    between never started (the SDK raises), and a log's number is no count of parts to
+    make (one line could ask for billions)."""
+    if type(index) is int and index > len(parts):
+        emit(
+            "E002",
+            f"an event for {what} {short(index)} of an output item that has {len(parts)} "
+            f"{what}s: those between never started (the SDK raises); it is applied to the "
+            "last one",
+            "/content_index" if what == "content part" else "/summary_index",
+        )
+        return None
+    return index
 
 
 def _texts(item: dict) -> dict[tuple, str]:
