@@ -16,7 +16,7 @@ from pathlib import Path
 
 import orjson
 import pytest
-from conftest import FIXTURES
+from conftest import FIXTURES, examples
 from fuzz.drive import COMMANDS, UNSAFE, check
 from fuzz.mutate import inputs, seeds
 from fuzz.run import fuzz, round_trips
@@ -41,7 +41,7 @@ def test_clean_logs_come_back_byte_for_byte_through_every_dialect():
 
 
 @settings(
-    max_examples=60,
+    max_examples=examples(60),
     deadline=None,
     derandomize=True,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
