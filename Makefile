@@ -61,7 +61,9 @@ demo: $(VENV)/.test
 ## tests marked slow, each property test on a few hypothesis examples (the fast profile)
 PYTEST_WORKERS ?= auto
 PYTEST_ARGS ?=
-PYTEST = $(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist loadgroup
+# bytecode is cached even where the environment says not to: each worker and each msgcli the
+# tests start would otherwise compile msgcli (and the tests) from source again
+PYTEST = PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist loadgroup
 test: $(VENV)/.test chromium
 	MSGCLI_HYPOTHESIS=fast $(PYTEST) -m "not slow" $(PYTEST_ARGS)
 
@@ -81,7 +83,7 @@ test-pythons:
 	  if ver=$$($$py -c 'import sys; assert sys.version_info >= (3, 10); print("%d.%d" % sys.version_info[:2])' 2>/dev/null); then \
 	    echo "== Python $$ver ($$py)"; \
 	    $$py -m venv .venv-python$$ver && .venv-python$$ver/bin/python -m pip --disable-pip-version-check -q install -e '.[test]' \
-	      && MSGCLI_HYPOTHESIS=full .venv-python$$ver/bin/python -m pytest -q -p no:cacheprovider \
+	      && MSGCLI_HYPOTHESIS=full PYTHONDONTWRITEBYTECODE= .venv-python$$ver/bin/python -m pytest -q -p no:cacheprovider \
 	        -n $(PYTEST_WORKERS) --dist loadgroup $(PYTEST_ARGS) || exit 1; \
 	  else echo "== $$py: not on this machine, skipped"; fi; \
 	done
