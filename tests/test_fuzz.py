@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 MSGCLI = Path(sys.executable).with_name("msgcli")
 
 
+@pytest.mark.slow  # up to a minute of CPU: make test-all and CI run it, make test does not
 def test_a_seeded_slice_of_the_fuzzer_finds_nothing():
     started = time.process_time()  # (the time it costs, whatever else the machine runs)
     tally = fuzz(1300, seed="make-test", cli_every=26)
