@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 PIP := $(BIN)/python -m pip --disable-pip-version-check --quiet
 
-.PHONY: demo test test-pythons lint format clean
+.PHONY: demo test test-all test-slow test-pythons lint format clean
 .PHONY: chromium
 
 $(BIN)/python:
@@ -57,18 +57,34 @@ demo: $(VENV)/.test
 	@echo "== msgcli format: what AgentScope sends OpenAI for the README's example conversation"
 	$(BIN)/msgcli format fixtures/readme/weather.jsonl --provider openai
 
-## test: install with the test extras and run the whole suite
+## test: install with the test extras and run the suite on every core (pytest-xdist), less the
+## tests marked slow, each property test on a few hypothesis examples (the fast profile)
+PYTEST_WORKERS ?= auto
+PYTEST_ARGS ?=
+# bytecode is cached even where the environment says not to: each worker and each msgcli the
+# tests start would otherwise compile msgcli (and the tests) from source again
+PYTEST = PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist loadgroup
 test: $(VENV)/.test chromium
-	$(BIN)/python -m pytest -q
+	MSGCLI_HYPOTHESIS=fast $(PYTEST) -m "not slow" $(PYTEST_ARGS)
 
-## test-pythons: the suite under every other supported Python found on PATH (own venvs)
+## test-all: every test, the slow ones too, each property test at its full count (CI runs this)
+test-all: $(VENV)/.test chromium
+	MSGCLI_HYPOTHESIS=full $(PYTEST) $(PYTEST_ARGS)
+
+## test-slow: only the tests marked slow
+test-slow: $(VENV)/.test chromium
+	MSGCLI_HYPOTHESIS=full $(PYTEST) -m slow $(PYTEST_ARGS)
+
+## test-pythons: the whole suite (as test-all) under every other supported Python found on PATH
+## (own venvs)
 OTHER_PYTHONS ?= python3.10 python3.12 python3.13
 test-pythons:
 	@for py in $(OTHER_PYTHONS); do \
 	  if ver=$$($$py -c 'import sys; assert sys.version_info >= (3, 10); print("%d.%d" % sys.version_info[:2])' 2>/dev/null); then \
 	    echo "== Python $$ver ($$py)"; \
 	    $$py -m venv .venv-python$$ver && .venv-python$$ver/bin/python -m pip --disable-pip-version-check -q install -e '.[test]' \
-	      && .venv-python$$ver/bin/python -m pytest -q -p no:cacheprovider || exit 1; \
+	      && MSGCLI_HYPOTHESIS=full PYTHONDONTWRITEBYTECODE= .venv-python$$ver/bin/python -m pytest -q -p no:cacheprovider \
+	        -n $(PYTEST_WORKERS) --dist loadgroup $(PYTEST_ARGS) || exit 1; \
 	  else echo "== $$py: not on this machine, skipped"; fi; \
 	done
 
@@ -108,8 +124,10 @@ bench: $(VENV)/.bench
 .PHONY: fuzz
 FUZZ_ARGS ?=
 
-## fuzz: 100,000 mutations of the real logs through every command; counts per command (FUZZ_ARGS=--count N --seed S --keep DIR)
+## fuzz: the property tests at their full hypothesis count, then 100,000 mutations of the real
+## logs through every command; counts per command (FUZZ_ARGS=--count N --seed S --keep DIR)
 fuzz: $(VENV)/.test
+	MSGCLI_HYPOTHESIS=full $(PYTEST) -m hypothesis $(PYTEST_ARGS)
 	$(BIN)/python -m tests.fuzz.run $(FUZZ_ARGS)
 
 ## bench-cluster: validate of the 1 GiB log from a local S3 endpoint: one process, -j 2, a LocalCluster of two workers

@@ -1,14 +1,33 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import jsonschema
 import pytest
+from hypothesis import settings
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
 LOG_SUFFIXES = (".jsonl", ".jsonl.gz", ".json", ".sse")
+
+#: The hypothesis profile, chosen by $MSGCLI_HYPOTHESIS: ``fast`` (``make test``) runs each
+#: property test on a few examples, ``full`` (``make test-all``, ``make fuzz``, CI) on the
+#: count the test names. Unset, a CI run ($CI) is ``full`` and any other run ``fast``.
+PROFILE = os.environ.get("MSGCLI_HYPOTHESIS") or ("full" if os.environ.get("CI") else "fast")
+settings.register_profile("full")
+settings.register_profile("fast", max_examples=15)
+if PROFILE not in ("fast", "full"):
+    raise pytest.UsageError(f"MSGCLI_HYPOTHESIS={PROFILE!r}: the profiles are fast and full")
+settings.load_profile(PROFILE)
+
+
+def examples(full: int) -> int:
+    """How many examples a property test runs: ``full`` under the full profile, no more than
+    the fast profile's few under ``fast``. (A test's own ``max_examples`` would override any
+    profile, so each names its full count through this.)"""
+    return full if PROFILE == "full" else min(full, settings.default.max_examples)
 
 
 @pytest.fixture(autouse=True)

@@ -24,6 +24,10 @@ import pytest
 
 CHROMIUM = os.environ.get("MSGCLI_CHROMIUM", "/usr/bin/chromium")
 
+# one Chromium for the module, so its tests share one xdist worker; a browser is slow to
+# start and to load a 10k-message page: `make test` leaves them to `make test-all` and CI
+pytestmark = [pytest.mark.xdist_group("browser"), pytest.mark.slow]
+
 # counts violations of the page's CSP and anything the log might set, before the page runs
 WATCH = """
 window.__violations = [];

@@ -26,6 +26,10 @@ pytest.importorskip("distributed")
 pytest.importorskip("s3fs")
 pytest.importorskip("moto")
 
+# one S3 endpoint and one Dask cluster for the module, so its tests share one xdist worker;
+# minutes of subprocesses and clusters: `make test` leaves them to `make test-all` and CI
+pytestmark = [pytest.mark.xdist_group("cluster"), pytest.mark.slow]
+
 BUCKET = "msgcli-logs"
 PREFIX = f"s3://{BUCKET}/"
 BIN = Path(sys.executable).parent

@@ -15,6 +15,7 @@ from datetime import datetime, timedelta, timezone
 
 import orjson
 import pytest
+from conftest import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -374,7 +375,9 @@ PAIRS = [(a, b) for a in DIALECTS for b in DIALECTS if a != b]
 
 @pytest.mark.parametrize("source, target", PAIRS)
 def test_generated_conversations_convert_and_come_back(source, target):
-    @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @settings(
+        max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+    )
     @given(CONVERSATIONS[source])
     def check(original):
         assert problems(original, source) == []  # the strategy writes what the framework does
@@ -390,7 +393,9 @@ def test_generated_conversations_convert_and_come_back(source, target):
 def test_generated_conversations_keep_their_words_in_every_dialect(source):
     """Every text the conversation holds can be found in each converted log's content."""
 
-    @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @settings(
+        max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+    )
     @given(CONVERSATIONS[source])
     def check(original):
         said = set(_texts(original))

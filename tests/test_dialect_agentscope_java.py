@@ -15,7 +15,7 @@ from datetime import datetime
 
 import orjson
 import pytest
-from conftest import FIXTURES
+from conftest import FIXTURES, examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from samples import JAVA_EVENT_LOG, drop_at, ids, lines, records, set_at
@@ -260,19 +260,19 @@ SHAPED = shaped_values(KNOWN_KEYS, TOKENS)
 
 
 @given(JSON_VALUES)
-@settings(max_examples=200, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(200), suppress_health_check=[HealthCheck.too_slow])
 def test_nothing_raises_on_any_json(value):
     exercise(DIALECT, value)
 
 
 @given(shaped_records(KNOWN_KEYS, TOKENS))
-@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), suppress_health_check=[HealthCheck.too_slow])
 def test_nothing_raises_on_message_shaped_json(record):
     exercise(DIALECT, record)
 
 
 @given(st.data())
-@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), suppress_health_check=[HealthCheck.too_slow])
 def test_nothing_raises_on_mutated_records(data):
     exercise(DIALECT, mutated(data, [r for _, _, r in GOOD], SHAPED))
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import orjson
 import pytest
-from conftest import FIXTURES
+from conftest import FIXTURES, examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from samples import drop_at, ids, lines, records, set_at
@@ -238,20 +238,20 @@ SHAPED = shaped_values(KNOWN_KEYS, TOKENS)
 
 
 @given(JSON_VALUES)
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_read_never_raises_on_any_json(value):
     exercise(DIALECT, value)
 
 
 @given(shaped_records(KNOWN_KEYS, TOKENS))
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(400), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_read_never_raises_on_message_shaped_json(record):
     exercise(DIALECT, record)
     exercise(DIALECT, {**record, "timestamp": "2026-11-22 11:54:34.508"})
 
 
 @given(st.data())
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(400), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_read_never_raises_on_mutated_real_records(data):
     exercise(DIALECT, mutated(data, [r for _, _, r in REAL_MESSAGES], SHAPED))
 

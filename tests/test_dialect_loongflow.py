@@ -20,7 +20,7 @@ from datetime import datetime, timedelta
 import jsonschema
 import orjson
 import pytest
-from conftest import FIXTURES
+from conftest import FIXTURES, examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from samples import ids, lines, records
@@ -500,19 +500,19 @@ BLOCK_TYPES = {
 
 
 @given(JSON_VALUES)
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_read_never_raises_on_any_json(value):
     exercise(DIALECT, value, BLOCK_TYPES)
 
 
 @given(shaped_records(KNOWN_KEYS, TOKENS))
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(400), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_read_never_raises_on_message_shaped_json(record):
     exercise(DIALECT, record, BLOCK_TYPES)
 
 
 @given(st.data())
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(400), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_read_never_raises_on_mutated_real_records(data):
     exercise(DIALECT, mutated(data, [r for _, _, r in ALL_GOOD], SHAPED), BLOCK_TYPES)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import orjson
 import pytest
-from conftest import FIXTURES, log_files
+from conftest import FIXTURES, examples, log_files
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from strategies import JSON_VALUES, mutated
@@ -110,7 +110,7 @@ TOKENS = st.sampled_from(
 
 
 @pytest.mark.parametrize("name", ["agentscope-py", "agentscope-java", "loongflow"])
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_fast_path_agrees_on_mutated_records(name, data):
     record = mutated(data, GOOD[name], JSON_VALUES | TOKENS)

@@ -18,6 +18,7 @@ from typing import Any
 
 import orjson
 import pytest
+from conftest import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_robustness import json_values, mutated_record
@@ -669,7 +670,7 @@ def check_robust(msgs: list[Message], dialect: str, lines: list[int]) -> None:
                 assert note.line is None or note.line in lines
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.lists(mutated_record(), min_size=1, max_size=6))
 def test_mutated_records_are_formatted_without_a_crash(records):
     data = b"\n".join(records) + b"\n"
@@ -722,7 +723,7 @@ def mutated_window(draw) -> bytes:
     return data
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=list(HealthCheck))
 @given(mutated_window())
 def test_mutated_conversations_are_formatted_without_a_crash(data):
     found = msgcli.detect_dialect(io.BytesIO(data))

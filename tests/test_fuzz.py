@@ -16,7 +16,7 @@ from pathlib import Path
 
 import orjson
 import pytest
-from conftest import FIXTURES
+from conftest import FIXTURES, examples
 from fuzz.drive import COMMANDS, UNSAFE, check
 from fuzz.mutate import inputs, seeds
 from fuzz.run import fuzz, round_trips
@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 MSGCLI = Path(sys.executable).with_name("msgcli")
 
 
+@pytest.mark.slow  # up to a minute of CPU: make test-all and CI run it, make test does not
 def test_a_seeded_slice_of_the_fuzzer_finds_nothing():
     started = time.process_time()  # (the time it costs, whatever else the machine runs)
     tally = fuzz(1300, seed="make-test", cli_every=26)
@@ -41,7 +42,7 @@ def test_clean_logs_come_back_byte_for_byte_through_every_dialect():
 
 
 @settings(
-    max_examples=60,
+    max_examples=examples(60),
     deadline=None,
     derandomize=True,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],

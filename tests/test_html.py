@@ -18,7 +18,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES, ROOT
+from conftest import FIXTURES, ROOT, examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_show import _NO_RESULT, _blocks, expectations, raw_messages
@@ -424,7 +424,7 @@ def test_view_writes_a_page_per_log_and_an_index(run_cli, tmp_path):
     assert "cannot read" in (site / "index.html").read_text(encoding="utf-8")
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=40))
 def test_plain_paragraph_shortcut_renders_as_markdown_would(text):
     from markdown_it import MarkdownIt

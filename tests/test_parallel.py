@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import FIXTURES, log_files
+from conftest import FIXTURES, examples, log_files
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -146,7 +146,9 @@ def test_options_reach_the_workers(parts, crossing_log):
 
 
 @settings(
-    max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(12),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(size=st.integers(min_value=1, max_value=30_000))
 def test_any_part_size_gives_the_same_findings(parts, crossing_log, size):

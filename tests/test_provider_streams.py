@@ -304,6 +304,7 @@ def test_stats_count_the_tool_calls_of_a_replayed_stream():
 
 # -- robustness: whatever a provider stream holds, replay reports and never crashes ------
 
+from conftest import examples  # noqa: E402
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
@@ -320,7 +321,7 @@ _VALUES = st.recursive(
 )
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_any_provider_stream_is_reported_without_a_crash(data):
     from msgcli.rules import RULES

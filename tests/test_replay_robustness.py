@@ -13,7 +13,7 @@ from __future__ import annotations
 import io
 
 import orjson
-from conftest import FIXTURES
+from conftest import FIXTURES, examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -98,7 +98,7 @@ def _sane(report, events):
             assert "\n" not in f.message
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(sorted(LOGS)), st.data())
 def test_any_stream_is_reported_without_a_crash(dialect, data):
     events = data.draw(reshuffled(dialect, mutate=True))
@@ -107,7 +107,7 @@ def test_any_stream_is_reported_without_a_crash(dialect, data):
     assert all(type(m) is dict for m in messages)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(sorted(LOGS)), st.data())
 def test_streams_of_real_events_rebuild_schema_valid_messages(dialect, data):
     events = data.draw(reshuffled(dialect, mutate=False))

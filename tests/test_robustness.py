@@ -12,7 +12,7 @@ from __future__ import annotations
 import io
 
 import orjson
-from conftest import FIXTURES
+from conftest import FIXTURES, examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -69,7 +69,7 @@ line_strategy = st.one_of(
 )
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(line_strategy, min_size=1, max_size=8), st.booleans())
 def test_any_input_gives_located_findings_and_no_crash(lines, final_newline):
     data = b"\n".join(lines) + (b"\n" if final_newline else b"")
@@ -84,7 +84,7 @@ def test_any_input_gives_located_findings_and_no_crash(lines, final_newline):
     assert run.exit_code == (2 if unreadable else 1 if run.errors() else 0)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.lists(mutated_record(), min_size=1, max_size=6),
     st.sampled_from(["agentscope-java", "agentscope-py", "loongflow"]),

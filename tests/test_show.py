@@ -16,7 +16,7 @@ import threading
 import time
 
 import pytest
-from conftest import FIXTURES, document_messages, log_files
+from conftest import FIXTURES, document_messages, examples, log_files
 
 from msgcli.render.thread import ShowOptions
 from msgcli.render.view import View, console_for, open_pager
@@ -424,7 +424,9 @@ def test_mutated_records_never_break_the_view():
         max_leaves=8,
     )
 
-    @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @settings(
+        max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+    )
     @given(st.integers(0, len(records) - 1), st.data())
     def check(index, data):
         record = json.loads(json.dumps(records[index]))
