@@ -378,11 +378,27 @@ def _range_setup(path: str, dialect: str | None) -> tuple[Any, bool]:
     """``(preset, whole)``: what the file's first records say (dialect, kind, line), and
     whether the file must be read whole (not a plain JSONL message log of a dialect whose
     checks can be split: gzip, JSON, SSE, an event log, a Claude Code session)."""
-    from .parallel import _plan_parts
+    from .dialects import MESSAGE
+    from .parallel import _sniff
+    from .reader import _BOM, _GZIP_MAGIC
+    from .remote import open_binary
 
     forced = get_dialect(dialect) if dialect else None
-    planned = _plan_parts(path, 2, forced, 0, 1 << 62)
-    return (None, True) if planned is None else (planned[0], False)
+    # what -j asks of a file before it cuts one (msgcli.parallel._plan_parts), without the cuts
+    try:
+        with open_binary(path) as stream:
+            head = stream.read(64 << 10)
+    except OSError:
+        return None, True
+    if head.startswith(_GZIP_MAGIC):
+        return None, True
+    first = (head[len(_BOM) :] if head.startswith(_BOM) else head).lstrip()
+    if first.startswith((b"[", b"data:", b":", b"event:", b"id:", b"retry:")):
+        return None, True
+    preset = _sniff(path, forced)
+    if preset is None or preset[1] != MESSAGE or not preset[0].splittable:
+        return None, True
+    return preset, False
 
 
 def _line_start(stream: IO[bytes], offset: int) -> int:

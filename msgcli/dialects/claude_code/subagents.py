@@ -99,8 +99,18 @@ def _listing(folder: str) -> tuple[tuple[str, int], ...] | None:
             except OSError:
                 continue
         return tuple(out)
-    from ...remote import RemoteError, _filesystem
+    from ...remote import RemoteError, _filesystem, _listed
 
+    below = folder.rstrip("/") + "/"
+    for prefix, listed in list(_listed.items()):
+        if below.startswith(prefix.rstrip("/") + "/"):
+            # the run listed a prefix that holds the folder: no request of its own
+            names = [
+                (url[len(below) :], size)
+                for url, size in listed
+                if url.startswith(below) and "/" not in url[len(below) :]
+            ]
+            return tuple(sorted(names)) if names else None
     try:
         fs, where = _filesystem(folder)
         entries = fs.ls(where, detail=True)
