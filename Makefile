@@ -131,6 +131,8 @@ fuzz: $(VENV)/.test
 	$(BIN)/python -m tests.fuzz.run $(FUZZ_ARGS)
 
 ## bench-cluster: validate of the 1 GiB log from a local S3 endpoint: one process, -j 2, a LocalCluster of two workers
+## (BENCH_CLUSTER_ARGS="--from disk" reads it from local disk; "--rows local" runs the LocalCluster row only)
 .PHONY: bench-cluster
+BENCH_CLUSTER_ARGS ?=
 bench-cluster: $(VENV)/.test
-	$(BIN)/python benchmarks/cluster.py
+	$(BIN)/python benchmarks/cluster.py $(BENCH_CLUSTER_ARGS)

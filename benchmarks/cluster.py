@@ -10,6 +10,11 @@ fresh ids, see corpora.py) is put into moto's S3 server on 127.0.0.1, and read b
 Each row gives the wall time, the throughput, and the peak resident memory of the main
 process and of each worker process (sampled every 50 ms). The results go to
 bench-out/cluster.json and are printed as a Markdown table for BENCHMARKS.md.
+
+``--from disk`` reads the same log from local disk instead (the cost of the cluster itself,
+without the S3 server's); ``--rows local`` runs only the LocalCluster row (``one``, ``j2``,
+``local``, comma-separated). ``make bench-cluster BENCH_CLUSTER_ARGS="--from disk"``.
+The load average of the machine before and after each row is written beside it.
 """
 
 from __future__ import annotations
@@ -59,6 +64,7 @@ def _sample(pid: int, peaks: dict[int, tuple[str, int]], stop: threading.Event) 
 
 
 def run(label: str, argv: list[str], env: dict, size: int) -> dict:
+    load_before = os.getloadavg()
     peaks: dict[int, tuple[str, int]] = {}
     stop = threading.Event()
     started = time.perf_counter()
@@ -83,6 +89,8 @@ def run(label: str, argv: list[str], env: dict, size: int) -> dict:
         "main_peak_mib": round(main / 2**20, 1),
         "worker_peak_mib": [round(r / 2**20, 1) for r in others[:workers]],
         "stderr": err.decode(errors="replace")[-300:],
+        "load_average_before": [round(x, 2) for x in load_before],
+        "load_average_after": [round(x, 2) for x in os.getloadavg()],
     }
     print(json.dumps(row), file=sys.stderr, flush=True)
     return row
@@ -97,11 +105,29 @@ def main(argv: list[str]) -> int:
     parser.add_argument(
         "--cut", default="1gib", help="the corpus: 1gib (default), or 100k / 1m records"
     )
+    parser.add_argument(
+        "--from",
+        dest="source",
+        choices=("s3", "disk"),
+        default="s3",
+        help="read the log from the local S3 endpoint (default) or from local disk",
+    )
+    parser.add_argument(
+        "--rows",
+        default="one,j2,local",
+        help="the rows to run: one (-j 1), j2 (-j 2), local (--scheduler local:2)",
+    )
     args = parser.parse_args(argv)
+    wanted = {r.strip() for r in args.rows.split(",") if r.strip()}
+    if not wanted or wanted - {"one", "j2", "local"}:
+        parser.error("--rows takes one, j2 and local, comma-separated")
     sizes = () if args.cut == "1gib" else (args.cut,)
     specs = corpora.specs(sizes, big=args.cut == "1gib")
     (spec,) = [s for s in specs if s.dialect == "agentscope-py" and s.kind == "messages"][:1]
     built = corpora.build(spec)
+    if args.source == "disk":
+        rows = _rows(str(built.path), dict(os.environ), built.size, wanted)
+        return _report(spec, built, rows, "from local disk")
     port = _free_port()
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
     server.start()
@@ -126,38 +152,48 @@ def main(argv: list[str]) -> int:
         )
         s3.create_bucket(Bucket=BUCKET)
         s3.upload_file(str(built.path), BUCKET, f"logs/{built.path.name}")
-        url = f"s3://{BUCKET}/logs/"
-        msgcli = [sys.executable, "-m", "msgcli", "validate", "-q"]
-        rows = [
-            run("validate -j 1 (one process)", [*msgcli, "-j", "1", url], env, built.size),
-            run("validate -j 2", [*msgcli, "-j", "2", url], env, built.size),
-            run(
-                "validate --scheduler local:2",
-                [*msgcli, "--scheduler", "local:2", url],
-                env,
-                built.size,
-            ),
-        ]
+        rows = _rows(f"s3://{BUCKET}/logs/", env, built.size, wanted)
     finally:
         server.stop()
+    return _report(spec, built, rows, "from s3:// (moto)")
+
+
+def _rows(where: str, env: dict, size: int, wanted: set[str]) -> list[dict]:
+    msgcli = [sys.executable, "-m", "msgcli", "validate", "-q"]
+    rows = []
+    if "one" in wanted:
+        rows.append(run("validate -j 1 (one process)", [*msgcli, "-j", "1", where], env, size))
+    if "j2" in wanted:
+        rows.append(run("validate -j 2", [*msgcli, "-j", "2", where], env, size))
+    if "local" in wanted:
+        argv = [*msgcli, "--scheduler", "local:2", where]
+        rows.append(run("validate --scheduler local:2", argv, env, size))
+    return rows
+
+
+def _report(spec, built, rows: list[dict], source: str) -> int:
     OUT.mkdir(exist_ok=True)
     report = {
         "corpus": {"name": spec.name, "bytes": built.size, "records": built.records},
+        "source": source,
         "cores": os.cpu_count(),
         "load_average": os.getloadavg(),
         "rows": rows,
     }
     (OUT / "cluster.json").write_text(json.dumps(report, indent=2) + "\n")
-    print(f"{spec.name}: {built.size / 1e9:.2f} GB, {built.records:,} records, from s3:// (moto)")
-    print("| command | exit | wall s | MB/s | main peak MiB | worker peak MiB |")
-    print("|---|---:|---:|---:|---:|---|")
+    print(f"{spec.name}: {built.size / 1e9:.2f} GB, {built.records:,} records, {source}")
+    print(
+        "| command | exit | wall s | MB/s | main peak MiB | worker peak MiB | load before, after |"
+    )
+    print("|---|---:|---:|---:|---:|---|---|")
     for r in rows:
         workers = ", ".join(str(w) for w in r["worker_peak_mib"]) or "-"
+        load = f"{r['load_average_before'][0]}, {r['load_average_after'][0]}"
         print(
             f"| `{r['label']}` | {r['exit_code']} | {r['wall_s']} | {r['mb_per_s']} "
-            f"| {r['main_peak_mib']} | {workers} |"
+            f"| {r['main_peak_mib']} | {workers} | {load} |"
         )
-    return 0
+    return 0 if all(r["exit_code"] == 0 for r in rows) else 1
 
 
 if __name__ == "__main__":

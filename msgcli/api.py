@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from .detect import Detector
-from .dialects import EVENT
+from .dialects import EVENT, get_dialect
 from .engine import Options
 from .findings import Finding, RunReport
 from .model import Message
@@ -603,3 +603,252 @@ def config_document(resolver: Any, paths: Iterable[str] = ()) -> dict:
             entry["settings"] = _config_settings(resolver, name)
         doc["paths"].append(entry)
     return doc
+
+
+# -- one byte range at a time: a large log over Spark, Dask or Ray --------------------------
+#
+# ``msgcli validate -j`` and ``--scheduler`` check a large message log in byte ranges and merge
+# the ranges' results in file order (:mod:`msgcli.parallel`); these functions hand the same
+# steps to an engine of one's own: ranges from :func:`byte_ranges` (or any split of the file),
+# :func:`validate_range` on each, then :func:`join_ranges` over all of them gives what
+# :func:`validate_one` gives the whole file, finding for finding.
+
+
+def byte_ranges(path: str, parts: int | None = None, *, part_bytes: int | None = None) -> list:
+    """``[(start, end), ...]``: byte ranges that cover a log (path or URL), cut at line
+    starts: ``parts`` of about equal size, or as many of at most ``part_bytes`` (16 MiB by
+    default) as it takes. Any other split of ``[0, size)`` into ranges works as well (an
+    engine's own input splits): each range checks the lines that start in it."""
+    from .parallel import PART_BYTES, ranges
+    from .remote import size as size_of
+
+    size = size_of(path)
+    if size <= 0:
+        return [(0, max(size, 0))]
+    count = parts if parts else -(-size // (part_bytes or PART_BYTES))
+    return ranges(path, size, max(1, count))
+
+
+def _range_setup(path: str, dialect: str | None) -> tuple[Any, bool]:
+    """``(preset, whole)``: what the file's first records say (dialect, kind, line), and
+    whether the file must be read whole (not a plain JSONL message log of a dialect whose
+    checks can be split: gzip, JSON, SSE, an event log, a Claude Code session)."""
+    from .dialects import MESSAGE
+    from .parallel import sniff
+    from .records import BOM, GZIP_MAGIC
+    from .remote import open_binary
+
+    forced = get_dialect(dialect) if dialect else None
+    # what -j asks of a file before it cuts one (msgcli.parallel._plan_parts), without the cuts
+    try:
+        with open_binary(path) as stream:
+            head = stream.read(64 << 10)
+    except OSError:
+        return None, True
+    if head.startswith(GZIP_MAGIC):
+        return None, True
+    first = (head[len(BOM) :] if head.startswith(BOM) else head).lstrip()
+    if first.startswith((b"[", b"data:", b":", b"event:", b"id:", b"retry:")):
+        return None, True
+    preset = sniff(path, forced)
+    if preset is None or preset[1] != MESSAGE or not preset[0].splittable:
+        return None, True
+    return preset, False
+
+
+def _line_start(stream: IO[bytes], offset: int) -> int:
+    """The first line start at or after ``offset``."""
+    if offset <= 0:
+        return 0
+    stream.seek(offset - 1)
+    stream.readline()  # the rest of the line holding byte offset-1
+    return stream.tell()
+
+
+def validate_range(
+    path: str,
+    start: int,
+    end: int,
+    *,
+    dialect: str | None = None,
+    select: list[str] | None = None,
+    ignore: list[str] | None = None,
+    strict: bool = False,
+) -> dict:
+    """Check the lines of a log (path or URL) that start in bytes ``[start, end)``, as a
+    worker of ``msgcli validate -j`` checks its part: each record read, held to its schema and
+    the per-record rules, here; the checks across records (tool pairing, repeated ids, time
+    order) are left to :func:`join_ranges`, which runs them over every range in file order.
+
+    Returns plain data to hand to :func:`join_ranges` unchanged: ``path``, ``start``,
+    ``end``, ``lines`` (how many lines the range holds), ``findings`` (with line numbers
+    within the range), ``summary``, and ``digests`` (what the checks across records need of
+    each message; tuples of str, int and None). A log that cannot be cut (gzip, a JSON
+    document, SSE, an event log, a Claude Code session) is checked whole by the range that
+    starts at byte 0; every other range of it gives nothing.
+    """
+    from .parallel import check_part
+    from .remote import mask, open_binary
+
+    if start < 0 or end < start:
+        raise ValueError(f"not a byte range: [{start}, {end})")
+    name = mask(path)
+    out: dict[str, Any] = {"path": name, "start": start, "end": end, "lines": 0}
+    preset, whole = _range_setup(path, dialect)
+    if whole:
+        out["whole"] = (
+            validate_one(path, dialect=dialect, select=select, ignore=ignore, strict=strict)
+            if start == 0
+            else None
+        )
+        return out
+    options = Options(dialect=dialect, select=select_codes(select, ignore), strict=strict)
+    with open_binary(path) as stream:
+        begin, stop = _line_start(stream, start), _line_start(stream, end)
+    out["preset"] = (preset[0].name, preset[1], preset[2])
+    if stop <= begin:  # no line starts here (the range lies inside one line)
+        out.update(summary=_part_summary(None), findings=[], digests=[])
+        return out
+    lines, summary, findings, digests = check_part(name, path, options, out["preset"], begin, stop)
+    out.update(
+        lines=lines,
+        summary=_part_summary(summary),
+        findings=[
+            {"line": line, "code": code, "message": message, "pointer": pointer}
+            for line, code, message, pointer in findings
+        ],
+        digests=digests,
+    )
+    return out
+
+
+def _part_summary(summary: Any) -> dict:
+    if summary is None:
+        return {"records": 0, "errors": 0, "warnings": 0, "readable": True, "variants": []}
+    return {
+        "records": summary.records,
+        "errors": summary.errors,
+        "warnings": summary.warnings,
+        "readable": summary.readable,
+        "variants": list(summary.variants),
+    }
+
+
+class RangeError(ValueError):
+    """The ranges handed to :func:`join_ranges` do not cover one file exactly once."""
+
+
+def join_ranges(
+    results: Iterable[dict],
+    *,
+    dialect: str | None = None,
+    select: list[str] | None = None,
+    ignore: list[str] | None = None,
+    strict: bool = False,
+) -> dict:
+    """One file's report from the :func:`validate_range` results of its ranges (in any
+    order), with the checks across records run over them in file order: the same dict as
+    :func:`validate_one` of the whole file, with the same findings. Give the options the
+    ranges were checked with. Raises :class:`RangeError` when the ranges are of several
+    files, leave a gap, overlap or are given twice (a range lost or counted twice)."""
+    from types import SimpleNamespace
+
+    from .parallel import _merge_parts
+    from .remote import size as size_of
+
+    ordered = sorted(results, key=lambda r: (r["start"], r["end"]))
+    if not ordered:
+        raise RangeError("no ranges to join")
+    names = {r["path"] for r in ordered}
+    if len(names) > 1:
+        raise RangeError(f"ranges of {len(names)} files: join the ranges of one file at a time")
+    name = ordered[0]["path"]
+    at = 0
+    for result in ordered:
+        if result["start"] != at:
+            what = "a gap" if result["start"] > at else "an overlap"
+            raise RangeError(f"{name}: {what} at byte {min(at, result['start'])}")
+        at = result["end"]
+    if any("whole" in r for r in ordered):
+        (first,) = [r for r in ordered if r["start"] == 0][:1]
+        if first.get("whole") is None:
+            raise RangeError(f"{name}: the range at byte 0 was not checked")
+        return first["whole"]
+    known = size_of(name) if "://" not in name or "***" not in name else 0
+    if known and at < known:
+        raise RangeError(f"{name}: the ranges end at byte {at} of {known}")
+    options = Options(dialect=dialect, select=select_codes(select, ignore), strict=strict)
+    preset_name, kind, line = ordered[0]["preset"]
+    preset = (get_dialect(preset_name), kind, line)
+
+    def parts() -> Iterator[tuple]:
+        for r in ordered:
+            summary = SimpleNamespace(**r["summary"])
+            found = [(f["line"], f["code"], f["message"], f["pointer"]) for f in r["findings"]]
+            yield r["lines"], summary, found, r["digests"]
+
+    spans = [(r["start"], r["end"]) for r in ordered]
+    report = _merge_parts(name, preset, parts(), options, spans, track=False)
+    return {
+        "path": report.summary.path,
+        "summary": report.summary.to_dict(),
+        "findings": [f.to_dict() for f in report.findings],
+        "failed": report.summary.failed or not report.summary.readable,
+    }
+
+
+def read_range(path: str, start: int, end: int, *, dialect: str | None = None) -> dict:
+    """The message records of a log (path or URL) whose lines start in bytes ``[start,
+    end)``, as :func:`read_messages` reads them: ``{"path", "start", "end", "lines",
+    "messages": [(line within the range, Message), ...]}``. :func:`joined_messages` numbers
+    the lines of every range as in the file. A log that cannot be cut is read whole by the
+    range that starts at byte 0."""
+    from .reader import part_records
+    from .remote import mask, open_binary
+
+    if start < 0 or end < start:
+        raise ValueError(f"not a byte range: [{start}, {end})")
+    out: dict[str, Any] = {"path": mask(path), "start": start, "end": end, "lines": 0}
+    preset, whole = _range_setup(path, dialect)
+    if whole:
+        out["messages"] = list(read_messages(path, dialect)) if start == 0 else []
+        out["whole"] = True
+        return out
+    chosen = preset[0]
+    with open_binary(path) as stream:
+        begin, stop = _line_start(stream, start), _line_start(stream, end)
+        stream.seek(begin)
+        data = stream.read(max(0, stop - begin))
+    messages = []
+    expand = getattr(chosen, "expand", None)
+    for record in part_records(data, first=begin == 0):
+        obj = record.obj
+        if obj is None or (begin == 0 and record.line < preset[2]):
+            continue  # (before its first message, read_messages knows no dialect yet)
+        if chosen.classify(obj) == EVENT:
+            continue
+        for one in [obj] if expand is None else expand(obj):
+            messages.append((record.line, chosen.read(one)))
+    out["lines"] = data.count(b"\n") + (0 if not data or data.endswith(b"\n") else 1)
+    out["messages"] = messages
+    return out
+
+
+def joined_messages(results: Iterable[dict]) -> Iterator[tuple[int, Message]]:
+    """``(line, message)`` of every :func:`read_range` result of one file, in file order,
+    each line numbered as in the file."""
+    base = 0
+    for result in sorted(results, key=lambda r: (r["start"], r["end"])):
+        for line, message in result["messages"]:
+            yield (line if result.get("whole") else line + base), message
+        base += result["lines"]
+
+
+__all__ += [
+    "RangeError",
+    "byte_ranges",
+    "join_ranges",
+    "joined_messages",
+    "read_range",
+    "validate_range",
+]

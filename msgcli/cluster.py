@@ -244,16 +244,19 @@ def collect_stats_cluster(
             state.done(_file_size(tasks[i][1]), result.records)
 
     results = run_tasks(client, _stats_task, tasks, arrived, "msgcli-stats")
-    report = StatsReport()
-    from .stats import file_stats
+    from .stats import file_stats, without_nested
 
+    found: list[FileStats] = []
     for slot in slots:
         if slot is None:
-            report.add(next(results))
+            found.append(next(results))
         elif isinstance(slot, tuple):
-            report.add(file_stats("-", name=slot[1], dialect=dialect))
+            found.append(file_stats("-", name=slot[1], dialect=dialect))
         else:
-            report.add(slot)
+            found.append(slot)
+    report = StatsReport()
+    for stats in without_nested(found):  # a subagent its session counts: counted once
+        report.add(stats)
     return report
 
 

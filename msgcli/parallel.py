@@ -236,15 +236,15 @@ def _plan_parts(
     first = start.lstrip()
     if first.startswith((b"[", b"data:", b":", b"event:", b"id:", b"retry:")):
         return None
-    preset = _sniff(source, forced)
+    preset = sniff(source, forced)
     if preset is None or preset[1] != MESSAGE or not preset[0].splittable:
         return None
     count = max(jobs, -(-total // part_bytes))
     count += -count % jobs  # a multiple of the workers, so none waits for the last part
-    return preset, _ranges(source, total, count)
+    return preset, ranges(source, total, count)
 
 
-def _sniff(source: str | Path, forced: Dialect | None) -> Preset | None:
+def sniff(source: str | Path, forced: Dialect | None) -> Preset | None:
     """The dialect, kind and line a single pass would settle on, from the first records."""
     detector = Detector(forced)
     try:
@@ -263,7 +263,7 @@ def _sniff(source: str | Path, forced: Dialect | None) -> Preset | None:
     return None
 
 
-def _ranges(source: str | Path, size: int, count: int) -> list[tuple[int, int]]:
+def ranges(source: str | Path, size: int, count: int) -> list[tuple[int, int]]:
     """``count`` byte ranges of about equal size that start at line starts."""
     cuts = [0]
     with open_binary(source) as stream:
@@ -285,15 +285,15 @@ def _ranges(source: str | Path, size: int, count: int) -> list[tuple[int, int]]:
 
 def run_task(task: tuple) -> Any:
     """What a worker does with one task of :func:`plan`: a whole file's report, or a
-    part's result (see :func:`_check_part`)."""
+    part's result (see :func:`check_part`)."""
     if task[0] == "file":
         _, name, path, options = task
         return validate_file(path, name=name, options=options)
     _, name, path, options, preset_names, start, end = task
-    return _check_part(name, path, options, preset_names, start, end)
+    return check_part(name, path, options, preset_names, start, end)
 
 
-def _check_part(
+def check_part(
     name: str, path: str, options: Options, preset_names: tuple, start: int, end: int
 ) -> tuple:
     """Check bytes ``[start, end)`` of a message log; line numbers are local to the part.

@@ -476,7 +476,10 @@ class _Collector:
         else:
             stats.stream_errors += 1
 
-    def finish(self, reader: LogReader) -> FileStats:
+    def finish(self, reader: LogReader, source: str | None = None) -> FileStats:
+        """The counts once the file is read; ``source`` is where it was read from (the
+        dialect looks beside it: a Claude Code session's subagent files), by default its
+        name."""
         stats = self.stats
         for names in self._waiting.values():
             for name in names:
@@ -492,7 +495,7 @@ class _Collector:
         if reader.dialect is not None and reader.dialect.stats_details:
             if stats.details is None:
                 stats.details = {}
-            reader.dialect.finish_stats(stats.path, stats.details)
+            reader.dialect.finish_stats(source or stats.path, stats.details)
         return stats
 
 
@@ -518,7 +521,7 @@ def file_stats(
     except ReadError as exc:
         collector.stats.readable = False
         collector.stats.problem = f"cannot read: {exc}"
-    return collector.finish(reader)
+    return collector.finish(reader, str(source) if isinstance(source, (str, Path)) else None)
 
 
 def collect_stats(paths: Iterable[str | Path], dialect: str | None = None) -> StatsReport:
@@ -528,7 +531,7 @@ def collect_stats(paths: Iterable[str | Path], dialect: str | None = None) -> St
 
     if dialect is not None:
         get_dialect(dialect)  # an unknown name fails here, before any file is read
-    report = StatsReport()
+    found: list[FileStats] = []
     for name, source, problem in expand_paths(paths):
         if source is None:
             why = (
@@ -536,10 +539,25 @@ def collect_stats(paths: Iterable[str | Path], dialect: str | None = None) -> St
                 if problem == "no-logs"
                 else "cannot read: no such file or directory"
             )
-            report.add(FileStats(path=name, readable=False, problem=why))
+            found.append(FileStats(path=name, readable=False, problem=why))
             continue
-        report.add(file_stats(source, name=name, dialect=dialect))
+        found.append(file_stats(source, name=name, dialect=dialect))
+    report = StatsReport()
+    for stats in without_nested(found):
+        report.add(stats)
     return report
+
+
+def without_nested(files: list[FileStats]) -> list[FileStats]:
+    """The files of a run less those a session of the same run already counts: a Claude Code
+    subagent file (and its ``.meta.json``) whose session is among the files, and counts it
+    under ``claude_code.subagents``, is not counted a second time as a file of its own."""
+    from .dialects.claude_code.subagents import counted_by_sessions
+
+    folded = counted_by_sessions(
+        [(f.path, (f.details or {}).get("claude_code")) for f in files if f.readable]
+    )
+    return [f for f in files if f.path not in folded] if folded else files
 
 
 def _count_nested(counter: Counter, block: Any) -> None:

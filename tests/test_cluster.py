@@ -150,32 +150,49 @@ def _stats_pair(env, root, *extra: str):
     theirs = json.loads(local.stdout)
     for report in (mine, theirs):
         report["files"].sort(key=lambda f: f["path"])
-        _without_subagents(report)
-    assert mine == theirs
+    assert mine == theirs  # a Claude Code session's subagent totals too
     return theirs
 
 
-def _without_subagents(report: dict) -> None:
-    """A Claude Code session's subagent files are found beside it on a local disk only
-    (see test_stats_of_a_session_in_object_storage_counts_its_subagents): their totals are
-    left out of the comparison, everything else must be equal."""
-    for where in [report["total"], *report["files"]]:
-        details = where.get("claude_code")
-        if isinstance(details, dict):
-            details.pop("subagents", None)
-            details.pop("subagents_by_agent", None)
+#: a Claude Code session in its projects layout, with a subagent file beside it
+PROJECT = "logs/real/claude-code/09-subagent/projects/-tmp-cc-work-09-subagent"
+SESSION = f"{PROJECT}/e53477da-f35b-4b62-8591-b926e937a2f0.jsonl"
+AGENT = "a9cc50b2b12bfa1ca"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="subagent files beside a Claude Code session are looked for on the local disk only",
-)
 def test_stats_of_a_session_in_object_storage_counts_its_subagents(s3):
     env, root = s3
     local = msgcli(env, "stats", "-f", "json", "logs", cwd=root)
     remote = msgcli(env, "stats", "-f", "json", f"{PREFIX}logs/", cwd=root)
     subagents = json.loads(local.stdout)["total"]["claude_code"]["subagents"]
+    assert subagents["files"] >= 2  # the 2.1.197 and the 2.1.332 run with a subagent
     assert json.loads(remote.stdout)["total"]["claude_code"].get("subagents") == subagents
+    # the session alone, named by its URL: its subagent found beside it in the bucket
+    one = msgcli(env, "stats", "-f", "json", f"{PREFIX}{SESSION}", cwd=root)
+    assert one.returncode == 0, one.stderr
+    found = json.loads(one.stdout)["files"][0]["claude_code"]["subagents"]
+    assert list(found["by_agent"]) == [AGENT] and found["input"] > 0
+
+
+def test_show_of_a_session_in_object_storage_nests_its_subagent(s3):
+    env, root = s3
+    local = msgcli(env, "show", "--no-pager", "--width", "160", SESSION, cwd=root)
+    remote = msgcli(env, "show", "--no-pager", "--width", "160", f"{PREFIX}{SESSION}", cwd=root)
+    assert remote.returncode == local.returncode == 0, remote.stderr
+    assert f"({AGENT})" in remote.stdout  # the subagent's title, under the Agent call
+    assert remote.stdout.replace(PREFIX, "") == local.stdout
+
+
+def test_a_projects_prefix_shows_and_counts_each_subagent_once(s3):
+    env, root = s3
+    for command in (["show", "--no-pager", "--width", "160"], ["stats", "-f", "json"]):
+        local = msgcli(env, *command, PROJECT, cwd=root)
+        remote = msgcli(env, *command, f"{PREFIX}{PROJECT}/", cwd=root)
+        assert remote.returncode == local.returncode == 0, remote.stderr
+        assert remote.stdout.replace(PREFIX, "") == local.stdout
+        assert remote.stdout.count(f"agent-{AGENT}.jsonl") == 0  # not a file of its own
+    shown = msgcli(env, "show", "--no-pager", f"{PREFIX}{PROJECT}/", cwd=root).stdout
+    assert shown.count(f"({AGENT})") == 1
 
 
 def _parquet_rows(path: str, env: dict) -> dict[str, list]:
@@ -232,7 +249,10 @@ def test_validate_a_prefix_on_s3_equals_the_local_run(s3):
 def test_stats_and_export_of_a_prefix_on_s3_equal_the_local_run(s3):
     env, root = s3
     report = _stats_pair(env, root)
-    assert report["total"]["files"] == _log_count(root)
+    # a Claude Code subagent file and its meta file are counted under their session
+    nested = sum(1 for p in (root / "logs").rglob("*") if "subagents" in p.parts and p.is_file())
+    assert nested == 2 * report["total"]["claude_code"]["subagents"]["files"] > 0
+    assert report["total"]["files"] == _log_count(root) - nested
     _export_pair(env, root, "s3-export.parquet")
 
 

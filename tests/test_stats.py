@@ -417,9 +417,17 @@ def test_a_directory_is_every_log_below_it(run_cli):
     assert code == 0
     doc = json.loads(out)
     # every log, files before subfolders (compared as sets of paths); the JSON schema beside
-    # a state file is passed over (no log)
-    logs = [p for p in log_files(folder) if not p.name.endswith(".schema.json")]
+    # a state file is passed over (no log), and a Claude Code subagent file (with its meta
+    # file) whose session is in the folder is counted under that session, not again on its own
+    logs = [
+        p
+        for p in log_files(folder)
+        if not p.name.endswith(".schema.json") and "subagents" not in p.parts
+    ]
     assert sorted(f["path"] for f in doc["files"]) == sorted(str(p) for p in logs)
+    assert doc["total"]["claude_code"]["subagents"]["files"] == sum(
+        1 for p in log_files(folder) if "subagents" in p.parts and p.suffix == ".jsonl"
+    )
     for key in ("records", "unreadable_lines"):
         assert doc["total"][key] == sum(f[key] for f in doc["files"])
     assert doc["total"]["messages"]["total"] == sum(f["messages"]["total"] for f in doc["files"])

@@ -88,10 +88,11 @@ def walk(
     """Hand every log the paths name to ``sink``; the exit status (2: a path could not be
     read, else 0). ``redact``: secrets masked in every record first (``--redact``)."""
     from ..inputs import expand_paths
+    from .thread import without_nested
 
     filters = filters or Filters()
     kept: deque[Unit] | None = deque(maxlen=tail) if tail else None
-    sources = list(expand_paths(paths))
+    sources = without_nested(expand_paths(paths))  # (a subagent: under its session's call)
     several = len(sources) > 1
     shown = 0
     unreadable = 0

@@ -15,7 +15,7 @@ import json
 import re
 import zlib
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any
@@ -603,3 +603,15 @@ def _footer(msg: Message) -> Text | None:
             out.append("  ")
         out.append(text, style=style)
     return out
+
+
+def without_nested(sources: Iterable[tuple[str, Any, str]]) -> list[tuple[str, Any, str]]:
+    """The inputs of ``show`` (and its HTML and Markdown pages) as ``expand_paths`` gives
+    them, less the logs another input nests: a Claude Code subagent file whose session is
+    among them is shown under the Agent call that started it, not a second time as a file of
+    its own (given without its session, it is shown as itself)."""
+    from ..dialects.claude_code.subagents import nested_in_run
+
+    listed = list(sources)
+    nested = nested_in_run(source for _, source, _ in listed)
+    return [s for s in listed if s[1] is None or str(s[1]) not in nested] if nested else listed

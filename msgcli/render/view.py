@@ -175,7 +175,13 @@ SHORT_ID_READ_LIMIT = 16 * 1024 * 1024
 def _size(source: Any) -> int:
     """About how much a file holds (a gzip file, ten times its size)."""
     try:
-        size = os.stat(source).st_size
+        from ..remote import is_url
+        from ..remote import size as size_of
+
+        # (a URL's size is in the listing of its prefix, or one request away; 0: not known)
+        size = (size_of(source) or SHORT_ID_READ_LIMIT + 1) if is_url(source) else None
+        if size is None:
+            size = os.stat(source).st_size
         return size * 10 if str(source).endswith(".gz") else size
     except (OSError, TypeError, ValueError):
         return SHORT_ID_READ_LIMIT + 1
@@ -260,10 +266,12 @@ class View:
                 self.depth -= 1
 
     def run(self, paths: list[str], dialect: str | None) -> int:
-        """Show every log the paths name; the exit status."""
+        """Show every log the paths name; the exit status. A subagent file whose session is
+        among them is shown under the Agent call that started it, not again on its own."""
         from ..inputs import expand_paths
+        from .thread import without_nested
 
-        sources = list(expand_paths(paths))
+        sources = without_nested(expand_paths(paths))
         several = len(sources) > 1
         try:
             for name, source, problem in sources:

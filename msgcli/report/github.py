@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, TextIO
 
-from ..pipeline import RunReport
+from ..findings import RunReport
 from ..textsafe import visible
 
 

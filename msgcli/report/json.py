@@ -10,7 +10,7 @@ from typing import TextIO
 
 import orjson
 
-from ..pipeline import RunReport
+from ..findings import RunReport
 
 VERSION = 1
 

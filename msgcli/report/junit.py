@@ -45,8 +45,7 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import TextIO
 
-from ..findings import ERROR, WARNING, Finding
-from ..pipeline import FileReport, RunReport
+from ..findings import ERROR, WARNING, FileReport, Finding, RunReport
 from ..render.words import plural
 from ..textsafe import visible
 

@@ -58,8 +58,7 @@ from urllib.parse import quote
 
 import orjson
 
-from ..findings import ERROR, INFO, FileSummary, Finding
-from ..pipeline import FileReport, RunReport
+from ..findings import ERROR, INFO, FileReport, FileSummary, Finding, RunReport
 from ..reader import STDIN_NAME, STREAM_NAME
 from ..rules import RULES, Rule
 

@@ -13,8 +13,7 @@ from __future__ import annotations
 import os
 from typing import TextIO
 
-from ..findings import INFO
-from ..pipeline import RunReport
+from ..findings import INFO, RunReport
 from ..render.words import plural
 from ..textsafe import visible
 

@@ -347,11 +347,10 @@ class SessionChecker:
         (``<project>/<sessionId>.jsonl`` for ``<project>/<sessionId>/subagents/agent-<id>``)."""
         if self.agent is None:
             return
-        folder = os.path.dirname(self.name)
-        if os.path.basename(folder) != "subagents":
-            return
-        parent = os.path.dirname(folder) + ".jsonl"
-        if not os.path.isfile(parent):
+        from .subagents import parent_session, path_exists
+
+        parent = parent_session(self.name)  # a local file, or an object beside it
+        if parent is None or not path_exists(parent):
             return
         if self.meta_tool is not None:
             line, tool = self.meta_tool
@@ -440,8 +439,10 @@ def _counts(sig: tuple) -> tuple:
 
 
 def _lines_with(path: str, needle: bytes):
+    from .subagents import open_log
+
     try:
-        with open(path, "rb") as stream:
+        with open_log(path) as stream:
             for raw in stream:
                 if needle in raw:
                     try:
@@ -450,7 +451,7 @@ def _lines_with(path: str, needle: bytes):
                         continue
                     if isinstance(obj, dict):
                         yield obj
-    except OSError:
+    except Exception:  # unreadable (a local file, or an object store that refuses): no check
         return
 
 

@@ -14,7 +14,6 @@ model, and, for a main session file in its ``projects`` layout, the subagents be
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 from ...model import Message
@@ -76,22 +75,34 @@ def finish(path: str, details: dict) -> None:
     cc = _section(details)
     if not path.endswith(".jsonl") or cc["thread"] != "main":
         return
-    folder = os.path.join(path[: -len(".jsonl")], "subagents")
-    if not os.path.isdir(folder):
+    from .subagents import subagent_logs
+
+    found = subagent_logs(path)  # beside a local file, or below the same URL prefix
+    if found is None:
         return
+    from ...remote import mask
     from ...stats import file_stats
 
-    subagents: dict[str, Any] = {"files": 0, **_tokens(), "by_agent": {}}
-    for name in sorted(os.listdir(folder)):
-        if not (name.startswith("agent-") and name.endswith(".jsonl")):
-            continue
-        found = file_stats(os.path.join(folder, name)).details
-        theirs = (found or {}).get("claude_code")
+    subagents: dict[str, Any] = {"files": 0, **_counts(), "by_agent": {}}
+    for agent, where in found:
+        counted = file_stats(where, name=mask(where))
+        theirs = (counted.details or {}).get("claude_code")
         if theirs is None:
             continue
         subagents["files"] += 1
-        agent = name[len("agent-") : -len(".jsonl")]
-        subagents["by_agent"][agent] = {k: theirs[k] for k in ("responses", *_KEYS)}
-        for k in ("responses", *_KEYS):
-            subagents[k] += theirs[k]
+        mine = subagents["by_agent"][agent] = {
+            "records": counted.records,
+            "messages": counted.messages,
+            "tool_calls": counted.tool_calls,
+            **{k: theirs[k] for k in ("responses", *_KEYS)},
+        }
+        for k, value in mine.items():
+            subagents[k] += value
     cc["subagents"] = subagents
+
+
+def _counts() -> dict[str, Any]:
+    """What is counted of each subagent: its records, messages and tool calls (so that a
+    subagent counted under its session, and not as a file of its own, is counted whole), and
+    its responses and tokens."""
+    return {"records": 0, "messages": 0, "tool_calls": 0, **_tokens()}
