@@ -67,7 +67,7 @@ class WireReplayer(Replayer):
     def _lean(self, lines: Any, check: Any) -> int:
         import orjson
 
-        from ..guard import nests_deeper
+        from ..guard import RECORD_DEPTH, nests_deeper
         from ..reader import Record, not_object, records_of_lines, too_deep
 
         loads = orjson.loads
@@ -82,16 +82,21 @@ class WireReplayer(Replayer):
         own = self.lean_types
         key = self.lean_key
         take = check.take
-        count = fasted = 0
-        last = check.last
+        count = 0
+        last = check.last  # the line of the last record counted
+        fast_last = 0  # the line of the last event a fast path applied
         # events the fast paths applied, by type, in the order the types first came; added
         # to the stats before anything else counts (so they keep that order)
         tally: dict[str, int] = {}
+        fasted = 0
 
-        def counted() -> None:
-            for kind, n in tally.items():
-                by_type[kind] += n
+        def counted() -> int:
+            n = 0
+            for kind, k in tally.items():
+                by_type[kind] += k
+                n += k
             tally.clear()
+            return n
 
         for number, raw in lines:
             try:
@@ -99,7 +104,7 @@ class WireReplayer(Replayer):
             except bad_json:
                 if not raw.strip():
                     continue
-                counted()
+                fasted += counted()
                 # the rest the reader's way: it says precisely what is wrong with a line
                 for record in records_of_lines(_chain([(number, raw)], lines)):
                     count += 1
@@ -110,24 +115,24 @@ class WireReplayer(Replayer):
                 kind = obj.get(key)
                 apply = fast.get(kind)
             except AttributeError:  # a JSON value that is no object
-                counted()
+                fasted += counted()
                 last = take(Record(number, None, not_object(obj))) or last
                 continue
             except TypeError:  # a type that is no name (a list, an object)
                 apply = None
-            if nests_deeper(obj, raw=raw):
-                counted()
+            # (a line shorter than the depth limit cannot nest past it)
+            if len(raw) > RECORD_DEPTH and nests_deeper(obj, raw=raw):
+                fasted += counted()
                 last = take(Record(number, None, too_deep())) or last
                 continue
             if apply is not None and apply(obj, number):
-                if kind in tally:
+                try:
                     tally[kind] += 1
-                else:
+                except KeyError:
                     tally[kind] = 1
-                fasted += 1
-                last = number
+                fast_last = number
                 continue
-            counted()
+            fasted += counted()
             if type(kind) is str and kind in own and (quick(kind, obj) or valid(obj)):
                 check.line = number
                 summary.records += 1
@@ -136,10 +141,12 @@ class WireReplayer(Replayer):
                 event(number, obj)
                 continue
             last = take(Record(number, obj, None, raw)) or last
-        counted()
+        fasted += counted()
         summary.records += fasted
         stats.events += fasted
-        check.last = self.line = last
+        # the last record counted, and the last event applied (where a cut stream is reported)
+        check.last = max(last, fast_last)
+        self.line = max(self.line, fast_last)
         return count
 
     def count(self, kind: str) -> None:

@@ -166,8 +166,10 @@ class AnthropicReplayer(WireReplayer):
                     return False  # reported the whole way
                 self.blocks[index]["input"] = value
             del self.json[index]
+            del self.json_line[index]
         elif pieces is not None:
             del self.json[index]
+            del self.json_line[index]
         self.stopped.add(index)
         return True
 
@@ -372,6 +374,7 @@ class AnthropicReplayer(WireReplayer):
 
     def _parse_input(self, index: Any) -> None:
         pieces = self.json.pop(index, None)
+        line = self.json_line.pop(index, self.line)
         if not pieces:
             return
         text = "".join(pieces)
@@ -387,7 +390,7 @@ class AnthropicReplayer(WireReplayer):
                 f"({short(block.get('name'))}) is not valid JSON: {short(text)} (the SDK raises "
                 "'Unable to parse tool parameter JSON from model'); the text is kept in "
                 "msgcli_partial_json",
-                line=self.json_line.get(index, self.line),
+                line=line,
             )
             block["msgcli_partial_json"] = text
 
