@@ -514,3 +514,38 @@ def test_the_lean_loop_replays_as_the_whole_way_does(data):
     with _whole_way():
         whole = _replayed(data_bytes, dialect)
     assert lean == whole
+
+
+_EDGES = [
+    # numbers past 64 bits (orjson: a float; msgspec would say int), duplicate keys (the last
+    # one counts), a tag given twice, values of other types than the common ones, a delta
+    # that also carries a value nested past the depth msgcli reads
+    b'{"type":"content_block_delta","index":18446744073709551616,'
+    b'"delta":{"type":"text_delta","text":"x"}}',
+    b'{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a",'
+    b'"text":"b"}}',
+    b'{"type":"content_block_delta","index":0,"type":"ping","delta":{"type":"text_delta",'
+    b'"text":"c"}}',
+    b'{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":null}}',
+    b'{"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":7}}',
+    b'{"type":"content_block_delta","index":0,"delta":{"type":"citations_delta",'
+    b'"citation":{"cited_text":"d"}}}',
+    b'{"type":"content_block_delta","index":0,"extra":' + b"[" * 1015 + b"]" * 1015 + b","
+    b'"delta":{"type":"text_delta","text":"deep"}}',
+    b'{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_details":null,'
+    b'"container":null},"usage":{"output_tokens":99999999999999999999999}}',
+    b'{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":null}',
+]
+
+
+@pytest.mark.parametrize("edge", _EDGES, ids=range(len(_EDGES)))
+def test_the_lean_loop_reads_numbers_and_keys_as_the_whole_way(edge: bytes):
+    """Lines the typed decoder and orjson could read differently replay as the whole way
+    replays them, in the middle of a real stream."""
+    lines = (ROOT / "anthropic-messages" / "text-unicode" / "events.jsonl").read_bytes()
+    head, rest = lines.split(b"\n", 2)[:2], lines.split(b"\n", 2)[2]
+    data_bytes = b"\n".join([*head, edge, rest])
+    lean = _replayed(data_bytes, "anthropic")
+    with _whole_way():
+        whole = _replayed(data_bytes, "anthropic")
+    assert lean == whole
