@@ -522,8 +522,7 @@ _EDGES = [
     # that also carries a value nested past the depth msgcli reads
     b'{"type":"content_block_delta","index":18446744073709551616,'
     b'"delta":{"type":"text_delta","text":"x"}}',
-    b'{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a",'
-    b'"text":"b"}}',
+    b'{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a","text":"b"}}',
     b'{"type":"content_block_delta","index":0,"type":"ping","delta":{"type":"text_delta",'
     b'"text":"c"}}',
     b'{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":null}}',
