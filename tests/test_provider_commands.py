@@ -275,6 +275,8 @@ def _convert(run_cli, tmp_path: Path, log: Path, target: str) -> Path:
     ("source", "target"),
     [
         ("anthropic", "openai-chat"),
+        ("openai-chat", "anthropic"),
+        ("openai-responses", "anthropic"),
         ("openai-responses", "openai-chat"),
         ("openai-chat", "openai-responses"),
         ("anthropic", "openai-responses"),
@@ -290,19 +292,50 @@ def test_diff_of_a_conversation_and_its_conversion_finds_no_difference(
     assert "no differences" in out
 
 
-def test_diff_openai_chat_to_anthropic_differs_only_by_the_system_prompts(run_cli, tmp_path):
+def test_openai_chat_to_anthropic_keeps_the_system_prompts_as_the_requests_system(
+    run_cli, tmp_path
+):
     """Anthropic has no system message (a request's ``system`` is outside its messages):
-    ``convert`` writes each as a user message and says so (X001); diff shows exactly that."""
+    ``convert`` writes each system prompt as a line of its own, ``{"system": ...}``, without
+    a warning; diff finds no difference, and converting back gives the system messages."""
     log = CONVERSATIONS["openai-chat"]
-    converted = _convert(run_cli, tmp_path, log, "anthropic")
-    code, out = run_cli("diff", "--format", "json", str(log), str(converted))
-    assert code == 1
-    result = json.loads(out)
+    code, out, err = run_cli("convert", "--to", "anthropic", str(log), stderr=True)
+    assert code == 0
+    assert "X001" not in err
+    written = [json.loads(line) for line in out.splitlines()]
     systems = [m["content"] for r in _lines(log) for m in r["messages"] if m["role"] == "system"]
-    removed = [d for d in result["differences"] if d["kind"] == "removed"]
-    assert [d["old"]["content"][0]["text"] for d in removed] == systems
-    assert all(d["what"] == "system" for d in removed)
-    assert result["stat"]["tool_calls_changed"] == 0
+    assert systems
+    assert [r["system"] for r in written if "system" in r] == systems
+    assert all(r.keys() == {"system"} for r in written if "role" not in r)
+    converted = tmp_path / "anthropic.jsonl"
+    converted.write_text(out, encoding="utf-8")
+    code, out = run_cli("validate", "--format", "json", str(converted))
+    assert code == 0, out
+    assert json.loads(out)["files"][0]["dialect"] == "anthropic"
+    code, out = run_cli("diff", "--format", "json", str(log), str(converted))
+    assert code == 0, out
+    assert json.loads(out)["differences"] == []
+
+    back = _convert(run_cli, tmp_path, converted, "openai-chat")
+    code, out = run_cli("diff", str(log), str(back))
+    assert code == 0, out
+    again = [json.loads(line) for line in back.read_text(encoding="utf-8").splitlines()]
+    assert [m["content"] for m in again if m["role"] == "system"] == systems
+
+
+@pytest.mark.parametrize("via", ["openai-chat", "openai-responses"])
+def test_anthropic_round_trip_keeps_the_system_prompt(run_cli, tmp_path, via):
+    """The real Anthropic conversations (a request's ``system`` and its messages) through
+    another provider form and back: diff finds no difference, the system prompt included."""
+    log = CONVERSATIONS["anthropic"]
+    there = _convert(run_cli, tmp_path, log, via)
+    back = _convert(run_cli, tmp_path, there, "anthropic")
+    for path in (there, back):
+        code, out, err = run_cli("diff", str(log), str(path), stderr=True)
+        assert code == 0, out + err
+    systems = [r["system"] for r in _lines(log) if r.get("system") is not None]
+    written = [json.loads(line) for line in back.read_text(encoding="utf-8").splitlines()]
+    assert [r["system"] for r in written if "system" in r] == systems
 
 
 @pytest.mark.parametrize("dialect", sorted(CONVERSATIONS))

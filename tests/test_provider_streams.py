@@ -10,6 +10,7 @@ write the text that arrived.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 
@@ -426,3 +427,125 @@ def test_disordered_streams_fail_and_still_write_what_arrived(path: Path):
     written = [orjson.loads(x) for x in result.stdout.splitlines() if x.startswith("{")]
     assert len(written) == 1
     assert _texts(written[0])  # the text (or tool input) that arrived is kept
+
+
+# -- the lean loop: the same as the whole way, whatever the stream holds --------------------
+
+
+def _replayed(data_bytes: bytes, dialect: str):
+    """What a replay gives that a user sees: the messages, the findings, the counts."""
+    import io
+
+    import msgcli
+
+    written: list = []
+    result = msgcli.replay(
+        io.BytesIO(data_bytes), dialect=dialect, sink=lambda *a: written.append(a[-1])
+    )
+    (file,) = result.report.files
+    findings = [(f.line, f.code, f.message, f.pointer) for f in file.findings]
+    summary = file.summary
+    replay = summary.replay.to_dict() if summary.replay is not None else None
+    return written, findings, (summary.records, summary.errors, summary.warnings, replay)
+
+
+def _mutated(data, events: list) -> list:
+    events = [json.loads(json.dumps(e)) for e in events]
+    for _ in range(data.draw(st.integers(0, 6))):
+        if not events:
+            break
+        i = data.draw(st.integers(0, len(events) - 1))
+        action = data.draw(
+            st.sampled_from(["drop", "repeat", "swap", "mutate", "deep", "index", "type"])
+        )
+        if action == "drop":
+            events.pop(i)
+        elif action == "repeat":
+            events.insert(data.draw(st.integers(0, len(events))), json.loads(json.dumps(events[i])))
+        elif action == "swap":
+            j = data.draw(st.integers(0, len(events) - 1))
+            events[i], events[j] = events[j], events[i]
+        elif action == "index" and "index" in events[i]:
+            events[i]["index"] = data.draw(st.sampled_from([-1, 0, 1, 2, 5, "0", 1.0, None]))
+        elif action == "type":
+            kinds = sorted({e["type"] for e in events if type(e.get("type")) is str})
+            events[i]["type"] = data.draw(st.sampled_from(kinds or ["ping"]))
+        else:
+            target = events[i]
+            if action == "deep":  # one level down: a delta, a message, an item
+                inner = [v for v in target.values() if isinstance(v, dict)]
+                target = data.draw(st.sampled_from(inner)) if inner else target
+            keys = list(target) or ["type"]
+            key = data.draw(st.sampled_from(keys))
+            target[key] = data.draw(_VALUES)
+    return events
+
+
+@contextlib.contextmanager
+def _whole_way():
+    """Provider replays take every event the whole way (schema, then the state machine)."""
+    from msgcli.dialects.wire import WireReplayer
+
+    lean = WireReplayer.lean
+    WireReplayer.lean = None  # type: ignore[assignment,method-assign]
+    try:
+        yield
+    finally:
+        WireReplayer.lean = lean  # type: ignore[method-assign]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_the_lean_loop_replays_as_the_whole_way_does(data):
+    """The replay's own loop over a JSONL stream (fast paths per event type) gives exactly
+    the messages, findings and counts that checking every event the whole way gives: on
+    real streams, one after another, with events dropped, repeated, swapped and changed."""
+    dialect, _ = data.draw(st.sampled_from(_STREAMS))
+    streams = [s for d, s in _STREAMS if d == dialect]
+    events: list = []
+    for _ in range(data.draw(st.integers(1, 3))):
+        events += _mutated(data, data.draw(st.sampled_from(streams)))
+    lines = [orjson.dumps(e) for e in events]
+    if data.draw(st.booleans()) and lines:  # a line that is no JSON, or no object
+        lines.insert(
+            data.draw(st.integers(1, len(lines))), data.draw(st.sampled_from([b"{", b"[1]", b""]))
+        )
+    data_bytes = b"".join(line + b"\n" for line in lines)
+    lean = _replayed(data_bytes, dialect)
+    with _whole_way():
+        whole = _replayed(data_bytes, dialect)
+    assert lean == whole
+
+
+_EDGES = [
+    # numbers past 64 bits (orjson: a float; msgspec would say int), duplicate keys (the last
+    # one counts), a tag given twice, values of other types than the common ones, a delta
+    # that also carries a value nested past the depth msgcli reads
+    b'{"type":"content_block_delta","index":18446744073709551616,'
+    b'"delta":{"type":"text_delta","text":"x"}}',
+    b'{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a","text":"b"}}',
+    b'{"type":"content_block_delta","index":0,"type":"ping","delta":{"type":"text_delta",'
+    b'"text":"c"}}',
+    b'{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":null}}',
+    b'{"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":7}}',
+    b'{"type":"content_block_delta","index":0,"delta":{"type":"citations_delta",'
+    b'"citation":{"cited_text":"d"}}}',
+    b'{"type":"content_block_delta","index":0,"extra":' + b"[" * 1015 + b"]" * 1015 + b","
+    b'"delta":{"type":"text_delta","text":"deep"}}',
+    b'{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_details":null,'
+    b'"container":null},"usage":{"output_tokens":99999999999999999999999}}',
+    b'{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":null}',
+]
+
+
+@pytest.mark.parametrize("edge", _EDGES, ids=range(len(_EDGES)))
+def test_the_lean_loop_reads_numbers_and_keys_as_the_whole_way(edge: bytes):
+    """Lines the typed decoder and orjson could read differently replay as the whole way
+    replays them, in the middle of a real stream."""
+    lines = (ROOT / "anthropic-messages" / "text-unicode" / "events.jsonl").read_bytes()
+    head, rest = lines.split(b"\n", 2)[:2], lines.split(b"\n", 2)[2]
+    data_bytes = b"\n".join([*head, edge, rest])
+    lean = _replayed(data_bytes, "anthropic")
+    with _whole_way():
+        whole = _replayed(data_bytes, "anthropic")
+    assert lean == whole

@@ -17,6 +17,8 @@ from ..textsafe import short
 from .base import Dialect
 
 Emit = Callable[..., None]
+#: ``(decode, errors, {event type: fast path})``: see :meth:`WireReplayer.typed_paths`
+TypedPaths = tuple[Callable[[bytes], Any], type[Exception], dict[str, Callable[[Any, int], bool]]]
 
 
 class WireReplayer(Replayer):
@@ -45,6 +47,13 @@ class WireReplayer(Replayer):
         ``False`` leaves the event untouched for the whole way (schema, then :meth:`event`)."""
         return {}
 
+    def typed_paths(self) -> TypedPaths | None:
+        """Fast paths for events decoded into a typed struct: ``decode(line)`` gives a
+        struct whose field types the decoder checked (or raises ``errors``), and the path of
+        its ``type`` applies it as :meth:`fast_paths` do (``False``: the line goes on as if
+        no struct had been made). ``None``: every line is parsed as a dict."""
+        return None
+
     def lean(self, lines: Any, check: Any) -> int:
         """Replay the rest of a JSONL log from its numbered lines, in a loop of its own;
         ``check`` (the file's checker) keeps the rest: each event of this stream goes to its
@@ -67,7 +76,7 @@ class WireReplayer(Replayer):
     def _lean(self, lines: Any, check: Any) -> int:
         import orjson
 
-        from ..guard import nests_deeper
+        from ..guard import RECORD_DEPTH, nests_deeper
         from ..records import Record, not_object, records_of_lines, too_deep
 
         loads = orjson.loads
@@ -82,24 +91,52 @@ class WireReplayer(Replayer):
         own = self.lean_types
         key = self.lean_key
         take = check.take
-        count = fasted = 0
-        last = check.last
+        count = 0
+        last = check.last  # the line of the last record counted
+        fast_last = 0  # the line of the last event a fast path applied
         # events the fast paths applied, by type, in the order the types first came; added
         # to the stats before anything else counts (so they keep that order)
         tally: dict[str, int] = {}
+        fasted = 0
+        typed = self.typed_paths()
+        decode: Any = None
+        if typed is not None:
+            decode, typed_error, typed_paths = typed
 
-        def counted() -> None:
-            for kind, n in tally.items():
-                by_type[kind] += n
+        def counted() -> int:
+            n = 0
+            for kind, k in tally.items():
+                by_type[kind] += k
+                n += k
             tally.clear()
+            return n
 
         for number, raw in lines:
+            if decode is not None and (
+                # (a line shorter than the depth limit cannot nest past it)
+                len(raw) <= RECORD_DEPTH or raw.count(b"[") + raw.count(b"{") <= RECORD_DEPTH
+            ):
+                try:
+                    struct = decode(raw)
+                except typed_error:
+                    pass
+                else:
+                    kind = struct.type
+                    apply = typed_paths.get(kind)
+                    if apply is not None and apply(struct, number):
+                        count += 1
+                        try:
+                            tally[kind] += 1
+                        except KeyError:
+                            tally[kind] = 1
+                        fast_last = number
+                        continue
             try:
                 obj = loads(raw)
             except bad_json:
                 if not raw.strip():
                     continue
-                counted()
+                fasted += counted()
                 # the rest the reader's way: it says precisely what is wrong with a line
                 for record in records_of_lines(_chain([(number, raw)], lines)):
                     count += 1
@@ -110,24 +147,24 @@ class WireReplayer(Replayer):
                 kind = obj.get(key)
                 apply = fast.get(kind)
             except AttributeError:  # a JSON value that is no object
-                counted()
+                fasted += counted()
                 last = take(Record(number, None, not_object(obj))) or last
                 continue
             except TypeError:  # a type that is no name (a list, an object)
                 apply = None
-            if nests_deeper(obj, raw=raw):
-                counted()
+            # (a line shorter than the depth limit cannot nest past it)
+            if len(raw) > RECORD_DEPTH and nests_deeper(obj, raw=raw):
+                fasted += counted()
                 last = take(Record(number, None, too_deep())) or last
                 continue
             if apply is not None and apply(obj, number):
-                if kind in tally:
+                try:
                     tally[kind] += 1
-                else:
+                except KeyError:
                     tally[kind] = 1
-                fasted += 1
-                last = number
+                fast_last = number
                 continue
-            counted()
+            fasted += counted()
             if type(kind) is str and kind in own and (quick(kind, obj) or valid(obj)):
                 check.line = number
                 summary.records += 1
@@ -136,10 +173,12 @@ class WireReplayer(Replayer):
                 event(number, obj)
                 continue
             last = take(Record(number, obj, None, raw)) or last
-        counted()
+        fasted += counted()
         summary.records += fasted
         stats.events += fasted
-        check.last = self.line = last
+        # the last record counted, and the last event applied (where a cut stream is reported)
+        check.last = max(last, fast_last)
+        self.line = max(self.line, fast_last)
         return count
 
     def count(self, kind: str) -> None:

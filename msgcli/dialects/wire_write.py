@@ -4,7 +4,9 @@ items, ``anthropic`` messages.
 
 Text, tool calls (id, name, arguments) and tool results (call id, text) have a place in
 every provider form. What a form has no place for is noted (X001, written as its nearest
-counterpart: a block of another kind as text, a role as the nearest role).
+counterpart: a block of another kind as text, a role as the nearest role). Anthropic's
+messages have no system role: a system prompt is written as the request holds it, its
+top-level ``system``, on a line of its own (``{"system": "..."}``).
 """
 
 from __future__ import annotations
@@ -128,12 +130,24 @@ def _chat(role: str, texts, calls, turn, note) -> dict:
 
 
 def _anthropic(role: str, texts, calls, turn, note) -> dict:
+    if role in ("system", "developer") and not calls and all(k == "text" for k, _ in texts):
+        # Anthropic's messages have no system role: a system prompt is the request's
+        # top-level "system", written on a line of its own as {"system": ...}
+        if role == "developer":
+            note(
+                turn.line,
+                "/role",
+                "role 'developer' has no anthropic counterpart: written as the system prompt",
+            )
+        if len(texts) == 1:
+            return {"system": texts[0][1]}
+        return {"system": [{"type": "text", "text": text} for _, text in texts]}
     if role not in ("user", "assistant"):
         note(
             turn.line,
             "/role",
             f"role {role!r} has no counterpart in Anthropic's messages (a system prompt is the "
-            "request's 'system'): written as 'user'"
+            "request's 'system', text only): written as 'user'"
             if role in ("system", "developer")
             else f"role {role!r} has no anthropic counterpart: written as 'assistant'",
         )

@@ -90,6 +90,16 @@ def _anthropic_content(content: Any, strong: bool) -> bool:
     return seen_own or not strong
 
 
+def is_system_prompt(obj: dict) -> bool:
+    """A record that holds only a request's ``system`` (a text, or text blocks): how a
+    message log in this dialect keeps a system prompt (Anthropic's messages have no system
+    role), on a line of its own before the messages it comes with."""
+    if obj.keys() != {"system"}:
+        return False
+    system = obj["system"]
+    return isinstance(system, str) or (isinstance(system, list) and _only_text(system))
+
+
 def _only_text(content: list) -> bool:
     return all(
         isinstance(b, dict) and as_key(b.get("type")) == "text" and "text" in b for b in content
@@ -139,6 +149,8 @@ class AnthropicDialect(WireDialect):
             ):
                 return MESSAGE
             return None
+        if is_system_prompt(obj):
+            return MESSAGE
         role = as_key(obj.get("role"))
         if role not in ROLES:
             return None
@@ -177,6 +189,14 @@ class AnthropicDialect(WireDialect):
         )
 
     def read_message(self, obj: dict, path: tuple = ()) -> Message:
+        if is_system_prompt(obj):
+            # the request's system prompt on a line of its own: a system message, its text
+            # at /system
+            msg = self.read_message({"role": "system", "content": obj["system"]}, path)
+            for block in msg.blocks():
+                if block.path[: len(path) + 1] == (*path, "content"):
+                    block.path = (*path, "system", *block.path[len(path) + 1 :])
+            return msg
         msg = Message(dialect=NAME, role=as_key(obj.get("role")), id=obj.get("id"))
         for key, value in obj.items():
             if key not in ("role", "content", "id", "usage"):

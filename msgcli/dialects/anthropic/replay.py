@@ -20,7 +20,8 @@ import orjson
 
 from ...guard import as_key
 from ...textsafe import short
-from ..wire import WireReplayer, joined
+from ..wire import TypedPaths, WireReplayer, joined
+from . import typed as _typed
 
 _KNOWN = frozenset(
     {
@@ -54,6 +55,10 @@ class AnthropicReplayer(WireReplayer):
     known_types = _KNOWN
     lean_types = _KNOWN
     message: dict | None  # the message being built
+    blocks: dict[Any, dict]  # event index -> block (in the message's content)
+    json: dict[Any, list[str]]  # event index -> input_json_delta pieces
+    json_line: dict[Any, int]
+    stopped: set[Any]
 
     def fast_paths(self) -> dict[str, Callable[[dict, int], bool]]:
         # each applies the common case exactly as event() would, and leaves anything with
@@ -64,8 +69,26 @@ class AnthropicReplayer(WireReplayer):
             "content_block_stop": self._fast_stop,
             "message_delta": self._fast_message_delta,
             "message_stop": self._fast_message_stop,
+            "message_start": self._fast_message_start,
             "ping": _always,
         }
+
+    def typed_paths(self) -> TypedPaths:
+        paths: dict[str, Callable[[Any, int], bool]] = {
+            "content_block_delta": self._typed_delta,
+            "content_block_start": self._typed_start,
+            "content_block_stop": self._typed_stop,
+            "message_delta": self._typed_message_delta,
+            "message_stop": self._typed_message_stop,
+            "message_start": self._typed_message_start,
+            "ping": _always,
+        }
+        return _typed.DECODER.decode, _typed.ERROR, paths
+
+    # -- the fast paths: events parsed as dicts ------------------------------------------
+
+    def _fast_message_start(self, event: dict, line: int) -> bool:
+        return self._start_message(event.get("message"), line)
 
     def _fast_delta(self, event: dict, line: int) -> bool:
         if self.message is None:
@@ -89,12 +112,7 @@ class AnthropicReplayer(WireReplayer):
             piece = delta.get("partial_json")
             if type(piece) is not str:
                 return False
-            pieces = self.json.get(index)
-            if pieces is None:
-                self.json[index] = [piece]
-                self.json_line[index] = line
-            else:
-                pieces.append(piece)
+            self._json_piece(index, piece, line)
             return True
         if what == "thinking_delta":
             text = delta.get("thinking")
@@ -109,12 +127,140 @@ class AnthropicReplayer(WireReplayer):
         return False
 
     def _fast_start(self, event: dict, line: int) -> bool:
-        message = self.message
-        if message is None:
-            return False
         index = event.get("index")
         block = event.get("content_block")
         if type(index) is not int or type(block) is not dict:
+            return False
+        return self._start_block(index, dict(block))
+
+    def _fast_stop(self, event: dict, line: int) -> bool:
+        index = event.get("index")
+        if type(index) is not int or index < 0:
+            return False
+        return self._stop_block(index)
+
+    def _fast_message_delta(self, event: dict, line: int) -> bool:
+        message = self.message
+        delta = event.get("delta")
+        if message is None or type(delta) is not dict:
+            return False
+        usage = event.get("usage", _NO_USAGE)
+        if usage is not _NO_USAGE and type(usage) is not dict:
+            return False
+        _message_delta(message, delta, usage)
+        return True
+
+    def _fast_message_stop(self, event: dict, line: int) -> bool:
+        return self._stop_message(line)
+
+    # -- the typed paths: events decoded into structs (``typed``), whose types the
+    # -- decoder checked; what they hold as JSON values is parsed as orjson parses it
+
+    def _typed_message_start(self, event: _typed.Event, line: int) -> bool:
+        if not event.message:
+            return False
+        return self._start_message(orjson.loads(memoryview(event.message)), line)
+
+    def _typed_delta(self, event: _typed.Event, line: int) -> bool:
+        index = event.index
+        delta = event.delta
+        if self.message is None or index is None or delta is None:
+            return False
+        block = self.blocks.get(index)
+        if block is None:
+            return False
+        what = delta.type
+        if what == "text_delta":
+            text = delta.text
+            old = block.get("text")
+            if text is None or type(old) is not str:
+                return False
+            block["text"] = old + text
+            return True
+        if what == "input_json_delta":
+            piece = delta.partial_json
+            if piece is None:
+                return False
+            self._json_piece(index, piece, line)
+            return True
+        if what == "thinking_delta":
+            text = delta.thinking
+            old = block.get("thinking")
+            if text is None or type(old) is not str:
+                return False
+            block["thinking"] = old + text
+            return True
+        if what == "signature_delta":
+            # (a signature that is no string is not a struct's: the dict path sets it)
+            block["signature"] = delta.signature
+            return True
+        return False
+
+    def _typed_start(self, event: _typed.Event, line: int) -> bool:
+        index = event.index
+        if index is None or not event.content_block:
+            return False
+        block = orjson.loads(memoryview(event.content_block))
+        return type(block) is dict and self._start_block(index, block)
+
+    def _typed_stop(self, event: _typed.Event, line: int) -> bool:
+        index = event.index
+        return index is not None and self._stop_block(index)
+
+    def _typed_message_delta(self, event: _typed.Event, line: int) -> bool:
+        message = self.message
+        delta = event.delta
+        if message is None or delta is None:
+            return False
+        usage: Any = _NO_USAGE
+        if event.usage:
+            usage = orjson.loads(memoryview(event.usage))
+            if type(usage) is not dict:
+                return False
+        message["stop_reason"] = delta.stop_reason
+        message["stop_sequence"] = delta.stop_sequence
+        if delta.stop_details:
+            message["stop_details"] = orjson.loads(memoryview(delta.stop_details))
+        if delta.container:
+            container = orjson.loads(memoryview(delta.container))
+            if container is not None:
+                message["container"] = container
+        _usage_delta(message, usage)
+        return True
+
+    def _typed_message_stop(self, event: _typed.Event, line: int) -> bool:
+        return self._stop_message(line)
+
+    # -- what both apply ---------------------------------------------------------------
+
+    def _start_message(self, message: Any, line: int) -> bool:
+        if self.message is not None:
+            return False  # the message before is cut: reported the whole way
+        if type(message) is not dict or not _plain_start(message):
+            return False
+        message = dict(message)
+        message["content"] = []
+        usage = message.get("usage")
+        if usage is not None:
+            message["usage"] = dict(usage)
+        self.message = message
+        self.blocks, self.json, self.json_line, self.stopped = {}, {}, {}, set()
+        self.start = line
+        return True
+
+    def _json_piece(self, index: int, piece: str, line: int) -> None:
+        pieces = self.json.get(index)
+        if pieces is None:
+            self.json[index] = [piece]
+            self.json_line[index] = line
+        else:
+            pieces.append(piece)
+
+    def _start_block(self, index: int, block: dict) -> bool:
+        """A block that starts where it should, of a common kind and shape (``block`` is
+        the message's own copy)."""
+        message = self.message
+        if message is None:
             return False
         content = message["content"]
         if index != len(content) or index in self.blocks:
@@ -145,16 +291,12 @@ class AnthropicReplayer(WireReplayer):
                 return False
         else:
             return False
-        block = dict(block)
         content.append(block)
         self.blocks[index] = block
         return True
 
-    def _fast_stop(self, event: dict, line: int) -> bool:
-        if self.message is None:
-            return False
-        index = event.get("index")
-        if type(index) is not int or index < 0 or index not in self.blocks:
+    def _stop_block(self, index: int) -> bool:
+        if self.message is None or index not in self.blocks:
             return False
         pieces = self.json.get(index)
         if pieces:
@@ -166,22 +308,14 @@ class AnthropicReplayer(WireReplayer):
                     return False  # reported the whole way
                 self.blocks[index]["input"] = value
             del self.json[index]
+            del self.json_line[index]
         elif pieces is not None:
             del self.json[index]
+            del self.json_line[index]
         self.stopped.add(index)
         return True
 
-    def _fast_message_delta(self, event: dict, line: int) -> bool:
-        message = self.message
-        if message is None or type(event.get("delta")) is not dict:
-            return False
-        usage = event.get("usage", _NO_USAGE)
-        if usage is not _NO_USAGE and type(usage) is not dict:
-            return False
-        _message_delta(message, event)
-        return True
-
-    def _fast_message_stop(self, event: dict, line: int) -> bool:
+    def _stop_message(self, line: int) -> bool:
         message = self.message
         if message is None or len(self.stopped) != len(self.blocks):
             return False
@@ -309,7 +443,7 @@ class AnthropicReplayer(WireReplayer):
             self.stopped.add(index)
             self._parse_input(index)
         elif kind == "message_delta":
-            _message_delta(message, event)
+            _message_delta(message, event.get("delta"), event.get("usage"))
         elif kind == "message_stop":
             open_blocks = [i for i in self.blocks if i not in self.stopped]
             if open_blocks:
@@ -372,6 +506,7 @@ class AnthropicReplayer(WireReplayer):
 
     def _parse_input(self, index: Any) -> None:
         pieces = self.json.pop(index, None)
+        line = self.json_line.pop(index, self.line)
         if not pieces:
             return
         text = "".join(pieces)
@@ -387,7 +522,7 @@ class AnthropicReplayer(WireReplayer):
                 f"({short(block.get('name'))}) is not valid JSON: {short(text)} (the SDK raises "
                 "'Unable to parse tool parameter JSON from model'); the text is kept in "
                 "msgcli_partial_json",
-                line=self.json_line.get(index, self.line),
+                line=line,
             )
             block["msgcli_partial_json"] = text
 
@@ -425,9 +560,43 @@ def _always(event: dict, line: int) -> bool:
     return True
 
 
-def _message_delta(message: dict, event: dict) -> None:
+_NUMBERS = (
+    "input_tokens",
+    "output_tokens",
+    "cache_creation_input_tokens",
+    "cache_read_input_tokens",
+)
+
+
+def _plain_start(message: dict) -> bool:
+    """Whether the message of a ``message_start`` is certainly what the schema asks (a
+    response with no content yet, its usage counts whole numbers); else the schema says."""
+    if (
+        message.get("type") != "message"
+        or message.get("role") != "assistant"
+        or type(message.get("id")) is not str
+        or type(message.get("model")) is not str
+        or message.get("content") != []
+    ):
+        return False
+    for key in ("stop_reason", "stop_sequence"):
+        value = message.get(key)
+        if value is not None and type(value) is not str:
+            return False
+    usage = message.get("usage")
+    if usage is None:
+        return "usage" not in message
+    if type(usage) is not dict:
+        return False
+    for key in _NUMBERS:
+        value = usage.get(key)
+        if value is not None and type(value) is not int:
+            return False
+    return True
+
+
+def _message_delta(message: dict, delta: Any, usage: Any) -> None:
     """``message_delta``: the stop reason, and the usage counts it carries."""
-    delta = event.get("delta")
     if type(delta) is dict:
         message["stop_reason"] = delta.get("stop_reason")
         message["stop_sequence"] = delta.get("stop_sequence")
@@ -435,7 +604,12 @@ def _message_delta(message: dict, event: dict) -> None:
             message["stop_details"] = delta["stop_details"]
         if delta.get("container") is not None:
             message["container"] = delta["container"]
-    usage = event.get("usage")
+    _usage_delta(message, usage)
+
+
+def _usage_delta(message: dict, usage: Any) -> None:
+    """The usage counts a ``message_delta`` carries: ``output_tokens`` always, the others
+    where they are given."""
     if type(usage) is dict:
         mine = message.get("usage")
         if type(mine) is not dict:

@@ -157,9 +157,12 @@ class ResponsesReplayer(WireReplayer):
                 if at == len(summary):
                     summary.append({"type": "summary_text", "text": ""})
                 part = summary[at] if type(at) is int else summary[-1] if summary else None
-                if part is None:
+                if type(part) is not dict:  # none yet, or a part that is no object
                     part = {"type": "summary_text", "text": ""}
-                    summary.append(part)
+                    if type(at) is int:
+                        summary[at] = part
+                    else:
+                        summary.append(part)
                 part["text"] = joined(part.get("text"), event.get("delta"))
         elif kind in (
             "response.output_text.done",
@@ -381,7 +384,7 @@ def _part(item: dict, index: Any, kind: str, emit: Any) -> dict:
         if type(part) is not dict:
             part = content[index] = {"type": kind}
         return part
-    if not content:
+    if not content or type(content[-1]) is not dict:
         content.append({"type": kind})
     return content[-1]
 
