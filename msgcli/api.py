@@ -715,7 +715,7 @@ def validate_range(
         summary=_part_summary(summary),
         findings=[
             {"line": line, "code": code, "message": message, "pointer": pointer}
-            for line, code, message, pointer in findings
+            for code, message, pointer, line in findings
         ],
         digests=digests,
     )
@@ -753,7 +753,7 @@ def join_ranges(
     files, leave a gap, overlap or are given twice (a range lost or counted twice)."""
     from types import SimpleNamespace
 
-    from .parallel import _merge_parts
+    from .parallel import merge_parts
     from .remote import size as size_of
 
     ordered = sorted(results, key=lambda r: (r["start"], r["end"]))
@@ -784,11 +784,11 @@ def join_ranges(
     def parts() -> Iterator[tuple]:
         for r in ordered:
             summary = SimpleNamespace(**r["summary"])
-            found = [(f["line"], f["code"], f["message"], f["pointer"]) for f in r["findings"]]
+            found = [(f["code"], f["message"], f["pointer"], f["line"]) for f in r["findings"]]
             yield r["lines"], summary, found, r["digests"]
 
     spans = [(r["start"], r["end"]) for r in ordered]
-    report = _merge_parts(name, preset, parts(), options, spans, track=False)
+    report = merge_parts(name, preset, parts(), options, spans, None)
     return {
         "path": report.summary.path,
         "summary": report.summary.to_dict(),

@@ -148,7 +148,7 @@ def assemble(
         else:
             name, chosen, path, preset, ranges = value
             arriving = (next(results) for _ in ranges)  # each merged as it comes
-            merged = _merge_parts(name, preset, arriving, chosen, ranges, state)
+            merged = merge_parts(name, preset, arriving, chosen, ranges, state)
             yield settled(merged, chosen, path)
 
 
@@ -323,7 +323,7 @@ def check_part(
 # -- back in the process that owns the file ------------------------------------------
 
 
-def _merge_parts(
+def merge_parts(
     name: str,
     preset: Preset,
     parts: Iterator[tuple],

@@ -59,7 +59,7 @@ _EXTRA = {"s3": "s3", "s3a": "s3"}
 _PACKAGE = {"gs": "gcsfs", "gcs": "gcsfs", "az": "adlfs", "abfs": "adlfs", "http": "aiohttp"}
 
 
-def _filesystem(url: str) -> tuple[Any, str]:
+def filesystem(url: str) -> tuple[Any, str]:
     scheme = url.split("://", 1)[0].lower()
     try:
         import fsspec.core
@@ -111,7 +111,7 @@ def _why(exc: BaseException) -> str:
 
 
 #: url -> its listing, so a prefix is listed once per run
-_listed: dict[str, list[tuple[str, int]]] = {}
+LISTINGS: dict[str, list[tuple[str, int]]] = {}
 #: url -> size, from the listings
 _sizes: dict[str, int] = {}
 
@@ -120,14 +120,14 @@ def listing(url: str, suffixes: tuple[str, ...]) -> list[tuple[str, int]]:
     """``(url, size)`` of every log a URL names: the file itself, or every file below a
     prefix whose name ends with one of ``suffixes`` (hidden names skipped, name order).
     Raises :class:`RemoteError` when the URL names nothing or the store cannot be read."""
-    if url in _listed:
-        return _listed[url]
+    if url in LISTINGS:
+        return LISTINGS[url]
 
-    fs, path = _filesystem(url)
+    fs, path = filesystem(url)
     if url.split("://", 1)[0].lower() in ("http", "https"):
         # a web address names one file (listing it would mean reading it)
-        _listed[url] = [(url, 0)]
-        return _listed[url]
+        LISTINGS[url] = [(url, 0)]
+        return LISTINGS[url]
     try:
         found = fs.find(path, detail=True, withdirs=False)
         if not found and not url.endswith("/"):
@@ -150,7 +150,7 @@ def listing(url: str, suffixes: tuple[str, ...]) -> list[tuple[str, int]]:
     if not out:
         what = "no log files below this prefix" if found else "no such bucket, prefix or file"
         raise RemoteError(f"{mask(url)}: {what}")
-    _listed[url] = out
+    LISTINGS[url] = out
     _sizes.update(out)
     return out
 
@@ -164,7 +164,7 @@ def size(source: object) -> int:
             assert isinstance(source, str)
             if source in _sizes:
                 return _sizes[source]
-            fs, path = _filesystem(source)
+            fs, path = filesystem(source)
             return int(fs.size(path) or 0)
         return os.path.getsize(source)  # type: ignore[arg-type]
     except Exception:
@@ -176,7 +176,7 @@ def open_binary(source: object) -> IO[bytes]:
     if not is_url(source):
         return open(source, "rb")  # type: ignore[call-overload]
     assert isinstance(source, str)
-    fs, path = _filesystem(source)
+    fs, path = filesystem(source)
     try:
         # fsspec's own readline is written in Python; a BufferedReader reads lines in C
         return io.BufferedReader(fs.open(path, "rb", block_size=4 << 20), 1 << 20)
@@ -190,7 +190,7 @@ def clear_target(url: str, shown: str, replace: bool) -> bool:
     """Whether something is at ``url`` (a file or a directory); with ``replace`` it is
     removed first. A store that cannot be asked raises :class:`RemoteError` ("cannot
     write SHOWN: why")."""
-    fs, path = _filesystem(url)
+    fs, path = filesystem(url)
     try:
         exists = fs.exists(path)
         if exists and replace:

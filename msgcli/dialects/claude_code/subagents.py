@@ -76,10 +76,10 @@ def path_exists(path: str) -> bool:
     """Whether a local file or an object at a URL exists."""
     if not _is_url(path):
         return os.path.isfile(path)
-    from ...remote import RemoteError, _filesystem
+    from ...remote import RemoteError, filesystem
 
     try:
-        fs, where = _filesystem(path)
+        fs, where = filesystem(path)
         return bool(fs.isfile(where))
     except (RemoteError, Exception):
         return False
@@ -99,10 +99,10 @@ def _listing(folder: str) -> tuple[tuple[str, int], ...] | None:
             except OSError:
                 continue
         return tuple(out)
-    from ...remote import RemoteError, _filesystem, _listed
+    from ...remote import LISTINGS, RemoteError, filesystem
 
     below = folder.rstrip("/") + "/"
-    for prefix, listed in list(_listed.items()):
+    for prefix, listed in list(LISTINGS.items()):
         if below.startswith(prefix.rstrip("/") + "/"):
             # the run listed a prefix that holds the folder: no request of its own
             names = [
@@ -112,7 +112,7 @@ def _listing(folder: str) -> tuple[tuple[str, int], ...] | None:
             ]
             return tuple(sorted(names)) if names else None
     try:
-        fs, where = _filesystem(folder)
+        fs, where = filesystem(folder)
         entries = fs.ls(where, detail=True)
     except (RemoteError, Exception):
         return None
