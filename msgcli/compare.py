@@ -32,6 +32,7 @@ from typing import IO, Any
 
 import orjson
 
+from .dialects import DIALECTS
 from .model import (
     Block,
     DataBlock,
@@ -257,10 +258,15 @@ def _metadata(msg: Message) -> Any:
     return metadata or None
 
 
+def _system_tool_results(dialect: Any) -> bool:
+    found = DIALECTS.get(dialect) if isinstance(dialect, str) else None
+    return found is not None and found.system_tool_results
+
+
 def _is_tool_message(msg: Message, role: Any) -> bool:
     """A message that only answers tool calls (Java ``TOOL``, LoongFlow ``tool``, Python
     1.x ``system``), as the converters group them."""
-    if role != "tool" and (role != "system" or msg.dialect != "agentscope-py"):
+    if role != "tool" and (role != "system" or not _system_tool_results(msg.dialect)):
         return False
     content = msg.content
     return bool(content) and all(type(b) is ToolResultBlock for b in content)

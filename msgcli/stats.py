@@ -495,7 +495,7 @@ class _Collector:
         if reader.dialect is not None and reader.dialect.stats_details:
             if stats.details is None:
                 stats.details = {}
-            reader.dialect.finish_stats(source or stats.path, stats.details)
+            reader.dialect.finish_stats(source or stats.path, stats.details, file_stats)
         return stats
 
 

@@ -183,6 +183,14 @@ class Dialect:
     tool_call_name_key: str = "name"
     #: what the dialect calls the items of ``content`` ("block" or "element")
     block_word: str = "block"
+    #: the JSON key of a message's sender, and what a tool call's raw argument text and
+    #: arguments object are called in a record (for the notes of ``msgcli format``)
+    sender_key: str = "name"
+    call_keys: tuple[str, str] = ("input", "arguments")
+    #: whether a hint block's text may be a list of parts (else a string only)
+    hint_lists: bool = True
+    #: whether a ``system`` message holding only tool results answers tool calls
+    system_tool_results: bool = False
     #: the rule codes only this dialect's own checks report (and any other dialect that
     #: claims them too): records of the other dialects never get them
     own_rules: frozenset[str] = frozenset()
@@ -371,8 +379,9 @@ class Dialect:
         """Count what only this dialect has into ``details`` (``msgcli stats`` shows it as
         it is, keyed by the dialect); called for every message when ``stats_details``."""
 
-    def finish_stats(self, path: str, details: dict) -> None:
-        """Complete ``details`` once the file at ``path`` is read."""
+    def finish_stats(self, path: str, details: dict, count: Callable[..., Any]) -> None:
+        """Complete ``details`` once the file at ``path`` is read; ``count(path, name=...)``
+        counts another file as ``msgcli stats`` does (a :class:`msgcli.stats.FileStats`)."""
 
     # -- conversion ------------------------------------------------------------------------
 

@@ -17,6 +17,7 @@ from typing import Any
 
 import orjson
 
+from ..dialects import Dialect, get_dialect
 from ..model import (
     Block,
     DataBlock,
@@ -223,7 +224,7 @@ def normalize(msgs: list[Message], dialect: str, ctx: Context) -> list[Message]:
             ctx.note(msg, f"role is {kind_of(role)}, not a string: sent as a user message")
             changes["role"] = "user"
         if msg.name is not None and not isinstance(msg.name, str):
-            key = "sender" if dialect == "loongflow" else "name"
+            key = get_dialect(dialect).sender_key
             ctx.note(msg, f"the {key} is {kind_of(msg.name)}, not a string: used as its JSON text")
             changes["name"] = compact_json(msg.name)
         content = _normalize_blocks(msg.content, dialect, ctx, msg)
@@ -252,11 +253,10 @@ _FIELD = {"name": "name", "id": "id", "text": "text", "thinking": "thought", "hi
 def _call_keys(dialect: str, msg: Message) -> tuple[str, str]:
     """What a tool call's ``input`` (a JSON text) and ``arguments`` (an object) are
     called in the record, for the notes."""
-    if dialect == "agentscope-java":
-        return "content", "input"
-    if msg.variant == "1.x":
+    keys = get_dialect(dialect).call_keys
+    if keys == Dialect.call_keys and msg.variant == "1.x":
         return "raw_input", "input"
-    return "input", "arguments"
+    return keys
 
 
 def _text_field(
@@ -286,7 +286,7 @@ def normalize_block(block: Block, dialect: str, ctx: Context, msg: Message) -> B
     elif isinstance(block, ThinkingBlock):
         text("thinking")
     elif isinstance(block, HintBlock):
-        text("hint", allow_list=dialect != "agentscope-java")
+        text("hint", allow_list=get_dialect(dialect).hint_lists)
     elif isinstance(block, ToolCallBlock):
         text("id")
         text("name")

@@ -26,6 +26,8 @@ class AgentScopeJavaDialect(FastPath, Rules, Events, Records):
     # (buildSuspendedMsg, buildStopMsg) hold a call and its result in one ASSISTANT message.
     tool_result_roles = frozenset({"tool", "assistant"})
     tool_input_key = "content"
+    call_keys = ("content", "input")
+    hint_lists = False
 
 
 DIALECT = AgentScopeJavaDialect()

@@ -24,6 +24,8 @@ class AgentScopePyDialect(FastPath, Rules, Events, Records):
     keeps_extra_on = frozenset({"thinking"})
     tool_result_roles = frozenset({"assistant", "system"})
     tool_input_key = "input"
+    # 1.x writes tool results as system messages
+    system_tool_results = True
 
 
 DIALECT = AgentScopePyDialect()

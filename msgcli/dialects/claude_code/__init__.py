@@ -37,7 +37,14 @@ from ...model import (
     Usage,
 )
 from ..base import EVENT, MESSAGE, Dialect, is_number
-from .known import AGENT_TOOLS, META_FIELDS, RECORD_FIELDS, SYNTHETIC_MODEL
+from .known import (
+    AGENT_TOOLS,
+    META_FIELDS,
+    RECORD_FIELDS,
+    REPEATED,
+    SYNTHETIC_MODEL,
+    TOOL_NAMES,
+)
 
 __all__ = ["DIALECT", "ClaudeCodeDialect"]
 
@@ -45,10 +52,6 @@ __all__ = ["DIALECT", "ClaudeCodeDialect"]
 _NO_SESSION_TYPES = frozenset({"file-history-snapshot", "summary"})
 #: the roles ``show`` shows without ``--all``: the conversation itself
 _CONVERSATION_ROLES = frozenset({"user", "assistant", "tool", "system"})
-#: the key under which a merged response says it repeats one counted before
-REPEATED = "msgcli_repeated_response"
-#: the key under which a record of tool results gets the names of the tools they answer
-TOOL_NAMES = "msgcli_tool_names"
 
 
 class ClaudeCodeDialect(Dialect):
@@ -191,10 +194,10 @@ class ClaudeCodeDialect(Dialect):
 
         note(msg, details)
 
-    def finish_stats(self, path: str, details: dict) -> None:
+    def finish_stats(self, path: str, details: dict, count: Any) -> None:
         from .stats import finish
 
-        finish(path, details)
+        finish(path, details, count)
 
     def assembler(self) -> Any:
         from .assemble import Assembler

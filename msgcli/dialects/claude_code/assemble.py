@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...guard import as_key
-from . import REPEATED, TOOL_NAMES
+from .known import REPEATED, TOOL_NAMES
 
 #: a response is closed after this many records held behind it, whatever comes
 _MAX_HELD = 10_000

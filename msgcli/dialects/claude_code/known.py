@@ -215,3 +215,8 @@ STREAM_EVENTS = frozenset(
 AGENT_TOOLS = frozenset({"Agent", "Task"})
 
 SYNTHETIC_MODEL = "<synthetic>"
+
+#: the key under which a merged response says it repeats one counted before
+REPEATED = "msgcli_repeated_response"
+#: the key under which a record of tool results gets the names of the tools they answer
+TOOL_NAMES = "msgcli_tool_names"

@@ -18,8 +18,7 @@ from typing import Any
 
 from ...model import Message
 from ..base import is_number
-from . import REPEATED
-from .known import SYNTHETIC_MODEL
+from .known import REPEATED, SYNTHETIC_MODEL
 
 __all__ = ["finish", "note"]
 
@@ -71,7 +70,8 @@ def note(msg: Message, details: dict) -> None:
                 target[name] += value
 
 
-def finish(path: str, details: dict) -> None:
+def finish(path: str, details: dict, count: Any) -> None:
+    """The subagents of a session, each counted by ``count`` (``msgcli.stats.file_stats``)."""
     cc = _section(details)
     if not path.endswith(".jsonl") or cc["thread"] != "main":
         return
@@ -81,11 +81,10 @@ def finish(path: str, details: dict) -> None:
     if found is None:
         return
     from ...remote import mask
-    from ...stats import file_stats
 
     subagents: dict[str, Any] = {"files": 0, **_counts(), "by_agent": {}}
     for agent, where in found:
-        counted = file_stats(where, name=mask(where))
+        counted = count(where, name=mask(where))
         theirs = (counted.details or {}).get("claude_code")
         if theirs is None:
             continue

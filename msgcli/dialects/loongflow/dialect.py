@@ -26,6 +26,7 @@ class LoongFlowDialect(FastPath, Rules, Records):
     tool_call_id_key = "call_id"
     tool_call_name_key = "target"
     block_word = "element"
+    sender_key = "sender"
 
 
 DIALECT = LoongFlowDialect()
