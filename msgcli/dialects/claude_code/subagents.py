@@ -113,12 +113,12 @@ def _listing(folder: str) -> tuple[tuple[str, int], ...] | None:
     for prefix, listed in list(_listed.items()):
         if below.startswith(prefix.rstrip("/") + "/"):
             # the run listed a prefix that holds the folder: no request of its own
-            names = [
+            inside = [
                 (url[len(below) :], size)
                 for url, size in listed
                 if url.startswith(below) and "/" not in url[len(below) :]
             ]
-            return tuple(sorted(names)) if names else None
+            return tuple(sorted(inside)) if inside else None
     try:
         fs, where = _filesystem(folder)
         entries = fs.ls(where, detail=True)
