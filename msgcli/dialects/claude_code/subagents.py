@@ -44,11 +44,19 @@ def _join(folder: str, name: str) -> str:
     return f"{folder.rstrip('/')}/{name}" if _is_url(folder) else os.path.join(folder, name)
 
 
+_SESSION_ID = re.compile(r"[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}")
+
+
 def _folder(session: str) -> str | None:
-    """``<sessionId>/subagents`` beside a session file, or None for a name that is no session."""
+    """``<sessionId>/subagents`` beside a session file, or None for a name that is no session.
+    In object storage, where each look is a request, only a file named by a session id (as
+    Claude Code names them) is looked beside."""
     if not session.endswith(".jsonl"):
         return None
-    return _join(session[: -len(".jsonl")], "subagents")
+    stem = session[: -len(".jsonl")]
+    if _is_url(session) and not _SESSION_ID.fullmatch(stem.rpartition("/")[2]):
+        return None
+    return _join(stem, "subagents")
 
 
 def parent_session(path: str) -> str | None:
@@ -105,12 +113,12 @@ def _listing(folder: str) -> tuple[tuple[str, int], ...] | None:
     for prefix, listed in list(LISTINGS.items()):
         if below.startswith(prefix.rstrip("/") + "/"):
             # the run listed a prefix that holds the folder: no request of its own
-            names = [
+            inside = [
                 (url[len(below) :], size)
                 for url, size in listed
                 if url.startswith(below) and "/" not in url[len(below) :]
             ]
-            return tuple(sorted(names)) if names else None
+            return tuple(sorted(inside)) if inside else None
     try:
         fs, where = filesystem(folder)
         entries = fs.ls(where, detail=True)
