@@ -245,3 +245,43 @@ def test_a_data_chunk_that_is_no_text_before_base64_chunks(tmp_path):
         if type(item) is dict and item.get("id") == "audio1"
     ]
     assert audio and base64.b64decode(audio[0]) == b"".join(map(base64.b64decode, later))
+
+
+def _msgcli(*args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "100"}
+    run = subprocess.run([str(MSGCLI), *args], capture_output=True, env=env, timeout=120)
+    said = run.stderr.decode("utf-8")
+    assert "internal error" not in said and "Traceback" not in said, (args, said)
+    return run
+
+
+def test_a_java_tool_result_whose_content_is_a_number(tmp_path):
+    """A real AgentScope Java legacy event log whose TOOL_RESULT message holds a number where
+    its content list belongs: one finding on its line, the rest is replayed."""
+    lines = (FIXTURES / "real/agentscope-java/legacy-events.jsonl").read_text().splitlines()
+    event = orjson.loads(lines[5])
+    assert event["type"] == "TOOL_RESULT"
+    event["message"]["content"] = 2**63 - 1
+    lines[5] = orjson.dumps(event).decode()
+    log = tmp_path / "events.jsonl"
+    log.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    run = _msgcli("validate", str(log))
+    report = run.stdout.decode("utf-8")
+    assert run.returncode == 1
+    assert f"{log}:6: error S001" in report and "/message/content" in report
+    assert "replayed 9 events into 3 messages" in report
+    assert "messages  3" in _msgcli("stats", str(log)).stdout.decode("utf-8")
+
+
+def test_a_stop_reason_nested_a_thousand_levels_in_a_provider_stream(tmp_path):
+    """A real Anthropic stream whose message_delta's stop reason is an object 1,000 levels
+    deep: stats counts it under a short form of it."""
+    lines = (FIXTURES / "real/anthropic/events.jsonl").read_text().splitlines()
+    deep = '{"a":' * 1000 + "1" + "}" * 1000
+    lines[9] = _with(lines[9], '"stop_reason":"tool_use"', f'"stop_reason":{deep}')
+    log = tmp_path / "events.jsonl"
+    log.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    out = _msgcli("stats", "--format", "json", str(log)).stdout.decode("utf-8")
+    assert orjson.loads(out)
+    # shown short: its first levels, then an ellipsis
+    assert '"{\\"a\\":{\\"a\\":{\\"a\\":{\\"a\\":{\\"a\\":{\\"a\\":{\\"a\\":{\\"a\\"…": 1' in out
