@@ -285,3 +285,22 @@ def test_a_stop_reason_nested_a_thousand_levels_in_a_provider_stream(tmp_path):
     assert orjson.loads(out)
     # shown short: its first levels, then an ellipsis
     assert '"{\\"a\\":{\\"a\\":{\\"a\\":{\\"a\\":{\\"a\\":{\\"a\\":{\\"a\\":{\\"a\\"…": 1' in out
+
+
+def test_a_claude_code_thinking_block_that_starts_as_an_object(tmp_path):
+    """A real Claude Code stream whose thinking block starts with an object 1,000 levels deep
+    where its text belongs: the thinking that streams after it is what the message holds."""
+    path = FIXTURES / "real/claude-code/2.1.332/g04-thinking-partial/stream.jsonl"
+    lines = path.read_text().splitlines()
+    deep = '{"a":' * 1000 + "1" + "}" * 1000
+    lines[3] = _with(lines[3], '"thinking":"","signature":""', f'"thinking":{deep},"signature":""')
+    log = tmp_path / "stream.jsonl"
+    log.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    out = _msgcli("replay", str(log)).stdout.decode("utf-8")
+    thinking = [
+        block["thinking"]
+        for record in map(orjson.loads, out.splitlines())
+        for block in (record.get("message") or {}).get("content") or ()
+        if type(block) is dict and block.get("type") == "thinking"
+    ]
+    assert "The user wants a listing; ls answers it." in thinking
