@@ -203,3 +203,105 @@ def test_an_index_in_a_small_stream_is_no_count_of_parts_to_make(tmp_path):
             assert run.returncode == 1
             assert f"{log}:22: error E002" in report and "content part 2147483648" in report
             assert f"{log}:5: error E002" in report and "summary part 4611686018427387904" in report
+
+
+def test_show_a_message_id_nested_a_thousand_levels(tmp_path, run_cli):
+    """A real Claude Code session whose assistant message id is an object 1,000 levels deep
+    (the short ids are worked out before the messages are shown)."""
+    lines = (FIXTURES / "real/claude-code/02-bash-ls/session.jsonl").read_text().splitlines()
+    deep = '{"a":' * 1000 + "1" + "}" * 1000
+    lines[5] = _with(lines[5], '"id":"msg_01zswfpHoj09e7z2mULGK07l"', f'"id":{deep}')
+    log = tmp_path / "session.jsonl"
+    log.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    code, out = run_cli("show", "--no-pager", str(log))
+    assert code == 0, out
+    assert "I'll list the files in the current directory." in out
+    assert "#msg_01zs" in out  # the next message, with its own short id
+
+
+def test_a_data_chunk_that_is_no_text_before_base64_chunks(tmp_path):
+    """A real AgentScope Python stream whose first audio chunk of a tool result is a list:
+    its line has the finding, and the chunks after it are still joined."""
+    import base64
+
+    real = (FIXTURES / "real/agentscope-py/runs/eight-tools-events.jsonl").read_text()
+    lines = real.splitlines()
+    first = orjson.loads(lines[50])
+    assert first["type"] == "TOOL_RESULT_DATA_DELTA" and first["block_id"] == "audio1"
+    lines[50] = _with(lines[50], f'"data": "{first["data"]}"', '"data": ["DEL\\bBS", 1]')
+    log = tmp_path / "events.jsonl"
+    log.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    env = {**os.environ, "NO_COLOR": "1"}
+    run = subprocess.run([str(MSGCLI), "replay", str(log)], capture_output=True, env=env)
+    said = run.stderr.decode("utf-8")
+    assert "internal error" not in said, said
+    assert f"{log}:51: error S001" in said
+    later = [orjson.loads(lines[i])["data"] for i in (51, 52)]
+    audio = [
+        item["source"]["data"]
+        for message in map(orjson.loads, run.stdout.splitlines())
+        for block in message["content"]
+        if block.get("type") == "tool_result"
+        for item in block["output"]
+        if type(item) is dict and item.get("id") == "audio1"
+    ]
+    assert audio and base64.b64decode(audio[0]) == b"".join(map(base64.b64decode, later))
+
+
+def _msgcli(*args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "100"}
+    run = subprocess.run([str(MSGCLI), *args], capture_output=True, env=env, timeout=120)
+    said = run.stderr.decode("utf-8")
+    assert "internal error" not in said and "Traceback" not in said, (args, said)
+    return run
+
+
+def test_a_java_tool_result_whose_content_is_a_number(tmp_path):
+    """A real AgentScope Java legacy event log whose TOOL_RESULT message holds a number where
+    its content list belongs: one finding on its line, the rest is replayed."""
+    lines = (FIXTURES / "real/agentscope-java/legacy-events.jsonl").read_text().splitlines()
+    event = orjson.loads(lines[5])
+    assert event["type"] == "TOOL_RESULT"
+    event["message"]["content"] = 2**63 - 1
+    lines[5] = orjson.dumps(event).decode()
+    log = tmp_path / "events.jsonl"
+    log.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    run = _msgcli("validate", str(log))
+    report = run.stdout.decode("utf-8")
+    assert run.returncode == 1
+    assert f"{log}:6: error S001" in report and "/message/content" in report
+    assert "replayed 9 events into 3 messages" in report
+    assert "messages  3" in _msgcli("stats", str(log)).stdout.decode("utf-8")
+
+
+def test_a_stop_reason_nested_a_thousand_levels_in_a_provider_stream(tmp_path):
+    """A real Anthropic stream whose message_delta's stop reason is an object 1,000 levels
+    deep: stats counts it under a short form of it."""
+    lines = (FIXTURES / "real/anthropic/events.jsonl").read_text().splitlines()
+    deep = '{"a":' * 1000 + "1" + "}" * 1000
+    lines[9] = _with(lines[9], '"stop_reason":"tool_use"', f'"stop_reason":{deep}')
+    log = tmp_path / "events.jsonl"
+    log.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    out = _msgcli("stats", "--format", "json", str(log)).stdout.decode("utf-8")
+    assert orjson.loads(out)
+    # shown short: its first levels, then an ellipsis
+    assert '"{\\"a\\":{\\"a\\":{\\"a\\":{\\"a\\":{\\"a\\":{\\"a\\":{\\"a\\":{\\"a\\"…": 1' in out
+
+
+def test_a_claude_code_thinking_block_that_starts_as_an_object(tmp_path):
+    """A real Claude Code stream whose thinking block starts with an object 1,000 levels deep
+    where its text belongs: the thinking that streams after it is what the message holds."""
+    path = FIXTURES / "real/claude-code/2.1.332/g04-thinking-partial/stream.jsonl"
+    lines = path.read_text().splitlines()
+    deep = '{"a":' * 1000 + "1" + "}" * 1000
+    lines[3] = _with(lines[3], '"thinking":"","signature":""', f'"thinking":{deep},"signature":""')
+    log = tmp_path / "stream.jsonl"
+    log.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    out = _msgcli("replay", str(log)).stdout.decode("utf-8")
+    thinking = [
+        block["thinking"]
+        for record in map(orjson.loads, out.splitlines())
+        for block in (record.get("message") or {}).get("content") or ()
+        if type(block) is dict and block.get("type") == "thinking"
+    ]
+    assert "The user wants a listing; ls answers it." in thinking

@@ -197,7 +197,9 @@ class WireReplayer(Replayer):
         stats = self.stats
         if state is None:
             stats.completed += 1
-            stats.finished_reasons[str(reason)] += 1
+            scalar = reason is None or type(reason) in (str, int, float, bool)
+            # (a reason may be a value nested as deep as the reader takes: shown short)
+            stats.finished_reasons[str(reason) if scalar else short(reason, 40)] += 1
         else:
             stats.cut += 1
             response[MARK_KEY] = {"state": state, "line": line, "from": self.start}

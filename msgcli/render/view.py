@@ -303,11 +303,12 @@ class View:
     def _short_ids(name: str, source: Any, dialect: str | None) -> dict[str, str] | None:
         """The short id of each message in a file: a first reading, for the ids alone."""
         try:
-            ids = [
-                str(item.message.id)
-                for item in open_log(source, Options(dialect), name=name)
-                if item.message is not None and item.message.id
-            ]
+            with deep_recursion():  # an id may nest as deep as the reader takes (msgcli.guard)
+                ids = [
+                    str(item.message.id)
+                    for item in open_log(source, Options(dialect), name=name)
+                    if item.message is not None and item.message.id
+                ]
         except (ReadError, OSError):
             return None
         return short_ids(ids)

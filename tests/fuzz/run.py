@@ -1,6 +1,7 @@
 """``make fuzz``: mutations of the real logs through every command.
 
     python -m tests.fuzz.run [--count N] [--seed S] [--cli-every K] [--keep DIR] [--start I]
+                             [--memory MIB]
 
 Input ``i`` is a mutation of a real log made from ``random.Random(f"{seed}:{i}")``, run
 through the command ``i`` names in turn (so every command gets a share), through the
@@ -8,7 +9,9 @@ library, and every ``K``-th input also through the command line. The clean logs 
 first converted to every dialect and back, which must give them byte for byte. Prints
 per command how many inputs it tried and how many failed, then each kind of failure
 once with how often it happened; failing inputs are kept in ``DIR`` to replay. Exits 1
-when anything failed.
+when anything failed. The run's address space is capped (4 GiB unless told), so an input
+that makes a command ask for gigabytes is a failure (a MemoryError where it was asked),
+not a machine out of memory.
 """
 
 from __future__ import annotations
@@ -115,6 +118,20 @@ def fuzz(
     return tally
 
 
+def _limit_memory(size: int) -> None:
+    """Cap the address space (where the platform can): a memory bomb in one input then
+    fails that input instead of the machine."""
+    try:
+        import resource
+    except ImportError:  # (not on Windows)
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    if hard != resource.RLIM_INFINITY:
+        size = min(size, hard)
+    if soft == resource.RLIM_INFINITY or soft > size:
+        resource.setrlimit(resource.RLIMIT_AS, (size, hard))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--count", type=int, default=100_000)
@@ -124,7 +141,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--start", type=int, default=0, help="the first input's number (to replay a failure)"
     )
+    parser.add_argument(
+        "--memory",
+        type=int,
+        default=4096,
+        help="address space in MiB the run may take (0: no limit): a command that asks "
+        "for gigabytes on a small input fails with a MemoryError, named where it was asked",
+    )
     args = parser.parse_args(argv)
+    if args.memory:
+        _limit_memory(args.memory * 1024**2)
     started = time.monotonic()
     trips = round_trips(seeds())
     tally = fuzz(args.count, args.seed, args.cli_every, args.keep, progress=True, start=args.start)

@@ -882,7 +882,7 @@ class JavaReplayer(Replayer):
             if stored.get("name") == "system" and stream.agent is not None:
                 stored["name"] = stream.agent  # ToolResultMessageBuilder: the agent's name
             held = stream.held
-            for block in stored.get("content") or ():
+            for block in listed(stored.get("content")):
                 if type(block) is dict and block.get("type") == "tool_result" and held is not None:
                     cid = block.get("id")
                     state = "pending" if block.get("state") == "denied" else "allowed"

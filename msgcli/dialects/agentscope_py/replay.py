@@ -758,6 +758,8 @@ def _join_base64(first: str, second: Any) -> tuple[str, bool]:
     """
     if type(second) is not str:
         return first, False
+    if type(first) is not str:
+        first = ""  # an earlier chunk that was no text at all (its own line says so)
     try:
         base64.b64decode(second, validate=True)
         proper = True

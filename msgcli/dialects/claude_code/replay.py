@@ -23,6 +23,7 @@ import orjson
 from ...guard import as_key
 from ...replayers import Replayer
 from ...textsafe import short
+from ..wire import joined
 from .assemble import Assembler
 from .known import STREAM_EVENTS, STREAM_SYSTEM_SUBTYPES, STREAM_TYPES
 
@@ -194,11 +195,11 @@ class StreamReplayer(Replayer):
             return
         dtype = delta.get("type")
         if dtype == "text_delta":
-            block["text"] = (block.get("text") or "") + str(delta.get("text", ""))
+            block["text"] = joined(block.get("text"), delta.get("text"))
         elif dtype == "thinking_delta":
-            block["thinking"] = (block.get("thinking") or "") + str(delta.get("thinking", ""))
+            block["thinking"] = joined(block.get("thinking"), delta.get("thinking"))
         elif dtype == "signature_delta":
-            block["signature"] = (block.get("signature") or "") + str(delta.get("signature", ""))
+            block["signature"] = joined(block.get("signature"), delta.get("signature"))
         elif dtype == "input_json_delta":
             current.json.setdefault(index, []).append(str(delta.get("partial_json", "")))
         elif dtype == "citations_delta":
