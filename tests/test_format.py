@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import copy
+import functools
 import io
 import json
 import re
@@ -98,6 +99,19 @@ def _required(tp: Any, hints: dict) -> set[str]:
     return keys
 
 
+@functools.cache
+def _type_hints(tp: Any) -> dict:
+    """A TypedDict's annotations, read once per type (the SDKs' types are many and deep)."""
+    return typing.get_type_hints(tp, include_extras=True)
+
+
+@functools.cache
+def _adapter(tp: Any) -> Any:
+    """pydantic's validator of an SDK type, built once per type: building one costs far more
+    than validating a message with it."""
+    return pydantic.TypeAdapter(tp)
+
+
 def strict_errors(value: Any, tp: Any, where: str = "$") -> list[str]:
     """Why ``value`` is not of type ``tp``, keys a TypedDict does not declare included
     (pydantic lets those through on a TypedDict)."""
@@ -121,7 +135,7 @@ def strict_errors(value: Any, tp: Any, where: str = "$") -> list[str]:
     if typing_extensions.is_typeddict(tp):
         if not isinstance(value, dict):
             return [f"{where}: not an object"]
-        hints = typing.get_type_hints(tp, include_extras=True)
+        hints = _type_hints(tp)
         errors = [f"{where}: unknown key {k!r}" for k in value if k not in hints]
         errors += [f"{where}: missing {k!r}" for k in _required(tp, hints) if k not in value]
         for key, item in value.items():
@@ -155,7 +169,7 @@ TOOL_CALL = openai_types.ChatCompletionMessageToolCallParam
 def sdk_check(value: Any, tp: Any) -> list[str]:
     """pydantic's validation of the SDK type, then the strict key check."""
     try:
-        pydantic.TypeAdapter(tp).validate_python(value)
+        _adapter(tp).validate_python(value)
     except pydantic.ValidationError as exc:
         return [f"pydantic: {exc.errors()[0]}"]
     return strict_errors(value, tp)

@@ -126,6 +126,7 @@ ARGS = [
 ]
 
 
+@pytest.mark.slow  # each command a msgcli process of its own: 6 s of CPU per dialect
 @pytest.mark.parametrize("dialect", ["agentscope-java", "agentscope-py", "loongflow"])
 def test_hostile_values_through_the_installed_command(tmp_path, dialect):
     """Every hostile line of one dialect, each a changed copy of a real record, in one real

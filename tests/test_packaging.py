@@ -6,9 +6,11 @@ import subprocess
 import sys
 import zipfile
 
+import pytest
 from conftest import ROOT
 
 
+@pytest.mark.slow  # pip builds the wheel in a build environment of its own: 7 s of CPU
 def test_wheel_ships_schemas_and_py_typed(tmp_path):
     subprocess.run(
         [

@@ -587,6 +587,7 @@ def test_a_stream_that_is_not_utf8_still_gets_a_well_formed_document():
             assert failure.get("message") == f"S001 {finding.message}"
 
 
+@pytest.mark.slow  # every report written at 100,000 findings: 5 s of CPU
 def test_a_hundred_thousand_findings_are_written_in_linear_time():
     def run_of(n: int) -> RunReport:
         reports = []

@@ -58,12 +58,21 @@ def counts_of(target) -> dict[str, int]:
         db.close()
 
 
-@pytest.mark.parametrize(
-    "path",
-    # (a JSON schema beside a state file is no log)
-    [p for p in log_files(REAL) if not p.name.endswith(".schema.json")],
-    ids=lambda p: str(p.relative_to(REAL)),
-)
+def _real_logs() -> list:
+    """Every real log (a JSON schema beside a state file is no log); four exports each, so
+    past the first log of each producer they are marked slow: `make test` exports one log
+    of each producer, `make test-all` and CI every one."""
+    params, seen = [], set()
+    for p in log_files(REAL):
+        if p.name.endswith(".schema.json"):
+            continue
+        producer = p.relative_to(REAL).parts[0]
+        params.append(pytest.param(p, marks=[pytest.mark.slow] if producer in seen else []))
+        seen.add(producer)
+    return params
+
+
+@pytest.mark.parametrize("path", _real_logs(), ids=lambda p: str(p.relative_to(REAL)))
 def test_every_real_log_gives_the_same_rows_in_every_format(run_cli, tmp_path, path):
     counts = {}
     for suffix in (".parquet", ".sqlite", ".duckdb", ".csv"):
