@@ -17,8 +17,6 @@ from ..textsafe import short
 from .base import Dialect
 
 Emit = Callable[..., None]
-#: ``(decode, errors, {event type: fast path})``: see :meth:`WireReplayer.typed_paths`
-TypedPaths = tuple[Callable[[bytes], Any], type[Exception], dict[str, Callable[[Any, int], bool]]]
 
 
 class WireReplayer(Replayer):
@@ -46,13 +44,6 @@ class WireReplayer(Replayer):
         place when it is certainly valid and has nothing to report, and says so (``True``);
         ``False`` leaves the event untouched for the whole way (schema, then :meth:`event`)."""
         return {}
-
-    def typed_paths(self) -> TypedPaths | None:
-        """Fast paths for events decoded into a typed struct: ``decode(line)`` gives a
-        struct whose field types the decoder checked (or raises ``errors``), and the path of
-        its ``type`` applies it as :meth:`fast_paths` do (``False``: the line goes on as if
-        no struct had been made). ``None``: every line is parsed as a dict."""
-        return None
 
     def lean(self, lines: Any, check: Any) -> int:
         """Replay the rest of a JSONL log from its numbered lines, in a loop of its own;
@@ -98,10 +89,6 @@ class WireReplayer(Replayer):
         # to the stats before anything else counts (so they keep that order)
         tally: dict[str, int] = {}
         fasted = 0
-        typed = self.typed_paths()
-        decode: Any = None
-        if typed is not None:
-            decode, typed_error, typed_paths = typed
 
         def counted() -> int:
             n = 0
@@ -112,25 +99,6 @@ class WireReplayer(Replayer):
             return n
 
         for number, raw in lines:
-            if decode is not None and (
-                # (a line shorter than the depth limit cannot nest past it)
-                len(raw) <= RECORD_DEPTH or raw.count(b"[") + raw.count(b"{") <= RECORD_DEPTH
-            ):
-                try:
-                    struct = decode(raw)
-                except typed_error:
-                    pass
-                else:
-                    kind = struct.type
-                    apply = typed_paths.get(kind)
-                    if apply is not None and apply(struct, number):
-                        count += 1
-                        try:
-                            tally[kind] += 1
-                        except KeyError:
-                            tally[kind] = 1
-                        fast_last = number
-                        continue
             try:
                 obj = loads(raw)
             except bad_json:

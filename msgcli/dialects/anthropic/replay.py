@@ -20,8 +20,7 @@ import orjson
 
 from ...guard import as_key
 from ...textsafe import short
-from ..wire import TypedPaths, WireReplayer, joined
-from . import typed as _typed
+from ..wire import WireReplayer, joined
 
 _KNOWN = frozenset(
     {
@@ -72,20 +71,6 @@ class AnthropicReplayer(WireReplayer):
             "message_start": self._fast_message_start,
             "ping": _always,
         }
-
-    def typed_paths(self) -> TypedPaths:
-        paths: dict[str, Callable[[Any, int], bool]] = {
-            "content_block_delta": self._typed_delta,
-            "content_block_start": self._typed_start,
-            "content_block_stop": self._typed_stop,
-            "message_delta": self._typed_message_delta,
-            "message_stop": self._typed_message_stop,
-            "message_start": self._typed_message_start,
-            "ping": _always,
-        }
-        return _typed.DECODER.decode, _typed.ERROR, paths
-
-    # -- the fast paths: events parsed as dicts ------------------------------------------
 
     def _fast_message_start(self, event: dict, line: int) -> bool:
         return self._start_message(event.get("message"), line)
@@ -152,86 +137,6 @@ class AnthropicReplayer(WireReplayer):
 
     def _fast_message_stop(self, event: dict, line: int) -> bool:
         return self._stop_message(line)
-
-    # -- the typed paths: events decoded into structs (``typed``), whose types the
-    # -- decoder checked; what they hold as JSON values is parsed as orjson parses it
-
-    def _typed_message_start(self, event: _typed.Event, line: int) -> bool:
-        if not event.message:
-            return False
-        return self._start_message(orjson.loads(memoryview(event.message)), line)
-
-    def _typed_delta(self, event: _typed.Event, line: int) -> bool:
-        index = event.index
-        delta = event.delta
-        if self.message is None or index is None or delta is None:
-            return False
-        block = self.blocks.get(index)
-        if block is None:
-            return False
-        what = delta.type
-        if what == "text_delta":
-            text = delta.text
-            old = block.get("text")
-            if text is None or type(old) is not str:
-                return False
-            block["text"] = old + text
-            return True
-        if what == "input_json_delta":
-            piece = delta.partial_json
-            if piece is None:
-                return False
-            self._json_piece(index, piece, line)
-            return True
-        if what == "thinking_delta":
-            text = delta.thinking
-            old = block.get("thinking")
-            if text is None or type(old) is not str:
-                return False
-            block["thinking"] = old + text
-            return True
-        if what == "signature_delta":
-            # (a signature that is no string is not a struct's: the dict path sets it)
-            block["signature"] = delta.signature
-            return True
-        return False
-
-    def _typed_start(self, event: _typed.Event, line: int) -> bool:
-        index = event.index
-        if index is None or not event.content_block:
-            return False
-        block = orjson.loads(memoryview(event.content_block))
-        return type(block) is dict and self._start_block(index, block)
-
-    def _typed_stop(self, event: _typed.Event, line: int) -> bool:
-        index = event.index
-        return index is not None and self._stop_block(index)
-
-    def _typed_message_delta(self, event: _typed.Event, line: int) -> bool:
-        message = self.message
-        delta = event.delta
-        if message is None or delta is None:
-            return False
-        usage: Any = _NO_USAGE
-        if event.usage:
-            usage = orjson.loads(memoryview(event.usage))
-            if type(usage) is not dict:
-                return False
-        message["stop_reason"] = delta.stop_reason
-        message["stop_sequence"] = delta.stop_sequence
-        if delta.stop_details:
-            message["stop_details"] = orjson.loads(memoryview(delta.stop_details))
-        if delta.container:
-            container = orjson.loads(memoryview(delta.container))
-            if container is not None:
-                message["container"] = container
-        _usage_delta(message, usage)
-        return True
-
-    def _typed_message_stop(self, event: _typed.Event, line: int) -> bool:
-        return self._stop_message(line)
-
-    # -- what both apply ---------------------------------------------------------------
 
     def _start_message(self, message: Any, line: int) -> bool:
         if self.message is not None:
@@ -604,12 +509,6 @@ def _message_delta(message: dict, delta: Any, usage: Any) -> None:
             message["stop_details"] = delta["stop_details"]
         if delta.get("container") is not None:
             message["container"] = delta["container"]
-    _usage_delta(message, usage)
-
-
-def _usage_delta(message: dict, usage: Any) -> None:
-    """The usage counts a ``message_delta`` carries: ``output_tokens`` always, the others
-    where they are given."""
     if type(usage) is dict:
         mine = message.get("usage")
         if type(mine) is not dict:
