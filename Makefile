@@ -58,14 +58,16 @@ demo: $(VENV)/.test
 	$(BIN)/msgcli format fixtures/readme/weather.jsonl --provider openai
 
 ## test: install with the test extras and run the suite on every core (pytest-xdist), less the
-## tests marked slow, each property test on a few hypothesis examples (the fast profile)
+## tests marked slow, each property test on a few hypothesis examples (HYPOTHESIS=fast; CI
+## runs it with HYPOTHESIS=full, then make test-slow)
+HYPOTHESIS ?= fast
 PYTEST_WORKERS ?= auto
 PYTEST_ARGS ?=
 # bytecode is cached even where the environment says not to: each worker and each msgcli the
 # tests start would otherwise compile msgcli (and the tests) from source again
 PYTEST = PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist loadgroup
 test: $(VENV)/.test chromium
-	MSGCLI_HYPOTHESIS=fast $(PYTEST) -m "not slow" $(PYTEST_ARGS)
+	MSGCLI_HYPOTHESIS=$(HYPOTHESIS) $(PYTEST) -m "not slow" $(PYTEST_ARGS)
 
 ## test-all: every test, the slow ones too, each property test at its full count (CI runs this)
 test-all: $(VENV)/.test chromium

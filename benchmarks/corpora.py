@@ -387,7 +387,6 @@ JAVA_EVENTS = _logs(
     "single-tool",
     "parallel-tools",
     "fragments",
-    "fragments-empty-id",
     "hitl",
     "external-execution",
     "interrupted",
