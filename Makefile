@@ -63,9 +63,11 @@ demo: $(VENV)/.test
 HYPOTHESIS ?= fast
 PYTEST_WORKERS ?= auto
 PYTEST_ARGS ?=
-# bytecode is cached even where the environment says not to: each worker and each msgcli the
+# --dist loadfile: a test module's tests share a worker (the browser and the cluster modules
+# start one Chromium, one S3 endpoint and one Dask cluster each); bytecode is cached even
+# where the environment says not to: each worker and each msgcli the
 # tests start would otherwise compile msgcli (and the tests) from source again
-PYTEST = PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist loadgroup
+PYTEST = PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist loadfile
 test: $(VENV)/.test chromium
 	MSGCLI_HYPOTHESIS=$(HYPOTHESIS) $(PYTEST) -m "not slow" $(PYTEST_ARGS)
 
@@ -86,7 +88,7 @@ test-pythons:
 	    echo "== Python $$ver ($$py)"; \
 	    $$py -m venv .venv-python$$ver && .venv-python$$ver/bin/python -m pip --disable-pip-version-check -q install -e '.[test]' \
 	      && MSGCLI_HYPOTHESIS=full PYTHONDONTWRITEBYTECODE= .venv-python$$ver/bin/python -m pytest -q -p no:cacheprovider \
-	        -n $(PYTEST_WORKERS) --dist loadgroup $(PYTEST_ARGS) || exit 1; \
+	        -n $(PYTEST_WORKERS) --dist loadfile $(PYTEST_ARGS) || exit 1; \
 	  else echo "== $$py: not on this machine, skipped"; fi; \
 	done
 

@@ -24,7 +24,8 @@ import pytest
 
 CHROMIUM = os.environ.get("MSGCLI_CHROMIUM", "/usr/bin/chromium")
 
-# one Chromium for the module, so its tests share one xdist worker; a browser is slow to
+# one Chromium for the module: its tests share one xdist worker (make's --dist loadfile;
+# xdist_group for --dist loadgroup); a browser is slow to
 # start and to load a 10k-message page: `make test` leaves them to `make test-all` and CI
 pytestmark = [pytest.mark.xdist_group("browser"), pytest.mark.slow]
 

@@ -26,7 +26,8 @@ pytest.importorskip("distributed")
 pytest.importorskip("s3fs")
 pytest.importorskip("moto")
 
-# one S3 endpoint and one Dask cluster for the module, so its tests share one xdist worker;
+# one S3 endpoint and one Dask cluster for the module: its tests share one xdist worker
+# (make's --dist loadfile; xdist_group for --dist loadgroup);
 # minutes of subprocesses and clusters: `make test` leaves them to `make test-all` and CI
 pytestmark = [pytest.mark.xdist_group("cluster"), pytest.mark.slow]
 
