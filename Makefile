@@ -71,16 +71,18 @@ PYTEST = PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -q -n $(PYTEST_WORKERS
 test: $(VENV)/.test chromium
 	MSGCLI_HYPOTHESIS=$(HYPOTHESIS) $(PYTEST) -m "not slow" $(PYTEST_ARGS)
 
-## test-all: every test, the slow ones too, each property test at its full count (CI runs this)
+## test-all: every test, the slow ones too, each property test at its full count
 test-all: $(VENV)/.test chromium
-	MSGCLI_HYPOTHESIS=full $(PYTEST) $(PYTEST_ARGS)
+	$(MAKE) test HYPOTHESIS=full
+	$(MAKE) test-slow
 
-## test-slow: only the tests marked slow
+## test-slow: only the tests marked slow, in one process (they time a browser, start S3 and
+## Dask clusters and whole msgcli processes: nothing else runs beside them)
 test-slow: $(VENV)/.test chromium
-	MSGCLI_HYPOTHESIS=full $(PYTEST) -m slow $(PYTEST_ARGS)
+	MSGCLI_HYPOTHESIS=full PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -q -m slow $(PYTEST_ARGS)
 
-## test-pythons: the whole suite (as test-all) under every other supported Python found on PATH
-## (own venvs)
+## test-pythons: the whole suite (as test-all: the slow tests in one process) under every other
+## supported Python found on PATH (own venvs)
 OTHER_PYTHONS ?= python3.10 python3.12 python3.13
 test-pythons:
 	@for py in $(OTHER_PYTHONS); do \
@@ -88,7 +90,9 @@ test-pythons:
 	    echo "== Python $$ver ($$py)"; \
 	    $$py -m venv .venv-python$$ver && .venv-python$$ver/bin/python -m pip --disable-pip-version-check -q install -e '.[test]' \
 	      && MSGCLI_HYPOTHESIS=full PYTHONDONTWRITEBYTECODE= .venv-python$$ver/bin/python -m pytest -q -p no:cacheprovider \
-	        -n $(PYTEST_WORKERS) --dist loadfile $(PYTEST_ARGS) || exit 1; \
+	        -n $(PYTEST_WORKERS) --dist loadfile -m "not slow" $(PYTEST_ARGS) \
+	      && MSGCLI_HYPOTHESIS=full PYTHONDONTWRITEBYTECODE= .venv-python$$ver/bin/python -m pytest -q -p no:cacheprovider \
+	        -m slow $(PYTEST_ARGS) || exit 1; \
 	  else echo "== $$py: not on this machine, skipped"; fi; \
 	done
 
