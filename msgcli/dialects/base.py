@@ -248,7 +248,9 @@ class Dialect:
         raise NotImplementedError
 
     def write(self, msg: Message) -> dict:
-        raise NotImplementedError
+        """One neutral message as a record of this dialect (a dialect whose records are
+        written a turn at a time, through its ``writer``, has none)."""
+        raise NotImplementedError(f"{self.name} records are written by its conversion writer")
 
     def assembler(self) -> Any:
         """For a dialect that writes one message over several records: an object whose

@@ -260,11 +260,6 @@ class AnthropicDialect(WireDialect):
                 msg.content.append(UnknownBlock(type=str(kind), path=where, raw=block))
         return msg
 
-    def write(self, msg: Message) -> dict:
-        from .write import write_message
-
-        return write_message(msg)
-
     def token_counts(self, msg: Message) -> tuple[Any, Any, Any] | None:
         usage = msg.usage
         if usage is None:

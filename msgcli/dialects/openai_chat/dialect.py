@@ -214,11 +214,6 @@ class ChatDialect(WireDialect):
                 )
         return msg
 
-    def write(self, msg: Message) -> dict:
-        from .write import write_message
-
-        return write_message(msg)
-
     def finish_reason(self, msg: Message) -> Any:
         return msg.fields.get("finish_reason")
 

@@ -196,11 +196,6 @@ class ResponsesDialect(WireDialect):
             msg.content.append(UnknownBlock(type=str(kind), path=path, raw=obj))
         return msg
 
-    def write(self, msg: Message) -> dict:
-        from .write import write_message
-
-        return write_message(msg)
-
     def finish_reason(self, msg: Message) -> Any:
         return msg.fields.get("finish_reason")
 
