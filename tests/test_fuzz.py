@@ -306,3 +306,22 @@ def test_a_claude_code_thinking_block_that_starts_as_an_object(tmp_path):
         if type(block) is dict and block.get("type") == "thinking"
     ]
     assert "The user wants a listing; ls answers it." in thinking
+
+
+def test_a_java_reply_chunk_whose_content_is_a_number(tmp_path):
+    """A real AgentScope Java legacy event log whose third REASONING chunk holds a number
+    where its content list belongs, and whose whole reply (the last chunk) never came: one
+    finding on its line, the other chunks still make the reply."""
+    lines = (FIXTURES / "real/agentscope-java/legacy-events.jsonl").read_text().splitlines()
+    event = orjson.loads(lines[2])
+    assert event["type"] == "REASONING" and event["isLast"] is False
+    event["message"]["content"] = -1
+    lines[2] = orjson.dumps(event).decode()
+    assert orjson.loads(lines[4])["isLast"] is True
+    del lines[4]  # the chunks are put together as the engine's accumulator does
+    log = tmp_path / "events.jsonl"
+    log.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    run = _msgcli("validate", "--format", "github", str(log))
+    assert run.returncode == 1
+    assert f"file={log},line=3" in run.stdout.decode("utf-8")
+    assert "Genf" in _msgcli("show", "--no-pager", str(log)).stdout.decode("utf-8")

@@ -900,7 +900,7 @@ class JavaReplayer(Replayer):
                 # request's reply id in metadata)
                 states = {
                     b.get("id"): b.get("state")
-                    for b in message.get("content") or ()
+                    for b in listed(message.get("content"))
                     if type(b) is dict and b.get("type") == "tool_use"
                 }
                 for block in held.message["content"]:
@@ -952,7 +952,7 @@ class JavaReplayer(Replayer):
         tools: dict[Any, dict] = {}
         last_tool: Any = None
         for chunk in chunks:
-            for block in chunk.get("content") or ():
+            for block in listed(chunk.get("content")):
                 if type(block) is not dict:
                     continue
                 kind = block.get("type")
