@@ -325,3 +325,16 @@ def test_a_java_reply_chunk_whose_content_is_a_number(tmp_path):
     assert run.returncode == 1
     assert f"file={log},line=3" in run.stdout.decode("utf-8")
     assert "Genf" in _msgcli("show", "--no-pager", str(log)).stdout.decode("utf-8")
+
+
+def test_an_item_type_nested_a_thousand_levels_in_a_provider_conversation(tmp_path):
+    """A real OpenAI Responses conversation whose function call's ``type`` is an object
+    1,000 levels deep: convert keeps it as an unknown block, named short, and says so."""
+    line = (FIXTURES / "real/openai-responses/conversations.jsonl").read_text().splitlines()[0]
+    deep = '{"a":' * 1000 + "1" + "}" * 1000
+    log = tmp_path / "conversations.jsonl"
+    log.write_text(_with(line, '"type": "function_call"', f'"type": {deep}') + "\n")
+    for target in ("loongflow", "agentscope-py", "agentscope-java"):
+        run = _msgcli("convert", str(log), "--to", target)
+        assert run.returncode in (0, 1)
+        assert run.stdout.strip()  # the conversation is still written

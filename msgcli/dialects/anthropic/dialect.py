@@ -257,7 +257,7 @@ class AnthropicDialect(WireDialect):
                     )
                 )
             else:
-                msg.content.append(UnknownBlock(type=str(kind), path=where, raw=block))
+                msg.content.append(UnknownBlock(type=str(as_key(kind)), path=where, raw=block))
         return msg
 
     def token_counts(self, msg: Message) -> tuple[Any, Any, Any] | None:

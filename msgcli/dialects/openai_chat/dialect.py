@@ -193,7 +193,9 @@ class ChatDialect(WireDialect):
                 if isinstance(part, dict) and as_key(part.get("type")) == "text":
                     msg.content.append(TextBlock(type="text", path=where, text=part.get("text")))
                 else:
-                    msg.content.append(UnknownBlock(type=str(_type(part)), path=where, raw=part))
+                    msg.content.append(
+                        UnknownBlock(type=str(as_key(_type(part))), path=where, raw=part)
+                    )
         calls = obj.get("tool_calls")
         if isinstance(calls, list):
             for i, call in enumerate(calls):

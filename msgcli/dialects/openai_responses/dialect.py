@@ -153,7 +153,7 @@ class ResponsesDialect(WireDialect):
                         )
                     else:
                         msg.content.append(
-                            UnknownBlock(type=str(_type(part)), path=where, raw=part)
+                            UnknownBlock(type=str(as_key(_type(part))), path=where, raw=part)
                         )
         elif kind == "function_call":
             msg.role = "assistant"
@@ -193,7 +193,7 @@ class ResponsesDialect(WireDialect):
                 msg.content.append(ThinkingBlock(type="thinking", path=path, thinking=""))
         else:
             msg.role = "assistant"
-            msg.content.append(UnknownBlock(type=str(kind), path=path, raw=obj))
+            msg.content.append(UnknownBlock(type=str(as_key(kind)), path=path, raw=obj))
         return msg
 
     def finish_reason(self, msg: Message) -> Any:
