@@ -179,7 +179,7 @@ def test_a_worker_that_dies_fails_the_run_and_does_not_hang(tmp_path):
     (tmp_path / "sitecustomize.py").write_text(
         "import os\nimport msgcli.parallel as p\n"
         "def die(*a, **k):\n    os._exit(9)\n"
-        "p._check_part = die\n"
+        "p.check_part = die\n"
     )
     log = tmp_path / "big.jsonl"
     log.write_bytes((FIXTURES / "valid" / "agentscope-java" / "parallel-tools.jsonl").read_bytes())
