@@ -106,7 +106,7 @@ def convert(
         raise fail(str(exc)) from None
     from ..dialects import get_dialect
 
-    if not get_dialect(to).writable:
+    if get_dialect(to).writer is None:
         title = get_dialect(to).title
         raise fail(f"--to {to}: msgcli reads {title} files, it does not write them")
     options = resolve(

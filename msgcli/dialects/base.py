@@ -52,7 +52,7 @@ Reading commands (show, stats, export, query, diff)
 
 Conversion and formatting
     :attr:`Dialect.writer` (:meth:`Dialect.load_writer`), :attr:`Dialect.formatters`
-    (:meth:`Dialect.load_formatter`), :meth:`Dialect.carry_record`, :attr:`Dialect.writable`.
+    (:meth:`Dialect.load_formatter`), :meth:`Dialect.carry_record`.
 
 Parallel validation
     :attr:`Dialect.splittable`.
@@ -208,8 +208,6 @@ class Dialect:
     splittable: bool = True
     #: whether ``stats`` asks :meth:`note_stats` about every message
     stats_details: bool = False
-    #: whether ``convert`` can write this dialect (and so convert back to it)
-    writable: bool = True
     #: where ``convert``'s writer for this dialect lives (``"module:function"``, the function
     #: taking neutral messages to this dialect's records), or ``None``: not a conversion target
     writer: str | None = None
@@ -388,6 +386,6 @@ class Dialect:
     # -- conversion ------------------------------------------------------------------------
 
     def carry_record(self, record: dict) -> Any:
-        """What ``convert`` keeps of a record of this (not writable) dialect in the target's
-        metadata, beside the blocks it converted. Default: the record."""
+        """What ``convert`` keeps of a record of this dialect (one without a ``writer``) in
+        the target's metadata, beside the blocks it converted. Default: the record."""
         return record

@@ -64,7 +64,6 @@ class ClaudeCodeDialect(Dialect):
     #: worker reading the whole file: off
     splittable = False
     stats_details = True
-    writable = False
     replayer_class = "msgcli.dialects.claude_code.replay:StreamReplayer"
     own_rules = frozenset(f"K{n:03}" for n in range(1, 16))
 
