@@ -268,14 +268,15 @@ def big_log(folder: Path, messages: int = 10_000) -> Path:
 
 def test_a_10k_message_page_opens_within_3_seconds(browser, run_cli, tmp_path):
     """Opening is timed as the browser's own work: the CPU time of the page's main thread
-    from navigation to the load event, the better of two openings (on a machine shared with
-    other jobs the wall time says more about them than about the page; it is printed)."""
+    from navigation to the load event, the best of three openings (on a machine shared with
+    other jobs the wall time says more about them than about the page; it is printed, and one
+    opening alone varies by a fifth between runs on a quiet 2-core machine)."""
     log = big_log(tmp_path)
     started = time.perf_counter()
     page_file = _export(run_cli, log, tmp_path / "big.html")
     exported = time.perf_counter() - started
     timings = []
-    for attempt in range(2):
+    for attempt in range(3):
         context = browser.new_context()
         page = context.new_page()
         try:
