@@ -19,6 +19,7 @@ How a run is made of files is :mod:`msgcli.pipeline`'s business.
 from __future__ import annotations
 
 import functools
+import itertools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,9 +29,10 @@ from .checks import CrossChecks, check_message, digest
 from .detect import Detector
 from .dialects import EVENT, MESSAGE, Dialect, get_dialect
 from .findings import ERROR, WARNING, FileReport, FileSummary, Finding, Severity
+from .guard import RECORD_DEPTH, nests_deeper
 from .inputs import suffix_list
 from .reader import ReadError, read_records, source_name
-from .records import take_over
+from .records import Record, not_object, records_of_lines, take_over, too_deep
 from .replayers import Replayer
 from .rules import RULES
 from .schemas import CompiledSchema, compiled, explain
@@ -214,6 +216,9 @@ class FileCheck(_Findings):
 
     #: a part's digests, kept for the process that owns the file (:class:`PartCheck`)
     digests: list | None = None
+    #: after how many records a message log goes on in its dialect's typed path (a short
+    #: log is done before the typed types would be imported and built)
+    typed_after = 1000
 
     def __init__(
         self,
@@ -239,6 +244,10 @@ class FileCheck(_Findings):
         # set once the file turns out to be a message log (see _settle)
         self.cross: CrossChecks | _DigestRecorder | Any
         self.schema: CompiledSchema
+        #: the dialect's typed path, ``(decode, digest)`` (see ``Dialect.typed_messages``),
+        #: once the file has come to it
+        self.typed: tuple[Callable[[bytes], Any], Callable[[Any], Any]] | None = None
+        self.typed_ready = False
 
     def run(self, records: Iterator[Any]) -> None:
         until = self.until
@@ -268,6 +277,19 @@ class FileCheck(_Findings):
                 if self.events_only and self.kind == MESSAGE:
                     break  # a message log where an event log is wanted: nothing more to learn
                 self._check_message(obj, recovered=problem is not None)
+                if (
+                    self.typed_ready
+                    and record.raw
+                    and self.summary.records >= self.typed_after
+                    and not self.budget.limit
+                ):
+                    # a message log with a typed path: the rest of its lines in its own loop
+                    assert self.dialect is not None
+                    self.typed = self.dialect.typed_messages()
+                    self.typed_ready = False
+                    record = take_over(records, self._typed_loop)
+                    if record is not None:  # (not JSONL: the records go on as they were)
+                        self.take(record)
             elif kind == EVENT:
                 self._check_event(record, obj)
                 if until is not None and (
@@ -334,6 +356,9 @@ class FileCheck(_Findings):
                 return
             self.cross = self._cross_checks(dialect)
             self.schema = compiled(f"{dialect.name}/message")
+            self.typed_ready = (
+                dialect.typed is not None and not self.events_only and not self.detector.tentative
+            )
 
     def _cross_checks(self, dialect: Dialect) -> Any:
         return CrossChecks(dialect, self.emit)
@@ -357,6 +382,77 @@ class FileCheck(_Findings):
             elif kind == EVENT:
                 self._check_event(record, obj)
         return record.line if counted else 0
+
+    def _typed_loop(self, lines: Iterator[tuple[int, bytes]]) -> int:
+        """Check the rest of a JSONL message log from its numbered lines: each line that
+        decodes into its dialect's types and that no record rule speaks on only feeds the
+        cross-record checks; any other goes the whole way (:meth:`take`). Returns how many
+        records it read."""
+        import gc
+
+        # the loop makes no reference cycles: the cycle collector, which the many short-lived
+        # values would set off again and again, waits until it ends
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            return self._typed_lines(lines)
+        finally:
+            if collecting:
+                gc.enable()
+
+    def _typed_lines(self, lines: Iterator[tuple[int, bytes]]) -> int:
+        import msgspec
+        import orjson
+
+        assert self.typed is not None
+        decode, digest_of = self.typed
+        refused = (msgspec.ValidationError, RecursionError)
+        malformed = (msgspec.DecodeError, ValueError)  # (invalid UTF-8 too)
+        loads = orjson.loads
+        bad_json = orjson.JSONDecodeError
+        feed = self.cross.feed_digest
+        summary = self.summary
+        variants = self.variants
+        take = self.take
+        count = 0
+        for number, raw in lines:
+            try:
+                value = decode(raw)
+            except refused:
+                value = None
+            except malformed:
+                if not raw.strip():
+                    continue
+                value = None
+            if value is not None and (
+                # (a line shorter than the depth limit cannot nest past it)
+                len(raw) <= RECORD_DEPTH or raw.count(b"[") + raw.count(b"{") <= RECORD_DEPTH
+            ):
+                fast = digest_of(value)
+                if fast is not None:
+                    count += 1
+                    summary.records += 1
+                    variant, item = fast
+                    if variant not in variants:
+                        variants[variant] = None
+                    feed(number, item)
+                    continue
+            try:
+                obj = loads(raw)
+            except bad_json:
+                # the rest the reader's way: it says precisely what is wrong with a line
+                for record in records_of_lines(itertools.chain([(number, raw)], lines)):
+                    count += 1
+                    take(record)
+                break
+            count += 1
+            if type(obj) is not dict:
+                take(Record(number, None, not_object(obj)))
+            elif nests_deeper(obj, raw=raw):
+                take(Record(number, None, too_deep()))
+            else:
+                take(Record(number, obj, None, raw))
+        return count
 
     def _check_event(self, record: Any, obj: dict) -> None:
         self.prepare(record.raw, obj, self.emit)

@@ -199,6 +199,10 @@ class Dialect:
     #: A record rule its records may get that is missing here fails the test suite
     #: (:func:`msgcli.dialects.uncovered`)
     fast_covers: frozenset[str] = frozenset()
+    #: where the typed path of validation for this dialect's message logs lives
+    #: (``"module:function"``; the function gives ``(decode, digest)``, see
+    #: :meth:`typed_messages`), or ``None``: no typed path
+    typed: str | None = None
     #: ``module:class`` of the replayer of this dialect's event logs (``None``: no events)
     replayer_class: str | None = None
     #: whether the dialect's records are told apart from every other dialect's by
@@ -279,6 +283,14 @@ class Dialect:
         record rules it answers for. Default: no fast path.
         """
         return None
+
+    def typed_messages(self) -> tuple[Callable[[bytes], Any], Callable[[Any], Any]] | None:
+        """The typed path of validation (:mod:`msgcli.engine`): ``decode(line)`` reads a
+        JSONL line straight into the types of the records the framework writes (and raises
+        on anything else), and ``digest(value)`` answers what :meth:`fast_digest` answers of
+        the same record as a dict: ``(variant, digest)``, or ``None`` whenever a rule could
+        speak. A record either refuses goes the whole way. ``None``: no typed path."""
+        return None if self.typed is None else _load(self.typed)()
 
     def tool_input_key_of(self, block: ToolCallBlock) -> str | None:
         """The JSON key holding this tool call's argument text (default: ``tool_input_key``)."""

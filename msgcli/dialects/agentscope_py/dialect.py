@@ -14,6 +14,7 @@ class AgentScopePyDialect(FastPath, Rules, Events, Records):
     name = NAME
     title = "AgentScope Python"
     writer = "msgcli.converters.agentscope_py:WRITER"
+    typed = "msgcli.dialects.agentscope_py.typed:typed_path"
     formatters = MappingProxyType(
         {
             "openai": "msgcli.formatters.python:OPENAI",

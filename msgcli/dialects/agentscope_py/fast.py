@@ -34,7 +34,7 @@ def _fast_iso(value: Any) -> bool:
     return type(value) is str and ISO_WRITTEN.match(value) is not None
 
 
-def _fast_data(item: dict, path: tuple) -> bool:
+def data_is_clean(item: dict, path: tuple) -> bool:
     """A data block whose source passes the media checks."""
 
     block = read_block_v2(item, path, nested=False)
@@ -140,7 +140,7 @@ class FastPath(Dialect):
                     return None
                 tools.append((_RESULT, bid, ("content", index), name, bid))
             elif kind == "data":
-                if not _fast_data(block, ("content", index)):
+                if not data_is_clean(block, ("content", index)):
                     return None
             else:
                 return None  # a result in a user message
