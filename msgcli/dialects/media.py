@@ -13,7 +13,7 @@ from ..model import DataBlock, pointer
 from ..textsafe import short
 from .base import says_nothing
 
-__all__ = ["check_source", "source_is_clean", "unknown_key"]
+__all__ = ["check_source", "source_is_clean", "unknown_key", "written_source_is_clean"]
 
 _MIME = re.compile(
     r"^(application|audio|font|example|image|message|model|multipart|text|video|chemical|x-[\w.+-]+)"
@@ -77,17 +77,14 @@ def check_source(block: DataBlock, emit) -> None:
         if not isinstance(data, str):
             return
         try:
-            raw = b64decode(data, validate=True)
-        except (binascii.Error, ValueError):
-            try:
-                raw = b64decode("".join(data.split()), validate=True)
-            except (binascii.Error, ValueError) as exc:
-                emit(
-                    "M001",
-                    f"the base64 data does not decode ({_b64_reason(data, exc)})",
-                    _source_pointer(block),
-                )
-                return
+            raw = _b64(data)
+        except (binascii.Error, ValueError) as exc:
+            emit(
+                "M001",
+                f"the base64 data does not decode ({_b64_reason(data, exc)})",
+                _source_pointer(block),
+            )
+            return
         if isinstance(media_type, str):
             _check_magic(media_type, raw, block, emit)
 
@@ -95,6 +92,30 @@ def check_source(block: DataBlock, emit) -> None:
 def source_is_clean(block: DataBlock) -> bool:
     """True when the media checks have nothing to say about ``block``'s source."""
     return says_nothing(check_source, block)
+
+
+def written_source_is_clean(kind: str, media_type: str, value: str) -> bool:
+    """What :func:`source_is_clean` says of a source as a framework writes it: ``kind``
+    ``"url"`` or ``"base64"``, its media type, and its URL or base64 data (``value``), no
+    other key (the typed paths of validation, which have the values at hand)."""
+    if media_type and not _MIME.match(media_type):
+        return False
+    if kind == "url":
+        return _url_problem(value) is None
+    try:
+        raw = _b64(value)
+    except (binascii.Error, ValueError):
+        return False
+    return _magic_mismatch(media_type, raw) is None
+
+
+def _b64(data: str) -> bytes:
+    """The bytes of base64 text, white space inside it allowed (raises when it does not
+    decode)."""
+    try:
+        return b64decode(data, validate=True)
+    except (binascii.Error, ValueError):
+        return b64decode("".join(data.split()), validate=True)
 
 
 def _source_pointer(block: DataBlock) -> str:
@@ -127,10 +148,16 @@ def _url_problem(url: str) -> str | None:
     return None
 
 
-def _check_magic(media_type: str, raw: bytes, block: DataBlock, emit) -> None:
+def _magic_mismatch(media_type: str, raw: bytes) -> str | None:
+    """What the bytes are, when they are not what ``media_type`` declares (else None)."""
     signatures = _MAGIC.get(media_type.split(";")[0].strip().lower())
     if not signatures or not raw or raw.startswith(signatures):
-        return
+        return None
     actual = next((name for sig, name in _NAMES.items() if raw.startswith(sig)), None)
-    found = f"{actual} data" if actual else "data of another kind"
-    emit("M004", f"declared {media_type} but the bytes are {found}", _source_pointer(block))
+    return f"{actual} data" if actual else "data of another kind"
+
+
+def _check_magic(media_type: str, raw: bytes, block: DataBlock, emit) -> None:
+    found = _magic_mismatch(media_type, raw)
+    if found is not None:
+        emit("M004", f"declared {media_type} but the bytes are {found}", _source_pointer(block))

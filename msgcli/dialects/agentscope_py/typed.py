@@ -22,7 +22,7 @@ import msgspec
 from msgspec import Meta, Struct
 
 from ..base import DIGEST_CALL, DIGEST_RESULT, has_words, micros, object_text
-from .fast import data_is_clean
+from ..media import written_source_is_clean
 from .records import ISO_WRITTEN, V2, message_part_key
 
 __all__ = ["Message", "digest", "typed_path"]
@@ -41,6 +41,17 @@ class _Usage(Struct, forbid_unknown_fields=True, gc=False):
 
 
 class _Text(Struct, tag_field="type", tag="text", forbid_unknown_fields=True, gc=False):
+    text: str
+    id: str
+    created_at: Time
+    finished_at: Time | None
+
+
+class _OutputText(Struct, forbid_unknown_fields=True, gc=False):
+    """A text block inside a tool result's output (its ``type`` is required there too: a
+    tag is only asked for in a union)."""
+
+    type: Literal["text"]
     text: str
     id: str
     created_at: Time
@@ -85,7 +96,7 @@ class _ToolResult(
     id: str
     name: str
     #: text blocks only: a result with media takes the whole way
-    output: str | list[_Text]
+    output: str | list[_OutputText]
     state: Literal["success", "error", "interrupted", "denied", "running"]
     metadata: dict[str, Any]
     created_at: Time
@@ -240,4 +251,7 @@ def digest(msg: Message) -> tuple[str, tuple] | None:
 
 def _clean_data(block: _Data, index: int) -> bool:
     """A data block whose source passes the media checks."""
-    return data_is_clean(msgspec.to_builtins(block), ("content", index))
+    source = block.source
+    if type(source) is _Base64:
+        return written_source_is_clean("base64", source.media_type, source.data)
+    return written_source_is_clean("url", source.media_type, source.url)
