@@ -252,6 +252,6 @@ def digest(msg: Message) -> tuple[str, tuple] | None:
 def _clean_data(block: _Data, index: int) -> bool:
     """A data block whose source passes the media checks."""
     source = block.source
-    if type(source) is _Base64:
+    if isinstance(source, _Base64):
         return written_source_is_clean("base64", source.media_type, source.data)
     return written_source_is_clean("url", source.media_type, source.url)
