@@ -34,7 +34,7 @@ _WAITING_STATES = frozenset({"asking", "submitted", "parked"})
 TIME_TOLERANCE = timedelta(seconds=1)
 _TOLERANCE_US = TIME_TOLERANCE // timedelta(microseconds=1)
 #: ids of these forms are kept as numbers, about half the memory of the text
-_HEX_ID = re.compile(r"[0-9a-f]{1,64}")
+_HEX_DIGITS = b"0123456789abcdef"
 _UUID_ID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 
@@ -186,25 +186,32 @@ class CrossChecks:
 
     def feed_digest(self, line: int, digest: tuple) -> None:
         """Take in one message, as :func:`digest` made it, read on ``line``."""
-        key, mid, when, group, tools = digest[:5]
-        part = digest[5] if len(digest) > 5 else None
+        key = digest[0]
+        when = digest[2]
         if key is not None:
             ckey = _compact(key)
             first = self._message_ids.setdefault(ckey, line)
-            if part is not None:
-                part = (*part, when)
-                if first == line:
+            part = (*digest[5], when) if len(digest) > 5 else None
+            if first == line:
+                if part is not None:
                     self._parts[ckey] = part
-                    part = None
-            if first != line and not self._another_part(ckey, part):
+            elif not self._another_part(ckey, part):
                 self._emit(
                     "I001",
-                    f"message id {short(mid)} was already used on line {first}",
+                    f"message id {short(digest[1])} was already used on line {first}",
                     "/id",
                     line=line,
                 )
         if when is not None:
-            self._check_time(line, when, group)
+            group = digest[3]
+            last = self._last_time.get(group)
+            if last is None or when > last[0]:
+                self._last_time[group] = (when, line)
+            elif when < last[0] - _TOLERANCE_US:
+                self._older(line, when, last)
+        tools = digest[4]
+        if not tools:
+            return
         for item in tools:
             if item[0] == _CALL:
                 self._call(line, *item[1:])
@@ -231,18 +238,15 @@ class CrossChecks:
         seen.add(part)
         return True
 
-    def _check_time(self, line: int, when: int, group_key: Any) -> None:
-        last = self._last_time.get(group_key)
-        if last is not None and when < last[0] - _TOLERANCE_US:
-            span = _span(timedelta(microseconds=last[0] - when))
-            self._emit(
-                "C002",
-                f"this message is {span} older than the one on line {last[1]}",
-                "",
-                line=line,
-            )
-        if last is None or when > last[0]:
-            self._last_time[group_key] = (when, line)
+    def _older(self, line: int, when: int, last: tuple[int, int]) -> None:
+        """C002: the message on ``line`` is older than the latest before it, ``last``."""
+        span = _span(timedelta(microseconds=last[0] - when))
+        self._emit(
+            "C002",
+            f"this message is {span} older than the one on line {last[1]}",
+            "",
+            line=line,
+        )
 
     def _call(self, line: int, key: Any, path: tuple, name: Any, state: Any, cid: Any) -> None:
         key = _compact(key)
@@ -327,11 +331,12 @@ def _compact(key: Any) -> Any:
     text stays text, and an int key stays an int (``digest`` keys are str or int), so
     two keys are equal exactly when their compact forms are.
     """
-    if type(key) is str and key.isascii():
-        if _HEX_ID.fullmatch(key):
-            return int("1" + key, 16)
-        if len(key) == 36 and _UUID_ID.fullmatch(key):
-            return int("2" + key.replace("-", ""), 16)
+    if type(key) is str:
+        if 0 < len(key) <= 64 and key.isascii():
+            if not key.encode().translate(None, _HEX_DIGITS):
+                return int("1" + key, 16)
+            if len(key) == 36 and _UUID_ID.fullmatch(key):
+                return int("2" + key.replace("-", ""), 16)
     elif type(key) is int:
         return ("int", key)
     return key
