@@ -449,27 +449,40 @@ def _document_problem(data: bytes, exc: orjson.JSONDecodeError) -> tuple[int, Pr
 def document_messages(value: dict) -> list[tuple[str, dict]]:
     """``(JSON pointer, message)`` for every message of a known dialect held in a document
     (its lists and objects, up to a few levels down; a message is not looked into)."""
-    from .dialects import MESSAGE, classify
+    from .dialects import MESSAGE, classify, is_plain
 
     found: list[tuple[str, dict]] = []
 
-    def walk(item: Any, pointer: str, depth: int, listed: bool) -> None:
+    def is_message(item: dict) -> bool:
+        kind = classify(item)
+        return kind is not None and kind[1] == MESSAGE
+
+    def one_dialect(objects: list[dict]) -> bool:
+        kinds = [classify(item) for item in objects if not is_plain(item)]
+        return len({kind[0] for kind in kinds if kind is not None}) <= 1
+
+    def walk(item: Any, pointer: str, depth: int) -> None:
         if isinstance(item, dict):
-            if listed:  # messages are kept in lists (a context, a memory, a pair)
-                kind = classify(item)
-                if kind is not None and kind[1] == MESSAGE:
-                    found.append((pointer, item))
-                    return
             if depth < _DOCUMENT_DEPTH:
                 for key, child in item.items():
                     if isinstance(child, (dict, list)):
-                        walk(child, f"{pointer}/{_escape_key(key)}", depth + 1, False)
+                        walk(child, f"{pointer}/{_escape_key(key)}", depth + 1)
         elif isinstance(item, list) and depth < _DOCUMENT_DEPTH:
-            for index, child in enumerate(item):
-                if isinstance(child, (dict, list)):
-                    walk(child, f"{pointer}/{index}", depth + 1, True)
+            # messages are kept in lists (a context, a memory, a pair); a list whose objects
+            # are messages and something else, or messages of several dialects (a test
+            # harness's wrapped objects, say), is no conversation: read partly, its tool
+            # results would answer nothing
+            objects = [child for child in item if isinstance(child, dict)]
+            messages = [is_message(child) for child in objects]
+            if not any(messages) or (all(messages) and one_dialect(objects)):
+                taken = iter(messages)
+                for index, child in enumerate(item):
+                    if isinstance(child, dict) and next(taken):
+                        found.append((f"{pointer}/{index}", child))
+                    elif isinstance(child, (dict, list)):
+                        walk(child, f"{pointer}/{index}", depth + 1)
 
-    walk(value, "", 0, False)
+    walk(value, "", 0)
     return found
 
 

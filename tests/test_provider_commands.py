@@ -470,3 +470,23 @@ def _lines_of_sse(path: Path) -> list[dict]:
         if line.startswith("data:"):
             out.append(json.loads(line[5:]))
     return out
+
+
+@pytest.mark.parametrize("api", ["openai-chat", "openai-responses", "anthropic-messages"])
+def test_a_whole_conversations_folder_validates_clean(api, run_cli, monkeypatch, tmp_path):
+    """Every file of a recorded conversations folder (the streams, requests and answers of
+    each turn) is read as what it is. The harness's own ``scenario.json`` keeps the SDK
+    objects of earlier turns wrapped (``{"<SDK object>": ..., "to_dict": ...}``) next to plain
+    messages: such a list is no conversation of its own, and is not read as one."""
+    folder = Path(__file__).parent.parent / "fixtures" / "provider-streams" / api / "conversations"
+    monkeypatch.chdir(tmp_path)  # (the project's configuration excludes this folder)
+    code, out = run_cli("validate", "--format", "json", str(folder))
+    assert code == 0, out
+    report = json.loads(out)
+    dialect = {"anthropic-messages": "anthropic"}.get(api, api)
+    read = [f for f in report["files"] if f.get("dialect")]
+    assert len(read) >= 40
+    for file in read:
+        assert file["errors"] == 0 and file["warnings"] == 0, file
+        if not file["path"].endswith("scenario.json"):
+            assert file["dialect"] == dialect, file
