@@ -71,27 +71,24 @@ def with_final(folder, suffix):
     )
 
 
-REAL_PAIRS = (
-    [
-        (REAL / "events.jsonl", REAL / "events-final.jsonl"),
-        (REAL / "events.sse", REAL / "events-final.jsonl"),
-        (REAL / "events-data.jsonl", REAL / "events-data-final.jsonl"),
-    ]
-    + [
-        # more real runs: each reply's native events and the message the framework rebuilt
-        (p, p.with_name(p.name.replace("-events.jsonl", "-final.jsonl")))
-        for folder in ("agui", "structured", "runs")
-        for p in sorted((REAL / folder).glob("*-events.jsonl"))
-        if not p.name.endswith("-agui-events.jsonl")
-        and p.with_name(p.name.replace("-events.jsonl", "-final.jsonl")).is_file()
-    ]
-    + [
-        # the same native events as the service's SSE body sends them
-        (p, p.with_name(p.name.replace("-events.sse", "-final.jsonl")))
-        for p in sorted((REAL / "runs").glob("*-events.sse"))
-        if not p.name.endswith("-agui-events.sse")
-    ]
-)
+REAL_PAIRS = [
+    (REAL / "events.jsonl", REAL / "events-final.jsonl"),
+    (REAL / "events.sse", REAL / "events-final.jsonl"),
+    (REAL / "events-data.jsonl", REAL / "events-data-final.jsonl"),
+] + [
+    # more real runs: each reply's native events and the message the framework rebuilt
+    (p, p.with_name(p.name.replace("-events.jsonl", "-final.jsonl")))
+    for folder in ("agui", "structured", "runs")
+    for p in sorted((REAL / folder).glob("*-events.jsonl"))
+    if not p.name.endswith("-agui-events.jsonl")
+    and p.with_name(p.name.replace("-events.jsonl", "-final.jsonl")).is_file()
+]
+REAL_PAIRS += [
+    # the same native events as the service's SSE body sends them
+    (p, p.with_name(p.name.replace("-events.sse", "-final.jsonl")))
+    for p in sorted((REAL / "runs").glob("*-events.sse"))
+    if not p.name.endswith("-agui-events.sse")
+]
 
 
 @pytest.mark.parametrize("events, final", REAL_PAIRS, ids=[p[0].name for p in REAL_PAIRS])
