@@ -506,6 +506,11 @@ EVENT_LOGS |= {
     f"real/agentscope-py/runs/{p.name}"
     for p in (FIXTURES / "real" / "agentscope-py" / "runs").glob("*events.jsonl")
 }
+#: ... and the same event logs as the service's SSE bodies (native and AG-UI)
+EVENT_LOGS |= {
+    f"real/agentscope-py/runs/{p.name}"
+    for p in (FIXTURES / "real" / "agentscope-py" / "runs").glob("*events.sse")
+}
 
 
 def log_dialect_and_kind(path: Path) -> tuple[str, str]:

@@ -560,8 +560,9 @@ def test_exports_read_standard_input_and_several_files(run_cli, tmp_path):
     headings = [a for a in parsed.tags("h2") if a.get("class") == "file"]
     folder = REAL / "agentscope-py"
     documents = [p for p in folder.rglob("*.json") if not p.name.endswith(".schema.json")]
-    # standard input, each JSONL log, the .sse stream and the state files (JSON documents)
-    assert len(headings) == 1 + len(list(folder.rglob("*.jsonl"))) + 1 + len(documents)
+    # standard input, each JSONL log, the .sse streams and the state files (JSON documents)
+    streams = list(folder.rglob("*.jsonl")) + list(folder.rglob("*.sse"))
+    assert len(headings) == 1 + len(streams) + len(documents)
     # options that need a file, or the HTML export, say so
     assert run_cli("show", "--findings", str(log))[0] == 2
     assert run_cli("show", "--export-html", str(page), "--findings", "-", input=b"")[0] == 2

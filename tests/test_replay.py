@@ -83,6 +83,12 @@ REAL_PAIRS = [
     if not p.name.endswith("-agui-events.jsonl")
     and p.with_name(p.name.replace("-events.jsonl", "-final.jsonl")).is_file()
 ]
+REAL_PAIRS += [
+    # the same native events as the service's SSE body sends them
+    (p, p.with_name(p.name.replace("-events.sse", "-final.jsonl")))
+    for p in sorted((REAL / "runs").glob("*-events.sse"))
+    if not p.name.endswith("-agui-events.sse")
+]
 
 
 @pytest.mark.parametrize("events, final", REAL_PAIRS, ids=[p[0].name for p in REAL_PAIRS])

@@ -913,6 +913,17 @@ class _AGUI:
             self.outside = True
             return
         if kind in ("RUN_FINISHED", "RUN_ERROR"):
+            reply = rp.replies.get(as_key(self.run))
+            if kind == "RUN_FINISHED" and self.open and reply is not None and reply.model_open:
+                # a reply that failed inside a model call: AgentScope's service closes it
+                # with REPLY_END(finished_reason="error") and leaves its open blocks open
+                # (app/_service/_chat.py, ChatService._close_failed_reply), and the AG-UI
+                # middleware turns every REPLY_END but the iteration limit's into
+                # RUN_FINISHED (app/middleware/_protocol/_agui.py, _to_agui_event); an
+                # interrupt ends the open blocks and the model call first. Read as the
+                # failed reply it is (AG-UI carries no error).
+                self._end_run("error")
+                return
             for what, since in self.open.values():
                 rp.emit(
                     "E015",
