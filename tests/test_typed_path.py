@@ -54,6 +54,7 @@ def _agree(name: str, obj) -> bool:
 
 def test_dialects_with_a_typed_path():
     assert "agentscope-py" in TYPED
+    assert "agentscope-java" in TYPED
 
 
 @pytest.mark.parametrize("name", TYPED)
