@@ -21,7 +21,7 @@ from typing import Annotated, Any, Literal
 import msgspec
 from msgspec import Meta, Struct
 
-from ..base import DIGEST_CALL, DIGEST_RESULT, has_words, micros, object_text
+from ..base import DIGEST_CALL, DIGEST_RESULT, object_text
 from .records import V2
 
 __all__ = ["Message", "digest", "typed_path"]
@@ -101,8 +101,10 @@ def typed_path() -> tuple[Any, Any]:
 _DIGITS = bytes.maketrans(b"0123456789", b"0000000000")
 _WRITTEN = b"0000-00-00 00:00:00.000"
 _from_iso = datetime.fromisoformat
+_EPOCH = datetime(1970, 1, 1)
 #: the metadata keys of a paused session (see ``Records.parked``)
-_PARKED = ("agentscope_confirm_request_reply_id", "agentscope_external_execution_request_reply_id")
+_CONFIRM = "agentscope_confirm_request_reply_id"
+_EXTERNAL = "agentscope_external_execution_request_reply_id"
 #: the integers orjson reads as integers (others as floats)
 _LOWEST, _HIGHEST = -(2**63), 2**64 - 1
 
@@ -128,61 +130,84 @@ def digest(msg: Message) -> tuple[str, tuple] | None:
         if usage.totalTokens != (0 if inp is None else inp) + (0 if out is None else out):
             return None
     metadata = msg.metadata
-    if metadata is not None and "_chat_usage" in metadata:
+    if metadata and "_chat_usage" in metadata:
         chat = metadata["_chat_usage"]
-        if type(chat) is dict and not _total_agrees(chat):
-            return None
-    role = msg.role
+        if type(chat) is dict:
+            # B003 on the copy of the usage (any JSON): first the common case at a glance
+            total = chat.get("totalTokens")
+            inp = chat.get("inputTokens")
+            out = chat.get("outputTokens")
+            if not (
+                type(total) is int
+                and type(inp) is int
+                and type(out) is int
+                and total == inp + out
+                and _LOWEST <= inp <= _HIGHEST
+                and _LOWEST <= out <= _HIGHEST
+                and _LOWEST <= total <= _HIGHEST
+            ) and not _total_agrees(chat):
+                return None
     content: list[Any] = msg.content
     empty = True
-    tools: list[tuple] = []
-    if role == "ASSISTANT" or role == "TOOL":
-        parked = None
-        for index, block in enumerate(content):
-            kind = type(block)
-            if kind is _Text:
-                if empty and has_words(block.text):
-                    empty = False
-                continue
-            empty = False
-            if kind is _Thinking:
-                continue
-            bid = block.id
-            if not bid:
-                return None
-            name = block.name
-            if kind is _ToolUse:
-                if name is None or name.startswith("__"):
-                    return None
-                text = block.content
-                if text is not None and not object_text(text):
-                    return None
-                if parked is None:
-                    parked = metadata is not None and (
-                        _PARKED[0] in metadata or _PARKED[1] in metadata
-                    )
-                state = "parked" if parked else block.state
-                tools.append((DIGEST_CALL, bid, ("content", index), name, state, bid))
-            else:  # a tool_result: text output, a metadata without nulls (the schema's)
-                for item in block.output:
-                    if type(item) is not _Text:
-                        return None
-                held = block.metadata
-                if held is not None and None in held.values():
-                    return None
-                tools.append((DIGEST_RESULT, bid, ("content", index), name, bid))
-    else:
-        # a USER or SYSTEM message holds text here (Msg.validateRoleContent, S002; media
-        # takes the whole way)
+    role = msg.role
+    if role == "USER" or role == "SYSTEM":
+        # text here (Msg.validateRoleContent, S002; media takes the whole way)
         for block in content:
             if type(block) is not _Text:
                 return None
-            if empty and has_words(block.text):
-                empty = False
+            if empty:
+                text = block.text
+                if text and not text.isspace():  # (has_words)
+                    empty = False
+        if empty:
+            return None
+        mid = msg.id
+        since = when - _EPOCH  # (micros(when), without a call and twice as fast as its //)
+        micros = since.days * 86_400_000_000 + since.seconds * 1_000_000 + since.microseconds
+        return V2, (mid or None, mid, micros, None, ())
+    tools: list[tuple] = []
+    parked = None
+    index = -1
+    for block in content:
+        index += 1
+        kind = type(block)
+        if kind is _Text:
+            if empty:
+                text = block.text
+                if text and not text.isspace():
+                    empty = False
+            continue
+        empty = False
+        if kind is _Thinking:
+            continue
+        bid = block.id
+        if not bid:
+            return None
+        name = block.name
+        if kind is _ToolUse:
+            if name is None or name.startswith("__"):
+                return None
+            text = block.content
+            if text is not None and not object_text(text):
+                return None
+            if parked is None:
+                parked = metadata is not None and (_CONFIRM in metadata or _EXTERNAL in metadata)
+            state = "parked" if parked else block.state
+            tools.append((DIGEST_CALL, bid, ("content", index), name, state, bid))
+        else:  # a tool_result: text output, a metadata without nulls (the schema's)
+            for item in block.output:
+                if type(item) is not _Text:
+                    return None
+            held = block.metadata
+            if held and None in held.values():
+                return None
+            tools.append((DIGEST_RESULT, bid, ("content", index), name, bid))
     if empty:
         return None
     mid = msg.id
-    return V2, (mid or None, mid, micros(when), None, tuple(tools))
+    since = when - _EPOCH
+    micros = since.days * 86_400_000_000 + since.seconds * 1_000_000 + since.microseconds
+    return V2, (mid or None, mid, micros, None, tuple(tools))
 
 
 def _total_agrees(usage: dict) -> bool:
