@@ -2,8 +2,8 @@
 ``Dialect.typed_messages``).
 
 A line is decoded straight into the types below, which hold a record exactly as the
-framework's Jackson mapper writes it: all seven message keys (in any order: the metadata
-is a ``HashMap``) and every key of each text, thinking, tool_use and tool_result block,
+framework's Jackson mapper writes it: all seven message keys (in any order, as in the
+metadata, a ``HashMap``) and every key of each text, thinking, tool_use and tool_result block,
 nothing else, each of the type the schema asks for. Decoding checks the structure while it
 parses; :func:`digest` then asks what the types cannot say (the blocks a role may hold,
 the timestamp in Jackson's form and a real time, argument text that is a JSON object,
@@ -26,10 +26,13 @@ from .records import V2
 
 __all__ = ["Message", "digest", "typed_path"]
 
-_INT32 = Meta(ge=-(2**31), le=2**31 - 1)
 #: a count within a Java int, as JSON Schema sees an integer: ``412`` or ``412.0``
-Count = Annotated[int, _INT32] | Annotated[float, Meta(ge=-(2**31), le=2**31 - 1, multiple_of=1)]
-#: any number (orjson reads an integer beyond 64 bits as a float: the whole way reads those)
+Count = (
+    Annotated[int, Meta(ge=-(2**31), le=2**31 - 1)]
+    | Annotated[float, Meta(ge=-(2**31), le=2**31 - 1, multiple_of=1)]
+)
+#: any number; an integer beyond 64 bits is refused (orjson reads it as a float, and so
+#: does the whole way)
 Number = Annotated[int, Meta(ge=-(2**63), le=2**63 - 1)] | float
 #: the block states, lower case, or null
 CallState = Literal["pending", "asking", "allowed", "submitted", "finished", None]
