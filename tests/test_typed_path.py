@@ -54,6 +54,7 @@ def _agree(name: str, obj) -> bool:
 
 def test_dialects_with_a_typed_path():
     assert "agentscope-py" in TYPED
+    assert "agentscope-java" in TYPED
 
 
 @pytest.mark.parametrize("name", TYPED)
@@ -176,3 +177,154 @@ def test_a_broken_log_gets_the_same_report_either_way(monkeypatch, tmp_path):
     assert typed == _reports(path, monkeypatch, False)
     codes = {code for _, code, _, _ in typed[0]}
     assert {"P001", "P003", "P004", "P005", "I001"} <= codes, codes
+
+
+def _agree_raw(name: str, raw: bytes) -> bool:
+    """:func:`_agree` on a line as written (values orjson and msgspec may read apart)."""
+    typed = _typed(name, raw)
+    try:
+        obj = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        assert typed is None, f"the typed path took a line that is not JSON: {raw[:200]!r}"
+        return False
+    valid = compiled(f"{name}/message").is_valid(obj)
+    fast = DIALECTS[name].fast_digest(obj) if valid else None
+    assert typed == fast, f"the typed path and the fast path differ: {raw[:200]!r}"
+    return typed is not None
+
+
+def test_java_lines_as_jackson_may_write_them():
+    lines = (FIXTURES / "real" / "agentscope-java" / "transcript.jsonl").read_bytes().splitlines()
+    call = lines[1]  # an ASSISTANT message with usage, _chat_usage, a thinking and a tool_use
+    chat = b'"_chat_usage":{"inputTokens":812,"outputTokens":46,"cachedTokens":0,"time":0.632,'
+    assert chat in call and _agree_raw("agentscope-java", call)
+    obj = orjson.loads(call)
+    taken = [
+        # the keys in another order (the metadata is a HashMap; the mapper's order may differ)
+        orjson.dumps(dict(reversed(obj.items()))),
+        call.replace(b',"', b', "').replace(b'":', b'" : '),
+        # a key or a value written with escapes, a key written twice (the last one counts)
+        call.replace(b'"role":"ASSISTANT"', b'"\\u0072ole":"ASSIST\\u0041NT"'),
+        call.replace(b'"role":"ASSISTANT"', b'"role":"USER","role":"ASSISTANT"'),
+        # counts as JSON Schema reads integers, a time beyond 64 bits
+        call.replace(
+            b'"cachedTokens":0,"time":0.632,"totalTokens":858}}',
+            b'"cachedTokens":0.0,"time":123456789012345678901234567890,"totalTokens":858.0}}',
+        ),
+        # metadata counts beyond 64 bits, which orjson reads as floats (equal here)
+        call.replace(
+            chat,
+            b'"_chat_usage":{"inputTokens":100000000000000000000001,'
+            b'"outputTokens":0,"cachedTokens":0,"time":0.632,',
+            1,
+        ).replace(b'"totalTokens":858}}', b'"totalTokens":100000000000000000000002}}', 1),
+        # a paused session's call
+        call.replace(
+            b'"metadata":{"_chat',
+            b'"metadata":{"agentscope_confirm_request_reply_id'
+            b'":"b8aa9e225cf64f89a8020573ab49a666","_chat',
+            1,
+        ),
+        call.replace(b"Let me check", b"\\ud83d\\ude00 Let me check"),
+        call.replace(b"2026-11-24", b"\\u0032026-11-24"),  # (the same time)
+    ]
+    for raw in taken:
+        assert _agree_raw("agentscope-java", raw), raw
+    refused = [
+        call.replace(b"00:59:45.203", b"24:00:00.000"),  # (newer Pythons read it as midnight)
+        call.replace(b"00:59:45.203", b"00:59:45.20"),
+        call.replace(b"2026-11-24 00:59", b"2026-11-24T00:59"),
+        call.replace(b"2026-11-24", b"2026-02-30"),
+        call.replace(b'"totalTokens":858}}', b'"totalTokens":859}}', 1),  # B003 in _chat_usage
+        call.replace(b'"totalTokens":858}}', b'"totalTokens":"858"}}', 1),
+        call.replace(
+            chat,
+            b'"_chat_usage":{"inputTokens":100000000000000000000000,'
+            b'"outputTokens":0,"cachedTokens":0,"time":0.632,',
+            1,
+        ),
+        call.replace(b'"totalTokens":858}', b'"totalTokens":18446744073709551616}', 2),
+        call.replace(b'"cachedTokens":0,"time"', b'"cachedTokens":2147483648,"time"'),
+        call.replace(b'"cachedTokens":0,"time"', b'"cachedTokens":0.5,"time"'),
+        call.replace(b'"cachedTokens":0,"time"', b'"cachedTokens":true,"time"'),
+        call.replace(b'"state":"allowed"', b'"state":"ALLOWED"'),
+        call.replace(b'"name":"get_weather"', b'"name":"__fragment__"'),
+        call.replace(b'"content":"{', b'"content":"[{'),
+        call.replace(b'"type":"thinking"', b'"type":"thinking","type":"text"'),
+        call.replace(b'"role":"ASSISTANT"', b'"role":"USER"'),  # a call in a USER message
+        call.replace(b'"role":"ASSISTANT"', b'"role":"assistant"'),
+        call.replace(b'"metadata":null', b'"metadata":null,"extra":1'),
+        call.replace(b"Let me check", b"\\udc00 Let me check"),
+        call.replace(b"Let me check", b"\xff Let me check"),
+    ]
+    result = lines[2]
+    assert _agree_raw("agentscope-java", result)
+    taken.append(result.replace(b'"metadata":{}', b'"metadata":{"agentscope_suspended":true}', 1))
+    assert _agree_raw("agentscope-java", taken[-1])
+    refused += [
+        result.replace(b'"metadata":{}', b'"metadata":{"agentscope_suspended":null}', 1),
+        result.replace(b'"role":"TOOL"', b'"role":"SYSTEM"'),
+        result.replace(
+            b'"output":[{"type":"text",',
+            b'"output":[{"type":"thinking","metadata":null,"thinking":""},{"type":"text",',
+        ),
+        result.replace(b'"output":[{"type":"text",', b'"output":[{'),
+        result.replace(b'"state":"success"', b'"state":null,"state":"nope"'),
+    ]
+    for index, raw in enumerate(refused):
+        assert raw not in (call, result), index
+        assert not _agree_raw("agentscope-java", raw), index
+
+
+def test_a_broken_java_log_gets_the_same_report_either_way(monkeypatch, tmp_path):
+    java = FIXTURES / "real" / "agentscope-java"
+    lines = (java / "transcript.jsonl").read_bytes().splitlines()
+    legacy = (java / "transcript-legacy.jsonl").read_bytes().splitlines()
+    hint = next(
+        line
+        for line in (FIXTURES / "valid" / "agentscope-java" / "hints.jsonl")
+        .read_bytes()
+        .splitlines()
+        if b'"type":"hint"' in line
+    )
+    call, result = lines[1], lines[2]
+    deep = b'{"a":' * 1015 + b"1" + b"}" * 1015
+    bad = [
+        b"",
+        b"[1, 2]",
+        call.replace(b"00:59:45.203", b"00:59:45.2"),  # C001
+        call.replace(b"2026-11-24", b"2026-02-30"),  # C001, not a real date
+        call.replace(b"2026-11-24", b"1999-11-24"),  # C002
+        call.replace(b'"totalTokens":858}}', b'"totalTokens":859}}', 1),  # B003
+        call.replace(b'"content":"{', b'"content":"[{'),  # T004
+        call.replace(b'"name":"get_weather"', b'"name":"__fragment__"'),  # T008
+        call.replace(b'"cachedTokens":0,"time"', b'"cachedTokens":2147483648,"time"'),
+        call.replace(b'"role":"ASSISTANT"', b'"role":"USER"'),  # S002
+        call.replace(b'"metadata":null', b'"metadata":null,"signature":"x"'),  # S003
+        result.replace(b',"state":"success"', b""),  # S004
+        result.replace(b'"metadata":{}', b'"metadata":{"agentscope_suspended":null}', 1),
+        result.replace(b"call_Wx81aQ", b"call_nobody"),  # T001
+        call,  # a message id used again, and a tool call id
+        lines[0],  # media blocks
+        hint,
+        legacy[0],  # the 1.x shape
+        # lines orjson does not parse: the rest of the file the reader's way
+        stop := call.replace(b'"metadata":{', b'"metadata":{"deep":' + deep + b",", 1),
+        b'{"id":"x","role":"USER","content":[],"timestamp":NaN}',
+        b"{not json",
+        b"\xff\xfe",
+    ]
+    body = []
+    for extra in bad:
+        body.extend(lines)
+        body.append(extra)
+    path = tmp_path / "broken.jsonl"
+    path.write_bytes(b"\n".join(body + lines) + b"\n" + lines[3][:50])
+    before = DECODED.get("agentscope-java", 0)
+    typed = _reports(path, monkeypatch, True)
+    # every line from the second to the first one orjson does not parse
+    assert DECODED["agentscope-java"] - before == body.index(stop)
+    assert typed == _reports(path, monkeypatch, False)
+    codes = {code for _, code, _, _ in typed[0]}
+    wanted = {"P001", "S001", "S002", "S003", "S004", "C001", "C002", "B003", "T001", "T004"}
+    assert wanted | {"T008", "I001", "I002"} <= codes, codes

@@ -14,6 +14,7 @@ class AgentScopeJavaDialect(FastPath, Rules, Events, Records):
     name = NAME
     title = "AgentScope Java"
     writer = "msgcli.converters.agentscope_java:WRITER"
+    typed = "msgcli.dialects.agentscope_java.typed:typed_path"
     formatters = MappingProxyType(
         {
             "openai": "msgcli.formatters.java.openai:FORMATTER",
