@@ -62,7 +62,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Mapping
-from datetime import datetime, timedelta
+from datetime import datetime
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -81,12 +81,12 @@ DIGEST_CALL = 0
 DIGEST_RESULT = 1
 
 _EPOCH = datetime(1970, 1, 1)
-_MICROSECOND = timedelta(microseconds=1)
 
 
 def micros(when: datetime) -> int:
     """A naive time as microseconds since 1970 (a digest's time: cheap to send and compare)."""
-    return (when - _EPOCH) // _MICROSECOND
+    since = when - _EPOCH  # (its parts: twice as fast as dividing by a microsecond)
+    return since.days * 86_400_000_000 + since.seconds * 1_000_000 + since.microseconds
 
 
 def object_text(text: str) -> bool:
