@@ -30,6 +30,7 @@ import orjson
 
 from ...guard import as_key
 from ...replayers import Emit, Replayer, Sink, listed, mark
+from ...replayers.typed import TypedReplay
 from ...schemas import load_schema, type_branches
 from ...textsafe import short
 from .events import is_agui, is_stream_wrapper
@@ -91,7 +92,7 @@ class _Reply:
         return items
 
 
-class PyReplayer(Replayer):
+class PyReplayer(TypedReplay, Replayer):
     known_types = EVENT_TYPES
     id_keys = ("reply_id", "block_id", "tool_call_id")
 
@@ -113,6 +114,11 @@ class PyReplayer(Replayer):
             self._snapshot(line, event)
             return
         super().feed(line, event, valid)
+
+    def typed_events(self) -> tuple[Callable[[bytes], Any], dict[type, Any]]:
+        from .typed_events import typed_events
+
+        return typed_events(self)
 
     def native(self, line: int, event: dict) -> None:
         """Apply a native event made from another form (no time, no event id)."""
