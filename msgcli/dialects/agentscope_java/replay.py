@@ -38,6 +38,7 @@ from typing import Any
 import orjson
 
 from ...replayers import Emit, Replayer, Sink, listed, mark
+from ...replayers.typed import TypedReplay
 from ...schemas import load_schema, type_branches
 from ...textsafe import short
 from .events import EVENT_ALIASES as ALIASES
@@ -209,7 +210,7 @@ class _Held:
         ]
 
 
-class JavaReplayer(Replayer):
+class JavaReplayer(TypedReplay, Replayer):
     known_types = EVENT_TYPES
     time_key = "createdAt"
     id_keys = ("replyId", "blockId", "toolCallId")
@@ -222,6 +223,11 @@ class JavaReplayer(Replayer):
         self.chunks: dict[Any, tuple[Any, list[dict]]] = {}
         # REQUIRE_* reply id -> {tool-call id: tool_use block}, waiting for a *_RESULT
         self.pending: dict[str, dict[str, dict]] = {}
+
+    def typed_events(self) -> tuple[Callable[[bytes], Any], dict[type, Any]]:
+        from .typed_events import typed_events
+
+        return typed_events(self)
 
     def feed(self, line: int, event: dict, valid: bool = True) -> None:
         if "isLast" in event and "createdAt" not in event:

@@ -1,0 +1,523 @@
+"""The typed events of AgentScope Java 2.x (``AgentEvent`` as Jackson writes it), and their
+fast paths (see :mod:`msgcli.replayers.typed`).
+
+The types hold the events of a run's model calls and acting phases: the run's start and
+end, model calls, text and thinking blocks, tool calls and tool results, each with the keys
+Jackson writes (``type`` twice: a second one that differs from the first does not decode),
+each of the type the event schema asks for. Any other event (``AGENT_RESULT``, the
+human-in-the-loop events, data blocks, hints, a legacy type name, the deprecated coarse
+``Event``, an event with an unknown key) takes the whole way.
+
+Each fast path applies its event as :meth:`JavaReplayer.apply` does when nothing about it
+is reported, after checking that nothing is: its model call or tool result is open, its
+block in the state the event expects, its event id new in the run, its ``createdAt`` an
+``Instant`` as the schema reads it and not earlier than the latest before it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Literal
+
+import msgspec
+from msgspec import Raw, Struct
+
+from ...replayers.typed import FastPath, in_time, object_of
+from .replay import _RESULT_GOES_ON, _Call, _new_tool, _parse_object, _Result, _Stream
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .replay import JavaReplayer
+
+__all__ = ["EVENTS", "typed_events"]
+
+_UNSET: Any = msgspec.UNSET
+
+
+class _Event(Struct, tag_field="type", forbid_unknown_fields=True, gc=False):
+    """The keys of every event."""
+
+    id: str | None
+    createdAt: str
+    replyId: str | None = None
+    source: str | None = None
+    #: an object or null, kept as written (unset: the event has no ``metadata``)
+    metadata: Raw = _UNSET
+
+
+class AgentStart(_Event, tag="AGENT_START"):
+    sessionId: str | None = None
+    name: str | None = None
+    role: str | None = None
+
+
+class AgentEnd(_Event, tag="AGENT_END"):
+    pass
+
+
+class ModelCallStart(_Event, tag="MODEL_CALL_START"):
+    pass
+
+
+class ModelCallEnd(_Event, tag="MODEL_CALL_END"):
+    #: a ``ChatUsage`` object or null, kept as written
+    usage: Raw = _UNSET
+
+
+class TextStart(_Event, tag="TEXT_BLOCK_START"):
+    blockId: str | None = None
+
+
+class TextDelta(_Event, tag="TEXT_BLOCK_DELTA"):
+    blockId: str | None = None
+    delta: str | None = None
+
+
+class TextEnd(_Event, tag="TEXT_BLOCK_END"):
+    blockId: str | None = None
+
+
+class ThinkingStart(_Event, tag="THINKING_BLOCK_START"):
+    blockId: str | None = None
+
+
+class ThinkingDelta(_Event, tag="THINKING_BLOCK_DELTA"):
+    blockId: str | None = None
+    delta: str | None = None
+
+
+class ThinkingEnd(_Event, tag="THINKING_BLOCK_END"):
+    blockId: str | None = None
+
+
+class CallStart(_Event, tag="TOOL_CALL_START"):
+    toolCallId: str | None = None
+    toolCallName: str | None = None
+
+
+class CallDelta(_Event, tag="TOOL_CALL_DELTA"):
+    toolCallId: str | None = None
+    toolCallName: str | None = None
+    delta: str | None = None
+
+
+class CallEnd(_Event, tag="TOOL_CALL_END"):
+    toolCallId: str | None = None
+    toolCallName: str | None = None
+
+
+class ResultStart(_Event, tag="TOOL_RESULT_START"):
+    toolCallId: str | None = None
+    toolCallName: str | None = None
+
+
+class ResultText(_Event, tag="TOOL_RESULT_TEXT_DELTA"):
+    toolCallId: str | None = None
+    toolCallName: str | None = None
+    delta: str | None = None
+
+
+class ResultEnd(_Event, tag="TOOL_RESULT_END"):
+    toolCallId: str | None = None
+    toolCallName: str | None = None
+    state: Literal["success", "error", "interrupted", "denied", "running", None] = None
+
+
+#: every typed event
+EVENTS = (
+    AgentStart,
+    AgentEnd,
+    ModelCallStart,
+    ModelCallEnd,
+    TextStart,
+    TextDelta,
+    TextEnd,
+    ThinkingStart,
+    ThinkingDelta,
+    ThinkingEnd,
+    CallStart,
+    CallDelta,
+    CallEnd,
+    ResultStart,
+    ResultText,
+    ResultEnd,
+)
+
+#: the digits of an ASCII text as 0, and the forms of an ``Instant`` the schema reads
+_SHAPE = bytes.maketrans(b"0123456789", b"0000000000")
+_INSTANTS = frozenset(
+    {
+        b"0000-00-00T00:00:00Z",
+        b"0000-00-00T00:00:00.000Z",
+        b"0000-00-00T00:00:00.000000Z",
+        b"0000-00-00T00:00:00.000000000Z",
+    }
+)
+_INT32 = (-(2**31), 2**31 - 1)
+
+
+def is_instant(stamp: str) -> bool:
+    """Whether ``stamp`` is an ``Instant`` as the event schema reads it (its pattern)."""
+    return stamp.isascii() and stamp.encode().translate(_SHAPE) in _INSTANTS
+
+
+def _metadata(raw: Any) -> tuple[bool, Any]:
+    """``(fine, value)`` of an event's ``metadata`` held as written: an object or null."""
+    if raw is _UNSET:
+        return True, None
+    text = bytes(raw)
+    if text == b"null":
+        return True, None
+    value = object_of(text)
+    return value is not None, value
+
+
+def _usage(raw: Any) -> tuple[bool, Any]:
+    """``(fine, value)`` of a model call's ``usage``: a ``ChatUsage`` object as the schema
+    reads it, or null."""
+    if raw is _UNSET:
+        return True, None
+    text = bytes(raw)
+    if text == b"null":
+        return True, None
+    usage = object_of(text)
+    if usage is None:
+        return False, None
+    low, high = _INT32
+    for key in ("inputTokens", "outputTokens", "cachedTokens"):
+        if key in usage:
+            count = usage[key]
+            if count is not None and (type(count) is not int or not low <= count <= high):
+                return False, None
+    if "time" in usage:
+        time = usage["time"]
+        if time is not None and type(time) is not int and type(time) is not float:
+            return False, None
+    return True, usage
+
+
+_DECODE: Any = None
+
+
+def typed_events(rp: JavaReplayer) -> tuple[Any, dict[type, FastPath]]:
+    """``(decode, fast)`` for the replayer ``rp`` (see ``TypedReplay.typed_events``)."""
+    global _DECODE
+    if _DECODE is None:
+        from typing import Union
+
+        _DECODE = msgspec.json.Decoder(Union[EVENTS]).decode  # noqa: UP007
+    streams = rp.streams
+    stats = rp.stats
+    by_type = stats.by_type
+
+    def clock(event: Any, line: int) -> bool:
+        """The time check of ``Replayer.check_time`` when it has nothing to say; ``False``
+        changes nothing."""
+        stamp = event.createdAt
+        key = stamp[:-1]
+        last = rp._last_time
+        if last is None or key >= last:
+            if key != last:
+                rp._last_time = key
+                rp._last_seconds = None
+            rp._last_time_line = rp.line = line
+        elif not in_time(rp, key, last):
+            return False
+        else:
+            rp.line = line
+        rp.stamp = stamp
+        return True
+
+    def stream_of(event: Any) -> _Stream | None:
+        """The event's stream, when its time is an ``Instant``, no hint waits in it and the
+        event's id is new in its run (else ``None``: the event takes the whole way)."""
+        if not is_instant(event.createdAt):
+            return None
+        stream = streams.get(event.source)
+        if stream is None or stream.hints:
+            return None
+        eid = event.id
+        if eid is not None and eid in stream.event_ids:
+            return None
+        return stream
+
+    def applying(stream: _Stream, event: Any, kind: str, cid: Any = None) -> None:
+        """What ``apply`` does before the event's handler (its time is checked)."""
+        by_type[kind] += 1
+        eid = event.id
+        if eid is not None:
+            stream.event_ids.add(eid)
+        for other in streams.values():
+            held = other.held
+            if (
+                held is not None
+                and held.tentative is not None
+                and not (other is stream and kind in _RESULT_GOES_ON and cid == held.tentative)
+            ):
+                held.tentative = None
+
+    def applied() -> None:
+        """What ``apply`` does after the event's handler."""
+        for other in list(streams.values()):
+            if other.held is not None and other.held.settled():
+                rp._release(other)
+
+    def call_of(stream: _Stream, event: Any) -> _Call | None:
+        rid = event.replyId
+        return None if rid is None else stream.calls.get(rid)
+
+    def agent_start(event: AgentStart, line: int) -> bool:
+        if not is_instant(event.createdAt):
+            return False
+        source = event.source
+        stream = streams.get(source)
+        if stream is not None:
+            eid = event.id
+            if (
+                stream.hints
+                or stream.run is not None
+                or (eid is not None and eid in stream.event_ids)
+            ):
+                return False
+        if not metadata_fine(event) or not clock(event, line):
+            return False
+        if stream is None:
+            stream = streams[source] = _Stream(source)
+        applying(stream, event, "AGENT_START")
+        if stream.held is not None and stream.held.paused is None:
+            rp._release(stream)
+        stream.run = event.replyId or ""
+        stream.run_line = line
+        stream.agent = event.name
+        stream.ended_calls.clear()
+        stream.tool_ids.clear()
+        eid = event.id
+        stream.event_ids = {eid} if eid is not None else set()
+        stream.last_message = None
+        stream.max_iters = False
+        applied()
+        return True
+
+    def agent_end(event: AgentEnd, line: int) -> bool:
+        stream = stream_of(event)
+        if stream is None or stream.run is None or stream.calls or stream.results:
+            return False
+        if not metadata_fine(event) or not clock(event, line):
+            return False
+        applying(stream, event, "AGENT_END")
+        stream.run = None
+        if stream.held is not None and stream.held.paused is None:
+            rp._release(stream)
+        stats.completed += 1
+        applied()
+        return True
+
+    def metadata_fine(event: Any) -> bool:
+        return event.metadata is _UNSET or _metadata(event.metadata)[0]
+
+    def model_start(event: ModelCallStart, line: int) -> bool:
+        stream = stream_of(event)
+        if stream is None:
+            return False
+        rid = event.replyId
+        rid = "" if rid is None else rid
+        if rid in stream.calls or not metadata_fine(event) or not clock(event, line):
+            return False
+        applying(stream, event, "MODEL_CALL_START")
+        rp._release(stream)
+        stream.calls[rid] = _Call(rid, stream.agent, line, stream.max_iters)
+        applied()
+        return True
+
+    def model_end(event: ModelCallEnd, line: int) -> bool:
+        stream = stream_of(event)
+        if stream is None:
+            return False
+        call = call_of(stream, event)
+        if call is None or call.open_text or call.open_thinking:
+            return False
+        for tool in call.tools.values():
+            if tool["open"]:
+                return False  # E015
+            raw = "".join(tool["raw"])
+            if raw and _parse_object(raw) is None:
+                return False  # E006
+        fine, usage = _usage(event.usage)
+        if not fine or not metadata_fine(event) or not clock(event, line):
+            return False
+        applying(stream, event, "MODEL_CALL_END")
+        rp._finalise(stream, call, line, usage=usage)
+        applied()
+        return True
+
+    def text(kind: str, thinking: bool, part: str) -> FastPath:
+        def apply(event: Any, line: int) -> bool:
+            stream = stream_of(event)
+            if stream is None:
+                return False
+            call = call_of(stream, event)
+            if call is None:
+                return False
+            opened = call.open_thinking if thinking else call.open_text
+            if (not opened) if part != "start" else opened:
+                return False  # E002, E003
+            if not metadata_fine(event) or not clock(event, line):
+                return False
+            applying(stream, event, kind)
+            if part == "delta":
+                delta = event.delta
+                if delta is not None:
+                    (call.thinking if thinking else call.text).append(delta)
+            else:
+                opened = line if part == "start" else 0
+                if thinking:
+                    call.open_thinking = opened
+                else:
+                    call.open_text = opened
+            applied()
+            return True
+
+        return apply
+
+    def tool_call(kind: str) -> FastPath:
+        def apply(event: Any, line: int) -> bool:
+            stream = stream_of(event)
+            if stream is None:
+                return False
+            call = call_of(stream, event)
+            if call is None:
+                return False
+            cid = event.toolCallId or ""
+            name = event.toolCallName
+            real = name is not None and not name.startswith("__")
+            if cid:
+                key = cid
+            elif real:
+                key = f"name:{name}"
+            elif call.last_tool is not None:
+                key = call.last_tool
+            else:
+                key = "index:0"
+            tool = call.tools.get(key)
+            if (
+                tool is None
+                and kind != "TOOL_CALL_START"
+                and (kind == "TOOL_CALL_END" or (cid and real))
+            ):
+                return False  # E002
+            if not metadata_fine(event) or not clock(event, line):
+                return False
+            applying(stream, event, kind)
+            if tool is None:
+                tool = call.tools[key] = _new_tool(cid, name if real else None)
+            elif real:
+                tool["name"] = name
+            call.last_tool = key
+            if kind == "TOOL_CALL_START":
+                tool["open"] = line
+            elif kind == "TOOL_CALL_DELTA":
+                delta = event.delta
+                if delta is not None:
+                    tool["raw"].append(delta)
+            else:
+                tool["open"] = 0
+                tool["ended"] = line
+            applied()
+            return True
+
+        return apply
+
+    def result_start(event: ResultStart, line: int) -> bool:
+        stream = stream_of(event)
+        if stream is None:
+            return False
+        cid = event.toolCallId
+        cid = "" if cid is None else cid
+        if cid in stream.results:
+            return False  # E003
+        if cid not in stream.tool_ids and not any(cid in p for p in rp.pending.values()):
+            return False  # E005
+        fine, metadata = _metadata(event.metadata)
+        if not fine or not clock(event, line):
+            return False
+        applying(stream, event, "TOOL_RESULT_START", event.toolCallId)
+        result = _Result(event.replyId or "", cid, event.toolCallName, line, metadata)
+        stream.results[cid] = result
+        held = stream.held
+        if held is not None and cid in held.undecided:
+            rp._decide(stream, cid, "allowed")
+            held.tentative = cid
+        applied()
+        return True
+
+    def result_text(event: ResultText, line: int) -> bool:
+        stream = stream_of(event)
+        if stream is None:
+            return False
+        cid = event.toolCallId
+        result = None if cid is None else stream.results.get(cid)
+        if result is None or not metadata_fine(event) or not clock(event, line):
+            return False
+        applying(stream, event, "TOOL_RESULT_TEXT_DELTA", cid)
+        delta = event.delta
+        if delta is not None:
+            output = result.output
+            if output and output[-1].get("type") == "text":
+                output[-1]["text"] += delta
+            else:
+                output.append({"type": "text", "text": delta})
+        applied()
+        return True
+
+    def result_end(event: ResultEnd, line: int) -> bool:
+        stream = stream_of(event)
+        if stream is None:
+            return False
+        cid = event.toolCallId
+        result = None if cid is None else stream.results.get(cid)
+        if result is None:
+            return False
+        fine, metadata = _metadata(event.metadata)
+        if not fine or not clock(event, line):
+            return False
+        applying(stream, event, "TOOL_RESULT_END", cid)
+        if event.metadata is not _UNSET:
+            result.metadata = metadata
+        state = event.state
+        held = stream.held
+        if held is not None and held.tentative == result.cid:
+            held.tentative = None
+            if state == "denied":
+                for block in held.blocks(result.cid):
+                    block["state"] = "pending"
+        metadata = result.metadata
+        if (
+            state == "running"
+            and type(metadata) is dict
+            and metadata.get("agentscope_suspended") is True
+        ):
+            del stream.results[result.cid]
+            if held is not None:
+                held.suspending = True
+        else:
+            rp._tool_message(stream, result, state, line, None)
+        applied()
+        return True
+
+    fast: dict[type, FastPath] = {
+        AgentStart: agent_start,
+        AgentEnd: agent_end,
+        ModelCallStart: model_start,
+        ModelCallEnd: model_end,
+        TextStart: text("TEXT_BLOCK_START", False, "start"),
+        TextDelta: text("TEXT_BLOCK_DELTA", False, "delta"),
+        TextEnd: text("TEXT_BLOCK_END", False, "end"),
+        ThinkingStart: text("THINKING_BLOCK_START", True, "start"),
+        ThinkingDelta: text("THINKING_BLOCK_DELTA", True, "delta"),
+        ThinkingEnd: text("THINKING_BLOCK_END", True, "end"),
+        CallStart: tool_call("TOOL_CALL_START"),
+        CallDelta: tool_call("TOOL_CALL_DELTA"),
+        CallEnd: tool_call("TOOL_CALL_END"),
+        ResultStart: result_start,
+        ResultText: result_text,
+        ResultEnd: result_end,
+    }
+    return _DECODE, fast
