@@ -14,12 +14,13 @@ its event id is new in the reply, its time is not earlier than the latest before
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import msgspec
 from msgspec import Meta, Raw, Struct
 
-from ...replayers.typed import EMPTY_OBJECT, FastPath, in_time, object_of
+from ...replayers.typed import FastPath, in_time, object_of
 from .replay import _USAGE_KEYS, _is_json_object
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -31,12 +32,17 @@ __all__ = ["EVENTS", "typed_events"]
 Count = Annotated[int, Meta(ge=-(2**63), le=2**63 - 1)]
 
 
+class _Nothing(Struct, forbid_unknown_fields=True, gc=False):
+    """An empty object (the metadata of an event but a tool result's end: any other takes
+    the whole way)."""
+
+
 class _Event(Struct, tag_field="type", forbid_unknown_fields=True, gc=False):
-    """The keys of every event: its id, time and metadata (an object, kept as written)."""
+    """The keys of every event: its id, time and metadata."""
 
     id: str
     created_at: str
-    metadata: Raw
+    metadata: _Nothing
 
 
 class _InReply(_Event):
@@ -127,6 +133,8 @@ class ResultText(_InReply, tag="TOOL_RESULT_TEXT_DELTA"):
 
 
 class ResultEnd(_InReply, tag="TOOL_RESULT_END"):
+    #: the tool result's metadata, an object kept as written
+    metadata: Raw  # type: ignore[assignment]
     tool_call_id: str
     state: Literal["success", "error", "interrupted", "denied", "running"]
 
@@ -165,6 +173,11 @@ EVENTS = (
 
 _DECODE: Any = None
 
+#: what a fast path of an event of a reply does once the reply, the event's id and time are
+#: known to be fine: ``body(reply, event, line)`` applies the event's own part (its handler
+#: in :class:`PyReplayer`) and says so, or changes nothing (``False``)
+Body = Callable[["_Reply", Any, int], bool]
+
 
 def typed_events(rp: PyReplayer) -> tuple[Any, dict[type, FastPath]]:
     """``(decode, fast)`` for the replayer ``rp`` (see ``TypedReplay.typed_events``)."""
@@ -179,33 +192,62 @@ def typed_events(rp: PyReplayer) -> tuple[Any, dict[type, FastPath]]:
     by_type = stats.by_type
     write = rp.write
 
-    def clock(event: Any, line: int) -> bool:
-        """The time check of ``Replayer.check_time`` when it has nothing to say (the
-        event is not earlier than the latest before it); ``False`` changes nothing."""
-        stamp = event.created_at
+    def later(stamp: str) -> str | None:
+        """The key ``Replayer.check_time`` compares ``stamp`` by, when it has nothing to say
+        of it (not earlier than the latest time, or within the tolerance), else ``None``."""
         key = stamp[:-1] if stamp[-1:] == "Z" else stamp
+        last = rp._last_time
+        if last is None or key >= last or in_time(rp, key, last):
+            return key
+        return None
+
+    def timed(key: str, stamp: str, line: int) -> None:
+        """What ``Replayer.feed`` keeps of the event's time (``key`` from :func:`later`)."""
         last = rp._last_time
         if last is None or key >= last:
             if key != last:
                 rp._last_time = key
                 rp._last_seconds = None
-            rp._last_time_line = rp.line = line
-        elif not in_time(rp, key, last):
-            return False
-        else:
-            rp.line = line
+            rp._last_time_line = line
         rp.stamp = stamp
-        return True
 
-    def open_reply(event: Any, line: int) -> _Reply | None:
-        """The event's reply, when it is open, the event's id is new in it and its
-        metadata an object (else ``None``: the event takes the whole way)."""
-        reply = replies.get(event.reply_id)
-        if reply is None or event.id in reply.event_ids:
-            return None
-        if bytes(event.metadata) != EMPTY_OBJECT and object_of(event.metadata) is None:
-            return None
-        return reply
+    def in_reply(kind: str, body: Body) -> FastPath:
+        """The fast path of an event of a reply: ``apply`` with nothing to report (its
+        reply is open, its id new in the reply, its time not earlier than the latest), then
+        the event's own part (``body``)."""
+
+        def fast(event: Any, line: int) -> bool:
+            reply = replies.get(event.reply_id)
+            if reply is None:
+                return False
+            eid = event.id
+            ids = reply.event_ids
+            if eid in ids:
+                return False
+            stamp = event.created_at
+            key = stamp[:-1] if stamp[-1:] == "Z" else stamp
+            last = rp._last_time
+            if last is None or key >= last:
+                rp.line = line
+                if not body(reply, event, line):
+                    return False
+                if key != last:
+                    rp._last_time = key
+                    rp._last_seconds = None
+                rp._last_time_line = line
+            elif in_time(rp, key, last):
+                rp.line = line
+                if not body(reply, event, line):
+                    return False
+            else:
+                return False
+            rp.stamp = stamp
+            ids.add(eid)
+            reply.last_type = kind
+            by_type[kind] += 1
+            return True
+
+        return fast
 
     def judged(reply: _Reply) -> bool:
         """Whether the arguments of every call still to be judged are a JSON object (so
@@ -219,11 +261,6 @@ def typed_events(rp: PyReplayer) -> tuple[Any, dict[type, FastPath]]:
                     return False
         return True
 
-    def applied(reply: _Reply, event: Any, kind: str) -> None:
-        reply.event_ids.add(event.id)
-        reply.last_type = kind
-        by_type[kind] += 1
-
     def reply_start(event: ReplyStart, line: int) -> bool:
         rid = event.reply_id
         reply = replies.get(rid)
@@ -232,28 +269,24 @@ def typed_events(rp: PyReplayer) -> tuple[Any, dict[type, FastPath]]:
                 return False
         elif not (reply.after_resume or reply.last_type in _PARKING):
             return False
-        if bytes(event.metadata) != EMPTY_OBJECT and object_of(event.metadata) is None:
+        stamp = event.created_at
+        key = later(stamp)
+        if key is None:
             return False
-        if not clock(event, line):
-            return False
+        rp.line = line
+        timed(key, stamp, line)
         by_type["REPLY_START"] += 1
         if reply is None:
-            rp._open(rid, event.name, {"created_at": event.created_at})
+            rp._open(rid, event.name, {"created_at": stamp})
         else:  # a resume marker, after a confirmation or external-execution result
             reply.after_resume = False
             reply.last_type = "REPLY_START"
         return True
 
-    def reply_end(event: ReplyEnd, line: int) -> bool:
-        reply = open_reply(event, line)
-        if reply is None or not judged(reply):
-            return False
+    def reply_end(reply: _Reply, event: ReplyEnd, line: int) -> bool:
         reason = event.finished_reason
-        if reason != "error" and (reply.open or reply.model_open):
-            return False  # E015
-        if not clock(event, line):
-            return False
-        applied(reply, event, "REPLY_END")
+        if not judged(reply) or (reason != "error" and (reply.open or reply.model_open)):
+            return False  # E006, E015
         reply.unchecked.clear()
         msg = reply.msg
         msg["finished_at"] = event.created_at
@@ -267,21 +300,15 @@ def typed_events(rp: PyReplayer) -> tuple[Any, dict[type, FastPath]]:
         write(line, msg)
         return True
 
-    def model_start(event: ModelCallStart, line: int) -> bool:
-        reply = open_reply(event, line)
-        if reply is None or reply.model_open or not clock(event, line):
-            return False
-        applied(reply, event, "MODEL_CALL_START")
+    def model_start(reply: _Reply, event: ModelCallStart, line: int) -> bool:
+        if reply.model_open:
+            return False  # E003
         reply.model_open = line
         return True
 
-    def model_end(event: ModelCallEnd, line: int) -> bool:
-        reply = open_reply(event, line)
-        if reply is None or not reply.model_open or not judged(reply):
-            return False
-        if not clock(event, line):
-            return False
-        applied(reply, event, "MODEL_CALL_END")
+    def model_end(reply: _Reply, event: ModelCallEnd, line: int) -> bool:
+        if not reply.model_open or not judged(reply):
+            return False  # E002, E006
         reply.model_open = 0
         reply.unchecked.clear()
         counts = (
@@ -299,16 +326,12 @@ def typed_events(rp: PyReplayer) -> tuple[Any, dict[type, FastPath]]:
                 usage[key] += value
         return True
 
-    def block_start(kind: str, word: str, name: str) -> FastPath:
-        def start(event: Any, line: int) -> bool:
-            reply = open_reply(event, line)
-            if reply is None:
-                return False
+    def block_start(word: str, name: str) -> Body:
+        def start(reply: _Reply, event: Any, line: int) -> bool:
             bid = event.block_id
             key = (word, bid)
-            if key in reply.implicit or key in reply.open or not clock(event, line):
-                return False
-            applied(reply, event, kind)
+            if key in reply.implicit or key in reply.open:
+                return False  # (E003)
             reply.open[key] = line
             block = {
                 "type": word,
@@ -323,30 +346,22 @@ def typed_events(rp: PyReplayer) -> tuple[Any, dict[type, FastPath]]:
 
         return start
 
-    def block_delta(kind: str, word: str, name: str) -> FastPath:
-        def delta(event: Any, line: int) -> bool:
-            reply = open_reply(event, line)
-            if reply is None:
-                return False
+    def block_delta(word: str, name: str) -> Body:
+        def delta(reply: _Reply, event: Any, line: int) -> bool:
             block = reply.blocks.get((word, event.block_id))
-            if block is None or not clock(event, line):
-                return False
-            applied(reply, event, kind)
+            if block is None:
+                return False  # E002
             block[name] += event.delta
             return True
 
         return delta
 
-    def block_end(kind: str, word: str) -> FastPath:
-        def end(event: Any, line: int) -> bool:
-            reply = open_reply(event, line)
-            if reply is None:
-                return False
+    def block_end(word: str) -> Body:
+        def end(reply: _Reply, event: Any, line: int) -> bool:
             key = (word, event.block_id)
             block = reply.blocks.get(key)
-            if block is None or not clock(event, line):
-                return False
-            applied(reply, event, kind)
+            if block is None:
+                return False  # E002
             reply.open.pop(key, None)
             if word == "text" and type(event.text) is str:
                 block["text"] = event.text
@@ -355,11 +370,7 @@ def typed_events(rp: PyReplayer) -> tuple[Any, dict[type, FastPath]]:
 
         return end
 
-    def hint(event: Hint, line: int) -> bool:
-        reply = open_reply(event, line)
-        if reply is None or not clock(event, line):
-            return False
-        applied(reply, event, "HINT_BLOCK")
+    def hint(reply: _Reply, event: Hint, line: int) -> bool:
         stamp = event.created_at
         reply.msg["content"].append(
             {
@@ -373,11 +384,7 @@ def typed_events(rp: PyReplayer) -> tuple[Any, dict[type, FastPath]]:
         )
         return True
 
-    def call_start(event: CallStart, line: int) -> bool:
-        reply = open_reply(event, line)
-        if reply is None or not clock(event, line):
-            return False
-        applied(reply, event, "TOOL_CALL_START")
+    def call_start(reply: _Reply, event: CallStart, line: int) -> bool:
         cid = event.tool_call_id
         reply.open[("tool_call", cid)] = line
         block: dict[str, Any] = {
@@ -394,42 +401,28 @@ def typed_events(rp: PyReplayer) -> tuple[Any, dict[type, FastPath]]:
         reply.calls.setdefault(cid, block)
         return True
 
-    def call_delta(event: CallDelta, line: int) -> bool:
-        reply = open_reply(event, line)
-        if reply is None:
-            return False
+    def call_delta(reply: _Reply, event: CallDelta, line: int) -> bool:
         block = reply.calls.get(event.tool_call_id)
-        if block is None or not clock(event, line):
-            return False
-        applied(reply, event, "TOOL_CALL_DELTA")
+        if block is None:
+            return False  # E002
         block["input"] += event.delta
         return True
 
-    def call_end(event: CallEnd, line: int) -> bool:
-        reply = open_reply(event, line)
-        if reply is None:
-            return False
+    def call_end(reply: _Reply, event: CallEnd, line: int) -> bool:
         cid = event.tool_call_id
         block = reply.calls.get(cid)
-        if block is None or not clock(event, line):
-            return False
-        applied(reply, event, "TOOL_CALL_END")
+        if block is None:
+            return False  # E002
         reply.open.pop(("tool_call", cid), None)
         block["finished_at"] = event.created_at
         reply.unchecked[cid] = line
         return True
 
-    def result_start(event: ResultStart, line: int) -> bool:
-        reply = open_reply(event, line)
-        if reply is None:
-            return False
+    def result_start(reply: _Reply, event: ResultStart, line: int) -> bool:
         cid = event.tool_call_id
         key = ("tool_result", cid)
         if key in reply.implicit or key in reply.open or cid not in reply.calls:
-            return False
-        if not clock(event, line):
-            return False
-        applied(reply, event, "TOOL_RESULT_START")
+            return False  # E003, E005
         reply.open[key] = line
         block: dict[str, Any] = {
             "type": "tool_result",
@@ -445,17 +438,13 @@ def typed_events(rp: PyReplayer) -> tuple[Any, dict[type, FastPath]]:
         reply.results.setdefault(cid, block)
         return True
 
-    def result_text(event: ResultText, line: int) -> bool:
-        reply = open_reply(event, line)
-        if reply is None:
-            return False
+    def result_text(reply: _Reply, event: ResultText, line: int) -> bool:
         block = reply.results.get(event.tool_call_id)
         if block is None:
-            return False
+            return False  # E002
         output = block["output"]
-        if type(output) is not list or not clock(event, line):
+        if type(output) is not list:
             return False
-        applied(reply, event, "TOOL_RESULT_TEXT_DELTA")
         if output and output[-1].get("type") == "text":
             output[-1]["text"] += event.delta
         else:
@@ -470,18 +459,14 @@ def typed_events(rp: PyReplayer) -> tuple[Any, dict[type, FastPath]]:
             )
         return True
 
-    def result_end(event: ResultEnd, line: int) -> bool:
-        reply = replies.get(event.reply_id)
-        if reply is None or event.id in reply.event_ids:
-            return False
+    def result_end(reply: _Reply, event: ResultEnd, line: int) -> bool:
+        cid = event.tool_call_id
+        block = reply.results.get(cid)
+        if block is None or type(block["output"]) is not list:
+            return False  # E002
         metadata = object_of(event.metadata)
         if metadata is None:
             return False
-        cid = event.tool_call_id
-        block = reply.results.get(cid)
-        if block is None or type(block["output"]) is not list or not clock(event, line):
-            return False
-        applied(reply, event, "TOOL_RESULT_END")
         reply.open.pop(("tool_result", cid), None)
         block["state"] = event.state
         block["metadata"] = metadata
@@ -491,44 +476,42 @@ def typed_events(rp: PyReplayer) -> tuple[Any, dict[type, FastPath]]:
             call["state"] = "finished"
         return True
 
-    def max_iters(event: MaxIters, line: int) -> bool:
-        reply = open_reply(event, line)
-        if reply is None or not clock(event, line):
-            return False
-        applied(reply, event, "EXCEED_MAX_ITERS")
+    def max_iters(reply: _Reply, event: MaxIters, line: int) -> bool:
         return True
 
     def custom(event: Custom, line: int) -> bool:
         # belongs to no reply; its value an object, if it has one
-        if bytes(event.metadata) != EMPTY_OBJECT and object_of(event.metadata) is None:
-            return False
         value = event.value
         if value is not msgspec.UNSET and object_of(value) is None:
             return False
-        if not clock(event, line):
+        stamp = event.created_at
+        key = later(stamp)
+        if key is None:
             return False
+        rp.line = line
+        timed(key, stamp, line)
         by_type["CUSTOM"] += 1
         return True
 
     fast: dict[type, FastPath] = {
         ReplyStart: reply_start,
-        ReplyEnd: reply_end,
-        ModelCallStart: model_start,
-        ModelCallEnd: model_end,
-        TextStart: block_start("TEXT_BLOCK_START", "text", "text"),
-        TextDelta: block_delta("TEXT_BLOCK_DELTA", "text", "text"),
-        TextEnd: block_end("TEXT_BLOCK_END", "text"),
-        ThinkingStart: block_start("THINKING_BLOCK_START", "thinking", "thinking"),
-        ThinkingDelta: block_delta("THINKING_BLOCK_DELTA", "thinking", "thinking"),
-        ThinkingEnd: block_end("THINKING_BLOCK_END", "thinking"),
-        Hint: hint,
-        CallStart: call_start,
-        CallDelta: call_delta,
-        CallEnd: call_end,
-        ResultStart: result_start,
-        ResultText: result_text,
-        ResultEnd: result_end,
-        MaxIters: max_iters,
+        ReplyEnd: in_reply("REPLY_END", reply_end),
+        ModelCallStart: in_reply("MODEL_CALL_START", model_start),
+        ModelCallEnd: in_reply("MODEL_CALL_END", model_end),
+        TextStart: in_reply("TEXT_BLOCK_START", block_start("text", "text")),
+        TextDelta: in_reply("TEXT_BLOCK_DELTA", block_delta("text", "text")),
+        TextEnd: in_reply("TEXT_BLOCK_END", block_end("text")),
+        ThinkingStart: in_reply("THINKING_BLOCK_START", block_start("thinking", "thinking")),
+        ThinkingDelta: in_reply("THINKING_BLOCK_DELTA", block_delta("thinking", "thinking")),
+        ThinkingEnd: in_reply("THINKING_BLOCK_END", block_end("thinking")),
+        Hint: in_reply("HINT_BLOCK", hint),
+        CallStart: in_reply("TOOL_CALL_START", call_start),
+        CallDelta: in_reply("TOOL_CALL_DELTA", call_delta),
+        CallEnd: in_reply("TOOL_CALL_END", call_end),
+        ResultStart: in_reply("TOOL_RESULT_START", result_start),
+        ResultText: in_reply("TOOL_RESULT_TEXT_DELTA", result_text),
+        ResultEnd: in_reply("TOOL_RESULT_END", result_end),
+        MaxIters: in_reply("EXCEED_MAX_ITERS", max_iters),
         Custom: custom,
     }
     return _DECODE, fast
