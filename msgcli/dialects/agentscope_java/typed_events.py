@@ -16,13 +16,23 @@ block in the state the event expects, its event id new in the run, its ``created
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
 import msgspec
 from msgspec import Raw, Struct
 
 from ...replayers.typed import FastPath, in_time, object_of
-from .replay import _RESULT_GOES_ON, _Call, _new_tool, _parse_object, _Result, _Stream
+from ...textsafe import short
+from .replay import (
+    _RESULT_GOES_ON,
+    _Call,
+    _differences,
+    _new_tool,
+    _parse_object,
+    _Result,
+    _Stream,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from .replay import JavaReplayer
@@ -51,6 +61,11 @@ class AgentStart(_Event, tag="AGENT_START"):
 
 class AgentEnd(_Event, tag="AGENT_END"):
     pass
+
+
+class AgentResult(_Event, tag="AGENT_RESULT"):
+    #: the run's final message (or null), kept as written
+    result: Raw = _UNSET
 
 
 class ModelCallStart(_Event, tag="MODEL_CALL_START"):
@@ -125,6 +140,7 @@ class ResultEnd(_Event, tag="TOOL_RESULT_END"):
 EVENTS = (
     AgentStart,
     AgentEnd,
+    AgentResult,
     ModelCallStart,
     ModelCallEnd,
     TextStart,
@@ -196,6 +212,12 @@ def _usage(raw: Any) -> tuple[bool, Any]:
 
 _DECODE: Any = None
 
+#: what a fast path does once the event's stream, id and time are known to be fine:
+#: ``body(stream, event, line)`` checks what the event's handler in :class:`JavaReplayer`
+#: would report and changes nothing (``False``), or calls ``before(stream, kind, cid)`` and
+#: applies the event as the handler does (``True``)
+Body = Callable[[_Stream, Any, int], bool]
+
 
 def typed_events(rp: JavaReplayer) -> tuple[Any, dict[type, FastPath]]:
     """``(decode, fast)`` for the replayer ``rp`` (see ``TypedReplay.typed_events``)."""
@@ -208,43 +230,9 @@ def typed_events(rp: JavaReplayer) -> tuple[Any, dict[type, FastPath]]:
     stats = rp.stats
     by_type = stats.by_type
 
-    def clock(event: Any, line: int) -> bool:
-        """The time check of ``Replayer.check_time`` when it has nothing to say; ``False``
-        changes nothing."""
-        stamp = event.createdAt
-        key = stamp[:-1]
-        last = rp._last_time
-        if last is None or key >= last:
-            if key != last:
-                rp._last_time = key
-                rp._last_seconds = None
-            rp._last_time_line = rp.line = line
-        elif not in_time(rp, key, last):
-            return False
-        else:
-            rp.line = line
-        rp.stamp = stamp
-        return True
-
-    def stream_of(event: Any) -> _Stream | None:
-        """The event's stream, when its time is an ``Instant``, no hint waits in it and the
-        event's id is new in its run (else ``None``: the event takes the whole way)."""
-        if not is_instant(event.createdAt):
-            return None
-        stream = streams.get(event.source)
-        if stream is None or stream.hints:
-            return None
-        eid = event.id
-        if eid is not None and eid in stream.event_ids:
-            return None
-        return stream
-
-    def applying(stream: _Stream, event: Any, kind: str, cid: Any = None) -> None:
-        """What ``apply`` does before the event's handler (its time is checked)."""
-        by_type[kind] += 1
-        eid = event.id
-        if eid is not None:
-            stream.event_ids.add(eid)
+    def before(stream: _Stream, kind: str, cid: Any) -> None:
+        """What ``apply`` does before the event's handler: a tool result's tentative
+        decision lasts only while that result goes on."""
         for other in streams.values():
             held = other.held
             if (
@@ -254,34 +242,83 @@ def typed_events(rp: JavaReplayer) -> tuple[Any, dict[type, FastPath]]:
             ):
                 held.tentative = None
 
-    def applied() -> None:
-        """What ``apply`` does after the event's handler."""
-        for other in list(streams.values()):
-            if other.held is not None and other.held.settled():
+    def after() -> None:
+        """What ``apply`` does after the event's handler: a held message whose calls are
+        all decided is written."""
+        for other in streams.values():
+            held = other.held
+            if held is not None and held.settled():
                 rp._release(other)
 
-    def call_of(stream: _Stream, event: Any) -> _Call | None:
-        rid = event.replyId
-        return None if rid is None else stream.calls.get(rid)
+    def in_stream(kind: str, body: Body) -> FastPath:
+        """The fast path of an event of a stream: ``apply`` with nothing to report (its
+        ``createdAt`` an ``Instant``, its stream known, no hint waiting in it, its id new in
+        the run, its time not earlier than the latest), then the event's own part."""
+
+        def fast(event: Any, line: int) -> bool:
+            stamp = event.createdAt
+            if not (stamp.isascii() and stamp.encode().translate(_SHAPE) in _INSTANTS):
+                return False
+            stream = streams.get(event.source)
+            if stream is None or stream.hints:
+                return False
+            eid = event.id
+            if eid is not None and eid in stream.event_ids:
+                return False
+            key = stamp[:-1]
+            last = rp._last_time
+            if last is None or key >= last:
+                rp.line = line
+                rp.stamp = stamp
+                if not body(stream, event, line):
+                    return False
+                if key != last:
+                    rp._last_time = key
+                    rp._last_seconds = None
+                rp._last_time_line = line
+            elif in_time(rp, key, last):
+                rp.line = line
+                rp.stamp = stamp
+                if not body(stream, event, line):
+                    return False
+            else:
+                return False
+            by_type[kind] += 1
+            if eid is not None:
+                stream.event_ids.add(eid)
+            after()
+            return True
+
+        return fast
 
     def agent_start(event: AgentStart, line: int) -> bool:
-        if not is_instant(event.createdAt):
+        stamp = event.createdAt
+        if not is_instant(stamp):
             return False
         source = event.source
         stream = streams.get(source)
-        if stream is not None:
-            eid = event.id
-            if (
-                stream.hints
-                or stream.run is not None
-                or (eid is not None and eid in stream.event_ids)
-            ):
-                return False
-        if not metadata_fine(event) or not clock(event, line):
+        eid = event.id
+        if stream is not None and (
+            stream.hints or stream.run is not None or (eid is not None and eid in stream.event_ids)
+        ):
+            return False  # E014, E007
+        if not metadata_fine(event):
             return False
+        key = stamp[:-1]
+        last = rp._last_time
+        if last is None or key >= last:
+            if key != last:
+                rp._last_time = key
+                rp._last_seconds = None
+            rp._last_time_line = line
+        elif not in_time(rp, key, last):
+            return False
+        rp.line = line
+        rp.stamp = stamp
         if stream is None:
             stream = streams[source] = _Stream(source)
-        applying(stream, event, "AGENT_START")
+        by_type["AGENT_START"] += 1
+        before(stream, "AGENT_START", None)
         if stream.held is not None and stream.held.paused is None:
             rp._release(stream)
         stream.run = event.replyId or ""
@@ -289,51 +326,74 @@ def typed_events(rp: JavaReplayer) -> tuple[Any, dict[type, FastPath]]:
         stream.agent = event.name
         stream.ended_calls.clear()
         stream.tool_ids.clear()
-        eid = event.id
         stream.event_ids = {eid} if eid is not None else set()
         stream.last_message = None
         stream.max_iters = False
-        applied()
-        return True
-
-    def agent_end(event: AgentEnd, line: int) -> bool:
-        stream = stream_of(event)
-        if stream is None or stream.run is None or stream.calls or stream.results:
-            return False
-        if not metadata_fine(event) or not clock(event, line):
-            return False
-        applying(stream, event, "AGENT_END")
-        stream.run = None
-        if stream.held is not None and stream.held.paused is None:
-            rp._release(stream)
-        stats.completed += 1
-        applied()
+        after()
         return True
 
     def metadata_fine(event: Any) -> bool:
         return event.metadata is _UNSET or _metadata(event.metadata)[0]
 
-    def model_start(event: ModelCallStart, line: int) -> bool:
-        stream = stream_of(event)
-        if stream is None:
-            return False
-        rid = event.replyId
-        rid = "" if rid is None else rid
-        if rid in stream.calls or not metadata_fine(event) or not clock(event, line):
-            return False
-        applying(stream, event, "MODEL_CALL_START")
-        rp._release(stream)
-        stream.calls[rid] = _Call(rid, stream.agent, line, stream.max_iters)
-        applied()
+    def agent_end(stream: _Stream, event: AgentEnd, line: int) -> bool:
+        if stream.run is None or stream.calls or stream.results or not metadata_fine(event):
+            return False  # E002, E015
+        before(stream, "AGENT_END", None)
+        stream.run = None
+        if stream.held is not None and stream.held.paused is None:
+            rp._release(stream)
+        stats.completed += 1
         return True
 
-    def model_end(event: ModelCallEnd, line: int) -> bool:
-        stream = stream_of(event)
-        if stream is None:
+    message_valid: Any = None
+
+    def agent_result(stream: _Stream, event: AgentResult, line: int) -> bool:
+        nonlocal message_valid
+        raw = event.result
+        result = None
+        if raw is not _UNSET and bytes(raw) != b"null":
+            result = object_of(raw)
+            if result is None:
+                return False
+            if message_valid is None:
+                from ...schemas import compiled
+
+                message_valid = compiled("agentscope-java/message").is_valid
+            if not message_valid(result):
+                return False
+        if not metadata_fine(event):
             return False
-        call = call_of(stream, event)
+        reason: Any = None
+        if result is not None:
+            metadata = result.get("metadata")
+            reason = metadata.get("agentscope_generate_reason") if type(metadata) is dict else None
+            reason = reason or "MODEL_STOP"
+            if reason == "INTERRUPTED":
+                return False  # (its model calls are finalised: E006 may be said)
+            if reason != "TOOL_SUSPENDED":
+                rebuilt = stream.last_message
+                if rebuilt is None or _differences(result, rebuilt):
+                    return False  # E011
+        before(stream, "AGENT_RESULT", None)
+        if result is not None:
+            stats.finished_reasons[reason if type(reason) is str else short(reason, 40)] += 1
+        return True
+
+    def model_start(stream: _Stream, event: ModelCallStart, line: int) -> bool:
+        rid = event.replyId
+        rid = "" if rid is None else rid
+        if rid in stream.calls or not metadata_fine(event):
+            return False  # E003
+        before(stream, "MODEL_CALL_START", None)
+        rp._release(stream)
+        stream.calls[rid] = _Call(rid, stream.agent, line, stream.max_iters)
+        return True
+
+    def model_end(stream: _Stream, event: ModelCallEnd, line: int) -> bool:
+        rid = event.replyId
+        call = None if rid is None else stream.calls.get(rid)
         if call is None or call.open_text or call.open_thinking:
-            return False
+            return False  # E002, E015
         for tool in call.tools.values():
             if tool["open"]:
                 return False  # E015
@@ -341,27 +401,24 @@ def typed_events(rp: JavaReplayer) -> tuple[Any, dict[type, FastPath]]:
             if raw and _parse_object(raw) is None:
                 return False  # E006
         fine, usage = _usage(event.usage)
-        if not fine or not metadata_fine(event) or not clock(event, line):
+        if not fine or not metadata_fine(event):
             return False
-        applying(stream, event, "MODEL_CALL_END")
+        before(stream, "MODEL_CALL_END", None)
         rp._finalise(stream, call, line, usage=usage)
-        applied()
         return True
 
-    def text(kind: str, thinking: bool, part: str) -> FastPath:
-        def apply(event: Any, line: int) -> bool:
-            stream = stream_of(event)
-            if stream is None:
-                return False
-            call = call_of(stream, event)
+    def text(kind: str, thinking: bool, part: str) -> Body:
+        def apply(stream: _Stream, event: Any, line: int) -> bool:
+            rid = event.replyId
+            call = None if rid is None else stream.calls.get(rid)
             if call is None:
-                return False
+                return False  # E001, E004
             opened = call.open_thinking if thinking else call.open_text
             if (not opened) if part != "start" else opened:
                 return False  # E002, E003
-            if not metadata_fine(event) or not clock(event, line):
+            if event.metadata is not _UNSET and not _metadata(event.metadata)[0]:
                 return False
-            applying(stream, event, kind)
+            before(stream, kind, None)
             if part == "delta":
                 delta = event.delta
                 if delta is not None:
@@ -372,19 +429,16 @@ def typed_events(rp: JavaReplayer) -> tuple[Any, dict[type, FastPath]]:
                     call.open_thinking = opened
                 else:
                     call.open_text = opened
-            applied()
             return True
 
         return apply
 
-    def tool_call(kind: str) -> FastPath:
-        def apply(event: Any, line: int) -> bool:
-            stream = stream_of(event)
-            if stream is None:
-                return False
-            call = call_of(stream, event)
+    def tool_call(kind: str) -> Body:
+        def apply(stream: _Stream, event: Any, line: int) -> bool:
+            rid = event.replyId
+            call = None if rid is None else stream.calls.get(rid)
             if call is None:
-                return False
+                return False  # E001, E004
             cid = event.toolCallId or ""
             name = event.toolCallName
             real = name is not None and not name.startswith("__")
@@ -403,9 +457,9 @@ def typed_events(rp: JavaReplayer) -> tuple[Any, dict[type, FastPath]]:
                 and (kind == "TOOL_CALL_END" or (cid and real))
             ):
                 return False  # E002
-            if not metadata_fine(event) or not clock(event, line):
+            if event.metadata is not _UNSET and not _metadata(event.metadata)[0]:
                 return False
-            applying(stream, event, kind)
+            before(stream, kind, event.toolCallId)
             if tool is None:
                 tool = call.tools[key] = _new_tool(cid, name if real else None)
             elif real:
@@ -420,15 +474,11 @@ def typed_events(rp: JavaReplayer) -> tuple[Any, dict[type, FastPath]]:
             else:
                 tool["open"] = 0
                 tool["ended"] = line
-            applied()
             return True
 
         return apply
 
-    def result_start(event: ResultStart, line: int) -> bool:
-        stream = stream_of(event)
-        if stream is None:
-            return False
+    def result_start(stream: _Stream, event: ResultStart, line: int) -> bool:
         cid = event.toolCallId
         cid = "" if cid is None else cid
         if cid in stream.results:
@@ -436,27 +486,23 @@ def typed_events(rp: JavaReplayer) -> tuple[Any, dict[type, FastPath]]:
         if cid not in stream.tool_ids and not any(cid in p for p in rp.pending.values()):
             return False  # E005
         fine, metadata = _metadata(event.metadata)
-        if not fine or not clock(event, line):
+        if not fine:
             return False
-        applying(stream, event, "TOOL_RESULT_START", event.toolCallId)
+        before(stream, "TOOL_RESULT_START", event.toolCallId)
         result = _Result(event.replyId or "", cid, event.toolCallName, line, metadata)
         stream.results[cid] = result
         held = stream.held
         if held is not None and cid in held.undecided:
             rp._decide(stream, cid, "allowed")
             held.tentative = cid
-        applied()
         return True
 
-    def result_text(event: ResultText, line: int) -> bool:
-        stream = stream_of(event)
-        if stream is None:
-            return False
+    def result_text(stream: _Stream, event: ResultText, line: int) -> bool:
         cid = event.toolCallId
         result = None if cid is None else stream.results.get(cid)
-        if result is None or not metadata_fine(event) or not clock(event, line):
-            return False
-        applying(stream, event, "TOOL_RESULT_TEXT_DELTA", cid)
+        if result is None or not metadata_fine(event):
+            return False  # E002
+        before(stream, "TOOL_RESULT_TEXT_DELTA", cid)
         delta = event.delta
         if delta is not None:
             output = result.output
@@ -464,21 +510,17 @@ def typed_events(rp: JavaReplayer) -> tuple[Any, dict[type, FastPath]]:
                 output[-1]["text"] += delta
             else:
                 output.append({"type": "text", "text": delta})
-        applied()
         return True
 
-    def result_end(event: ResultEnd, line: int) -> bool:
-        stream = stream_of(event)
-        if stream is None:
-            return False
+    def result_end(stream: _Stream, event: ResultEnd, line: int) -> bool:
         cid = event.toolCallId
         result = None if cid is None else stream.results.get(cid)
         if result is None:
-            return False
+            return False  # E002
         fine, metadata = _metadata(event.metadata)
-        if not fine or not clock(event, line):
+        if not fine:
             return False
-        applying(stream, event, "TOOL_RESULT_END", cid)
+        before(stream, "TOOL_RESULT_END", cid)
         if event.metadata is not _UNSET:
             result.metadata = metadata
         state = event.state
@@ -499,25 +541,29 @@ def typed_events(rp: JavaReplayer) -> tuple[Any, dict[type, FastPath]]:
                 held.suspending = True
         else:
             rp._tool_message(stream, result, state, line, None)
-        applied()
         return True
 
     fast: dict[type, FastPath] = {
         AgentStart: agent_start,
-        AgentEnd: agent_end,
-        ModelCallStart: model_start,
-        ModelCallEnd: model_end,
-        TextStart: text("TEXT_BLOCK_START", False, "start"),
-        TextDelta: text("TEXT_BLOCK_DELTA", False, "delta"),
-        TextEnd: text("TEXT_BLOCK_END", False, "end"),
-        ThinkingStart: text("THINKING_BLOCK_START", True, "start"),
-        ThinkingDelta: text("THINKING_BLOCK_DELTA", True, "delta"),
-        ThinkingEnd: text("THINKING_BLOCK_END", True, "end"),
-        CallStart: tool_call("TOOL_CALL_START"),
-        CallDelta: tool_call("TOOL_CALL_DELTA"),
-        CallEnd: tool_call("TOOL_CALL_END"),
-        ResultStart: result_start,
-        ResultText: result_text,
-        ResultEnd: result_end,
+        AgentEnd: in_stream("AGENT_END", agent_end),
+        AgentResult: in_stream("AGENT_RESULT", agent_result),
+        ModelCallStart: in_stream("MODEL_CALL_START", model_start),
+        ModelCallEnd: in_stream("MODEL_CALL_END", model_end),
+        TextStart: in_stream("TEXT_BLOCK_START", text("TEXT_BLOCK_START", False, "start")),
+        TextDelta: in_stream("TEXT_BLOCK_DELTA", text("TEXT_BLOCK_DELTA", False, "delta")),
+        TextEnd: in_stream("TEXT_BLOCK_END", text("TEXT_BLOCK_END", False, "end")),
+        ThinkingStart: in_stream(
+            "THINKING_BLOCK_START", text("THINKING_BLOCK_START", True, "start")
+        ),
+        ThinkingDelta: in_stream(
+            "THINKING_BLOCK_DELTA", text("THINKING_BLOCK_DELTA", True, "delta")
+        ),
+        ThinkingEnd: in_stream("THINKING_BLOCK_END", text("THINKING_BLOCK_END", True, "end")),
+        CallStart: in_stream("TOOL_CALL_START", tool_call("TOOL_CALL_START")),
+        CallDelta: in_stream("TOOL_CALL_DELTA", tool_call("TOOL_CALL_DELTA")),
+        CallEnd: in_stream("TOOL_CALL_END", tool_call("TOOL_CALL_END")),
+        ResultStart: in_stream("TOOL_RESULT_START", result_start),
+        ResultText: in_stream("TOOL_RESULT_TEXT_DELTA", result_text),
+        ResultEnd: in_stream("TOOL_RESULT_END", result_end),
     }
     return _DECODE, fast
