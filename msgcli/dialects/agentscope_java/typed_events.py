@@ -1,26 +1,28 @@
 """The typed events of AgentScope Java 2.x (``AgentEvent`` as Jackson writes it), and their
 fast paths (see :mod:`msgcli.replayers.typed`).
 
-The types hold the events of a run's model calls and acting phases: the run's start and
-end, model calls, text and thinking blocks, tool calls and tool results, each with the keys
-Jackson writes (``type`` twice: a second one that differs from the first does not decode),
-each of the type the event schema asks for. Any other event (``AGENT_RESULT``, the
-human-in-the-loop events, data blocks, hints, a legacy type name, the deprecated coarse
-``Event``, an event with an unknown key) takes the whole way.
+The types hold the events of a run: its start, end and final message (``AGENT_RESULT``, its
+message kept as written and checked against the message schema), model calls, text and
+thinking blocks, tool calls and tool results, hints, the iteration limit, stop requests,
+subagents exposed and ``CUSTOM``, each with the keys Jackson writes (``type`` twice: a
+second one that differs from the first does not decode), each of the type the event schema
+asks for. Any other event (the human-in-the-loop events, data blocks, a legacy type name,
+the deprecated coarse ``Event``, an event with an unknown key) takes the whole way.
 
 Each fast path applies its event as :meth:`JavaReplayer.apply` does when nothing about it
 is reported, after checking that nothing is: its model call or tool result is open, its
 block in the state the event expects, its event id new in the run, its ``createdAt`` an
-``Instant`` as the schema reads it and not earlier than the latest before it.
+``Instant`` as the schema reads it and not earlier than the latest before it, its final
+message the one rebuilt.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import msgspec
-from msgspec import Raw, Struct
+from msgspec import Meta, Raw, Struct
 
 from ...replayers.typed import FastPath, in_time, object_of
 from ...textsafe import short
@@ -136,6 +138,54 @@ class ResultEnd(_Event, tag="TOOL_RESULT_END"):
     state: Literal["success", "error", "interrupted", "denied", "running", None] = None
 
 
+#: a Java ``int`` (or null)
+Int32 = Annotated[int, Meta(ge=-(2**31), le=2**31 - 1)]
+
+
+class MaxIters(_Event, tag="EXCEED_MAX_ITERS"):
+    maxIters: Int32 | None = None
+    currentIter: Int32 | None = None
+
+
+class Hint(_Event, tag="HINT_BLOCK"):
+    blockId: str | None = None
+    hintSource: str | None = None
+    hint: str | None = None
+
+
+class RequestStop(_Event, tag="REQUEST_STOP"):
+    reason: str | None = None
+    generateReason: (
+        Literal[
+            "MODEL_STOP",
+            "TOOL_CALLS",
+            "STRUCTURED_OUTPUT",
+            "TOOL_SUSPENDED",
+            "REASONING_STOP_REQUESTED",
+            "ACTING_STOP_REQUESTED",
+            "PERMISSION_ASKING",
+            "MIDDLEWARE_STOP_REQUESTED",
+            "ALL_TOOLS_DENIED",
+            "INTERRUPTED",
+            "MAX_ITERATIONS",
+        ]
+        | None
+    ) = None
+
+
+class SubagentExposed(_Event, tag="SUBAGENT_EXPOSED"):
+    subagentId: str | None = None
+    agentId: str | None = None
+    sessionId: str | None = None
+    label: str | None = None
+
+
+class Custom(_Event, tag="CUSTOM"):
+    name: str | None = None
+    #: an object or null, kept as written
+    value: Raw = _UNSET
+
+
 #: every typed event
 EVENTS = (
     AgentStart,
@@ -155,6 +205,11 @@ EVENTS = (
     ResultStart,
     ResultText,
     ResultEnd,
+    MaxIters,
+    Hint,
+    RequestStop,
+    SubagentExposed,
+    Custom,
 )
 
 #: the digits of an ASCII text as 0, and the forms of an ``Instant`` the schema reads
@@ -231,8 +286,11 @@ def typed_events(rp: JavaReplayer) -> tuple[Any, dict[type, FastPath]]:
     by_type = stats.by_type
 
     def before(stream: _Stream, kind: str, cid: Any) -> None:
-        """What ``apply`` does before the event's handler: a tool result's tentative
-        decision lasts only while that result goes on."""
+        """What ``apply`` does before the event's handler: the hints waiting in the stream
+        are written before its next event, and a tool result's tentative decision lasts
+        only while that result goes on."""
+        if stream.hints and kind != "HINT_BLOCK":
+            rp._write_hints(stream)
         for other in streams.values():
             held = other.held
             if (
@@ -252,15 +310,15 @@ def typed_events(rp: JavaReplayer) -> tuple[Any, dict[type, FastPath]]:
 
     def in_stream(kind: str, body: Body) -> FastPath:
         """The fast path of an event of a stream: ``apply`` with nothing to report (its
-        ``createdAt`` an ``Instant``, its stream known, no hint waiting in it, its id new in
-        the run, its time not earlier than the latest), then the event's own part."""
+        ``createdAt`` an ``Instant``, its stream known, its id new in the run, its time not
+        earlier than the latest), then the event's own part."""
 
         def fast(event: Any, line: int) -> bool:
             stamp = event.createdAt
             if not (stamp.isascii() and stamp.encode().translate(_SHAPE) in _INSTANTS):
                 return False
             stream = streams.get(event.source)
-            if stream is None or stream.hints:
+            if stream is None:
                 return False
             eid = event.id
             if eid is not None and eid in stream.event_ids:
@@ -299,7 +357,7 @@ def typed_events(rp: JavaReplayer) -> tuple[Any, dict[type, FastPath]]:
         stream = streams.get(source)
         eid = event.id
         if stream is not None and (
-            stream.hints or stream.run is not None or (eid is not None and eid in stream.event_ids)
+            stream.run is not None or (eid is not None and eid in stream.event_ids)
         ):
             return False  # E014, E007
         if not metadata_fine(event):
@@ -543,6 +601,30 @@ def typed_events(rp: JavaReplayer) -> tuple[Any, dict[type, FastPath]]:
             rp._tool_message(stream, result, state, line, None)
         return True
 
+    def plain(kind: str) -> Body:
+        """An event whose handler only notes what it says (or has none)."""
+
+        def apply(stream: _Stream, event: Any, line: int) -> bool:
+            if not metadata_fine(event):
+                return False
+            if kind == "CUSTOM" and event.value is not _UNSET and not _metadata(event.value)[0]:
+                return False
+            before(stream, kind, None)
+            if kind == "EXCEED_MAX_ITERS":
+                stream.max_iters = True
+            elif kind == "HINT_BLOCK":
+                stream.hints.append(
+                    {
+                        "type": "hint",
+                        "id": event.blockId,
+                        "hint": event.hint,
+                        "source": event.hintSource,
+                    }
+                )
+            return True
+
+        return apply
+
     fast: dict[type, FastPath] = {
         AgentStart: agent_start,
         AgentEnd: in_stream("AGENT_END", agent_end),
@@ -565,5 +647,10 @@ def typed_events(rp: JavaReplayer) -> tuple[Any, dict[type, FastPath]]:
         ResultStart: in_stream("TOOL_RESULT_START", result_start),
         ResultText: in_stream("TOOL_RESULT_TEXT_DELTA", result_text),
         ResultEnd: in_stream("TOOL_RESULT_END", result_end),
+        MaxIters: in_stream("EXCEED_MAX_ITERS", plain("EXCEED_MAX_ITERS")),
+        Hint: in_stream("HINT_BLOCK", plain("HINT_BLOCK")),
+        RequestStop: in_stream("REQUEST_STOP", plain("REQUEST_STOP")),
+        SubagentExposed: in_stream("SUBAGENT_EXPOSED", plain("SUBAGENT_EXPOSED")),
+        Custom: in_stream("CUSTOM", plain("CUSTOM")),
     }
     return _DECODE, fast
