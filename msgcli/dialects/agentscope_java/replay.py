@@ -32,6 +32,7 @@ subagent (``source``) are replayed as a stream of their own.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -545,10 +546,11 @@ class JavaReplayer(TypedReplay, Replayer):
     ) -> None:
         del stream.calls[call.rid]
         stream.ended_calls[call.rid] = line
-        content = _content(call, cut=mark_as is not None)
+        unparsed: set[str] = set()  # the calls whose argument text is no JSON object
+        content = _content(call, cut=mark_as is not None, unparsed=unparsed)
         for key, tool in call.tools.items():
-            raw = "".join(tool["raw"])
-            if raw and _parse_object(raw) is None and not tool["open"]:
+            if key in unparsed and not tool["open"]:
+                raw = "".join(tool["raw"])
                 self.emit(
                     "E006",
                     f"the arguments of tool call {short(tool['id'] or key)} "
@@ -1030,8 +1032,10 @@ def _of(stream: _Stream) -> str:
     return f" (subagent {short(stream.source)})" if stream.source is not None else ""
 
 
-def _content(call: _Call, cut: bool = True) -> list[dict]:
-    """A model call's blocks as the engine builds them: [thinking][text][tool_use...]."""
+def _content(call: _Call, cut: bool = True, unparsed: set[str] | None = None) -> list[dict]:
+    """A model call's blocks as the engine builds them: [thinking][text][tool_use...].
+    ``unparsed`` gets the keys of the calls whose argument text is there but no JSON
+    object."""
     content: list[dict] = []
     thinking = "".join(call.thinking)
     if thinking:
@@ -1042,6 +1046,8 @@ def _content(call: _Call, cut: bool = True) -> list[dict]:
     for key, tool in call.tools.items():
         raw = "".join(tool["raw"])
         parsed = _parse_object(raw)
+        if unparsed is not None and raw and parsed is None:
+            unparsed.add(key)
         content.append(
             {
                 "type": "tool_use",
@@ -1080,11 +1086,20 @@ def java_hash_order(obj: dict) -> dict:
 
 
 def _java_bucket(key: Any, size: int) -> int:
-    data = str(key).encode("utf-16-be", "surrogatepass")
+    text = str(key)
+    # (the names of tool arguments and metadata keys repeat: a short one is hashed once)
+    spread = _spread(text) if len(text) <= 64 else _spread.__wrapped__(text)
+    return spread & (size - 1)
+
+
+@functools.lru_cache(maxsize=4096)
+def _spread(text: str) -> int:
+    """``String.hashCode`` of ``text``, spread as ``HashMap`` does."""
+    data = text.encode("utf-16-be", "surrogatepass")
     h = 0
     for i in range(0, len(data), 2):
         h = (31 * h + (data[i] << 8 | data[i + 1])) & 0xFFFFFFFF
-    return (h ^ (h >> 16)) & (size - 1)
+    return h ^ (h >> 16)
 
 
 def _positive(value: Any) -> bool:

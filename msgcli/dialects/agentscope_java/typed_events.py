@@ -31,7 +31,6 @@ from .replay import (
     _Call,
     _differences,
     _new_tool,
-    _parse_object,
     _Result,
     _Stream,
 )
@@ -344,7 +343,10 @@ def typed_events(rp: JavaReplayer) -> tuple[Any, dict[type, FastPath]]:
             by_type[kind] += 1
             if eid is not None:
                 stream.event_ids.add(eid)
-            after()
+            for other in streams.values():
+                held = other.held
+                if held is not None and held.settled():
+                    rp._release(other)
             return True
 
         return fast
@@ -455,9 +457,8 @@ def typed_events(rp: JavaReplayer) -> tuple[Any, dict[type, FastPath]]:
         for tool in call.tools.values():
             if tool["open"]:
                 return False  # E015
-            raw = "".join(tool["raw"])
-            if raw and _parse_object(raw) is None:
-                return False  # E006
+        # (arguments that are no JSON object are reported by _finalise, at the line where
+        # their call ended, as on the whole way)
         fine, usage = _usage(event.usage)
         if not fine or not metadata_fine(event):
             return False
