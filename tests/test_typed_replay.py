@@ -169,3 +169,18 @@ def test_a_mutated_event_replays_the_same_either_way(dialect, data, tmp_path_fac
     path.write_bytes(b"\n".join(body) + b"\n")
     with pytest.MonkeyPatch.context() as patch:
         assert _replay(path, patch, True) == _replay(path, patch, False), event
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_a_compressed_log_cut_short_replays_the_same_either_way(dialect, monkeypatch, tmp_path):
+    import gzip
+
+    lines = _real(dialect)
+    body = [*lines[:5], b"{not json", *lines[5:]]
+    packed = gzip.compress(b"\n".join(body) + b"\n")
+    path = tmp_path / "events.jsonl.gz"
+    path.write_bytes(packed[: len(packed) * 3 // 4])
+    typed = _replay(path, monkeypatch, True)
+    assert typed == _replay(path, monkeypatch, False)
+    codes = {code for _, code, _, _ in typed[1]}
+    assert {"P001", "P009"} <= codes, codes

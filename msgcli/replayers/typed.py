@@ -14,7 +14,6 @@ exactly the findings it always got.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable
 from typing import Any
 
@@ -91,7 +90,7 @@ class TypedReplay:
         import orjson
 
         from ..guard import RECORD_DEPTH, nests_deeper
-        from ..records import Record, not_object, records_of_lines, too_deep
+        from ..records import Record, Truncated, line_problem, not_object, too_deep
 
         decode, fast = self.typed_events()
         refused = (msgspec.ValidationError, RecursionError)
@@ -102,40 +101,56 @@ class TypedReplay:
         count = 0
         fasted = 0  # events the fast paths applied
         last = check.last  # the line of the last record counted
-        for number, raw in lines:
-            try:
-                event = decode(raw)
-            except refused:
-                event = None
-            except malformed:
-                if not raw.strip():
+        # a line that did not parse, held back as the reader does: it may be the last one,
+        # cut off
+        pending: tuple[int, bytes, Any] | None = None
+        try:
+            for number, raw in lines:
+                if pending is not None:
+                    last = take(line_problem(*pending, last=False)) or last
+                    pending = None
+                try:
+                    event = decode(raw)
+                except refused:
+                    event = None
+                except malformed:
+                    if not raw.strip():
+                        continue
+                    event = None
+                if (
+                    event is not None
+                    # (a line shorter than the depth limit cannot nest past it)
+                    and (
+                        len(raw) <= RECORD_DEPTH
+                        or raw.count(b"[") + raw.count(b"{") <= RECORD_DEPTH
+                    )
+                    and fast[type(event)](event, number)
+                ):
+                    fasted += 1
+                    last = number
                     continue
-                event = None
-            if (
-                event is not None
-                # (a line shorter than the depth limit cannot nest past it)
-                and (len(raw) <= RECORD_DEPTH or raw.count(b"[") + raw.count(b"{") <= RECORD_DEPTH)
-                and fast[type(event)](event, number)
-            ):
-                fasted += 1
-                last = number
-                continue
-            try:
-                obj = loads(raw)
-            except bad_json:
-                # the rest the reader's way: it says precisely what is wrong with a line
-                for record in records_of_lines(itertools.chain([(number, raw)], lines)):
-                    count += 1
-                    last = take(record) or last
-                break
-            count += 1
-            if type(obj) is not dict:
-                last = take(Record(number, None, not_object(obj))) or last
-            elif nests_deeper(obj, raw=raw):
-                last = take(Record(number, None, too_deep())) or last
-            else:
-                last = take(Record(number, obj, None, raw)) or last
-        check.summary.records += fasted
-        self.stats.events += fasted  # type: ignore[attr-defined]
-        check.last = last
+                count += 1
+                try:
+                    obj = loads(raw)
+                except bad_json as exc:
+                    pending = (number, raw, exc)
+                    continue
+                if type(obj) is not dict:
+                    last = take(Record(number, None, not_object(obj))) or last
+                elif nests_deeper(obj, raw=raw):
+                    last = take(Record(number, None, too_deep())) or last
+                else:
+                    last = take(Record(number, obj, None, raw)) or last
+        except Truncated:
+            # a compressed log cut short: the reader reports where it broke off
+            if pending is not None:
+                last = take(line_problem(*pending, last=False)) or last
+                pending = None
+            raise
+        finally:
+            check.summary.records += fasted
+            self.stats.events += fasted  # type: ignore[attr-defined]
+            check.last = last
+        if pending is not None:
+            last = check.last = take(line_problem(*pending, last=True)) or last
         return count + fasted
