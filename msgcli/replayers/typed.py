@@ -46,12 +46,12 @@ def object_of(raw: Any) -> dict | None:
 def in_time(replayer: Any, key: str, last: str) -> bool:
     """Whether an event stamped ``key``, earlier than the latest stamp ``last``, is within
     the tolerance of ``Replayer.check_time`` (which then has nothing to say)."""
-    from . import TIME_TOLERANCE, _seconds
+    from . import TIME_TOLERANCE, seconds_of
 
     latest = replayer._last_seconds
     if latest is None:
-        latest = replayer._last_seconds = _seconds(last)
-    earlier = _seconds(key)
+        latest = replayer._last_seconds = seconds_of(last)
+    earlier = seconds_of(key)
     return earlier is None or latest is None or latest - earlier <= TIME_TOLERANCE
 
 
@@ -63,10 +63,17 @@ class TypedReplay:
     #: log is done before the types would be imported and built)
     lean_after = 1000
 
+    #: where the event types live: ``"module:function"``, the function of the replayer
+    #: giving what :meth:`typed_events` gives (imported only when a log comes to it)
+    typed = ""
+
     def typed_events(self) -> tuple[Callable[[bytes], Any], dict[type, FastPath]]:
         """``(decode, fast)``: ``decode(line)`` reads a JSONL line into the event types (and
         raises on anything else); ``fast`` maps each type to its fast path."""
-        raise NotImplementedError
+        import importlib
+
+        module, _, function = self.typed.partition(":")
+        return getattr(importlib.import_module(module), function)(self)
 
     def lean(self, lines: Any, check: Any) -> int:
         """Replay the rest of a JSONL log from its numbered lines: each line that decodes

@@ -27,12 +27,12 @@ from msgspec import Meta, Raw, Struct
 from ...replayers.typed import FastPath, in_time, object_of
 from ...textsafe import short
 from .replay import (
-    _RESULT_GOES_ON,
-    _Call,
-    _differences,
-    _new_tool,
-    _Result,
-    _Stream,
+    RESULT_GOES_ON,
+    AgentStream,
+    ModelCall,
+    ToolResult,
+    message_differences,
+    new_tool,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -270,7 +270,7 @@ _DECODE: Any = None
 #: ``body(stream, event, line)`` checks what the event's handler in :class:`JavaReplayer`
 #: would report and changes nothing (``False``), or calls ``before(stream, kind, cid)`` and
 #: applies the event as the handler does (``True``)
-Body = Callable[[_Stream, Any, int], bool]
+Body = Callable[[AgentStream, Any, int], bool]
 
 
 def typed_events(rp: JavaReplayer) -> tuple[Any, dict[type, FastPath]]:
@@ -284,7 +284,7 @@ def typed_events(rp: JavaReplayer) -> tuple[Any, dict[type, FastPath]]:
     stats = rp.stats
     by_type = stats.by_type
 
-    def before(stream: _Stream, kind: str, cid: Any) -> None:
+    def before(stream: AgentStream, kind: str, cid: Any) -> None:
         """What ``apply`` does before the event's handler: the hints waiting in the stream
         are written before its next event, and a tool result's tentative decision lasts
         only while that result goes on."""
@@ -295,7 +295,7 @@ def typed_events(rp: JavaReplayer) -> tuple[Any, dict[type, FastPath]]:
             if (
                 held is not None
                 and held.tentative is not None
-                and not (other is stream and kind in _RESULT_GOES_ON and cid == held.tentative)
+                and not (other is stream and kind in RESULT_GOES_ON and cid == held.tentative)
             ):
                 held.tentative = None
 
@@ -376,7 +376,7 @@ def typed_events(rp: JavaReplayer) -> tuple[Any, dict[type, FastPath]]:
         rp.line = line
         rp.stamp = stamp
         if stream is None:
-            stream = streams[source] = _Stream(source)
+            stream = streams[source] = AgentStream(source)
         by_type["AGENT_START"] += 1
         before(stream, "AGENT_START", None)
         if stream.held is not None and stream.held.paused is None:
@@ -395,7 +395,7 @@ def typed_events(rp: JavaReplayer) -> tuple[Any, dict[type, FastPath]]:
     def metadata_fine(event: Any) -> bool:
         return event.metadata is _UNSET or _metadata(event.metadata)[0]
 
-    def agent_end(stream: _Stream, event: AgentEnd, line: int) -> bool:
+    def agent_end(stream: AgentStream, event: AgentEnd, line: int) -> bool:
         if stream.run is None or stream.calls or stream.results or not metadata_fine(event):
             return False  # E002, E015
         before(stream, "AGENT_END", None)
@@ -407,7 +407,7 @@ def typed_events(rp: JavaReplayer) -> tuple[Any, dict[type, FastPath]]:
 
     message_valid: Any = None
 
-    def agent_result(stream: _Stream, event: AgentResult, line: int) -> bool:
+    def agent_result(stream: AgentStream, event: AgentResult, line: int) -> bool:
         nonlocal message_valid
         raw = event.result
         result = None
@@ -432,24 +432,24 @@ def typed_events(rp: JavaReplayer) -> tuple[Any, dict[type, FastPath]]:
                 return False  # (its model calls are finalised: E006 may be said)
             if reason != "TOOL_SUSPENDED":
                 rebuilt = stream.last_message
-                if rebuilt is None or _differences(result, rebuilt):
+                if rebuilt is None or message_differences(result, rebuilt):
                     return False  # E011
         before(stream, "AGENT_RESULT", None)
         if result is not None:
             stats.finished_reasons[reason if type(reason) is str else short(reason, 40)] += 1
         return True
 
-    def model_start(stream: _Stream, event: ModelCallStart, line: int) -> bool:
+    def model_start(stream: AgentStream, event: ModelCallStart, line: int) -> bool:
         rid = event.replyId
         rid = "" if rid is None else rid
         if rid in stream.calls or not metadata_fine(event):
             return False  # E003
         before(stream, "MODEL_CALL_START", None)
         rp._release(stream)
-        stream.calls[rid] = _Call(rid, stream.agent, line, stream.max_iters)
+        stream.calls[rid] = ModelCall(rid, stream.agent, line, stream.max_iters)
         return True
 
-    def model_end(stream: _Stream, event: ModelCallEnd, line: int) -> bool:
+    def model_end(stream: AgentStream, event: ModelCallEnd, line: int) -> bool:
         rid = event.replyId
         call = None if rid is None else stream.calls.get(rid)
         if call is None or call.open_text or call.open_thinking:
@@ -467,7 +467,7 @@ def typed_events(rp: JavaReplayer) -> tuple[Any, dict[type, FastPath]]:
         return True
 
     def text(kind: str, thinking: bool, part: str) -> Body:
-        def apply(stream: _Stream, event: Any, line: int) -> bool:
+        def apply(stream: AgentStream, event: Any, line: int) -> bool:
             rid = event.replyId
             call = None if rid is None else stream.calls.get(rid)
             if call is None:
@@ -493,7 +493,7 @@ def typed_events(rp: JavaReplayer) -> tuple[Any, dict[type, FastPath]]:
         return apply
 
     def tool_call(kind: str) -> Body:
-        def apply(stream: _Stream, event: Any, line: int) -> bool:
+        def apply(stream: AgentStream, event: Any, line: int) -> bool:
             rid = event.replyId
             call = None if rid is None else stream.calls.get(rid)
             if call is None:
@@ -520,7 +520,7 @@ def typed_events(rp: JavaReplayer) -> tuple[Any, dict[type, FastPath]]:
                 return False
             before(stream, kind, event.toolCallId)
             if tool is None:
-                tool = call.tools[key] = _new_tool(cid, name if real else None)
+                tool = call.tools[key] = new_tool(cid, name if real else None)
             elif real:
                 tool["name"] = name
             call.last_tool = key
@@ -537,7 +537,7 @@ def typed_events(rp: JavaReplayer) -> tuple[Any, dict[type, FastPath]]:
 
         return apply
 
-    def result_start(stream: _Stream, event: ResultStart, line: int) -> bool:
+    def result_start(stream: AgentStream, event: ResultStart, line: int) -> bool:
         cid = event.toolCallId
         cid = "" if cid is None else cid
         if cid in stream.results:
@@ -548,7 +548,7 @@ def typed_events(rp: JavaReplayer) -> tuple[Any, dict[type, FastPath]]:
         if not fine:
             return False
         before(stream, "TOOL_RESULT_START", event.toolCallId)
-        result = _Result(event.replyId or "", cid, event.toolCallName, line, metadata)
+        result = ToolResult(event.replyId or "", cid, event.toolCallName, line, metadata)
         stream.results[cid] = result
         held = stream.held
         if held is not None and cid in held.undecided:
@@ -556,7 +556,7 @@ def typed_events(rp: JavaReplayer) -> tuple[Any, dict[type, FastPath]]:
             held.tentative = cid
         return True
 
-    def result_text(stream: _Stream, event: ResultText, line: int) -> bool:
+    def result_text(stream: AgentStream, event: ResultText, line: int) -> bool:
         cid = event.toolCallId
         result = None if cid is None else stream.results.get(cid)
         if result is None or not metadata_fine(event):
@@ -571,7 +571,7 @@ def typed_events(rp: JavaReplayer) -> tuple[Any, dict[type, FastPath]]:
                 output.append({"type": "text", "text": delta})
         return True
 
-    def result_end(stream: _Stream, event: ResultEnd, line: int) -> bool:
+    def result_end(stream: AgentStream, event: ResultEnd, line: int) -> bool:
         cid = event.toolCallId
         result = None if cid is None else stream.results.get(cid)
         if result is None:
@@ -605,7 +605,7 @@ def typed_events(rp: JavaReplayer) -> tuple[Any, dict[type, FastPath]]:
     def plain(kind: str) -> Body:
         """An event whose handler only notes what it says (or has none)."""
 
-        def apply(stream: _Stream, event: Any, line: int) -> bool:
+        def apply(stream: AgentStream, event: Any, line: int) -> bool:
             if not metadata_fine(event):
                 return False
             if kind == "CUSTOM" and event.value is not _UNSET and not _metadata(event.value)[0]:

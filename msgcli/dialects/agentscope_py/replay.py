@@ -95,6 +95,7 @@ class _Reply:
 class PyReplayer(TypedReplay, Replayer):
     known_types = EVENT_TYPES
     id_keys = ("reply_id", "block_id", "tool_call_id")
+    typed = "msgcli.dialects.agentscope_py.typed_events:typed_events"
 
     def __init__(self, emit: Emit, sink: Sink | None = None) -> None:
         super().__init__(emit, sink)
@@ -114,11 +115,6 @@ class PyReplayer(TypedReplay, Replayer):
             self._snapshot(line, event)
             return
         super().feed(line, event, valid)
-
-    def typed_events(self) -> tuple[Callable[[bytes], Any], dict[type, Any]]:
-        from .typed_events import typed_events
-
-        return typed_events(self)
 
     def native(self, line: int, event: dict) -> None:
         """Apply a native event made from another form (no time, no event id)."""
@@ -502,7 +498,7 @@ class PyReplayer(TypedReplay, Replayer):
             if block is None:
                 continue
             text = block["input"]
-            if text and type(text) is str and not _is_json_object(text):
+            if text and type(text) is str and not is_json_object(text):
                 self.emit(
                     "E006",
                     f"the arguments of tool call {short(cid)} ({short(block['name'])}) are not "
@@ -697,17 +693,17 @@ class PyReplayer(TypedReplay, Replayer):
         reply.model_open = 0
         self._judge_arguments(reply)
         usage = reply.msg["usage"]
-        if not any(key in event for key in _USAGE_KEYS):
+        if not any(key in event for key in USAGE_KEYS):
             return  # a model call's end with no counts (the AG-UI form carries none)
-        counts = tuple(_count(event.get(key, 0)) for key in _USAGE_KEYS)
+        counts = tuple(_count(event.get(key, 0)) for key in USAGE_KEYS)
         if usage is None:
-            reply.msg["usage"] = dict(zip(_USAGE_KEYS, counts, strict=True))
+            reply.msg["usage"] = dict(zip(USAGE_KEYS, counts, strict=True))
         else:
-            for key, value in zip(_USAGE_KEYS, counts, strict=True):
+            for key, value in zip(USAGE_KEYS, counts, strict=True):
                 usage[key] += value
 
 
-_USAGE_KEYS = ("input_tokens", "output_tokens", "cache_input_tokens", "cache_creation_input_tokens")
+USAGE_KEYS = ("input_tokens", "output_tokens", "cache_input_tokens", "cache_creation_input_tokens")
 
 
 def _count(value: Any) -> int:
@@ -749,7 +745,7 @@ def normal_url(url: Any) -> Any:
     return f"{scheme.lower()}://{user}{at}{host.lower()}/{tail}"
 
 
-def _is_json_object(text: str) -> bool:
+def is_json_object(text: str) -> bool:
     try:
         return type(orjson.loads(text)) is dict
     except orjson.JSONDecodeError:

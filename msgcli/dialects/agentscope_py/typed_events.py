@@ -21,7 +21,7 @@ import msgspec
 from msgspec import Meta, Raw, Struct
 
 from ...replayers.typed import FastPath, in_time, object_of
-from .replay import _USAGE_KEYS, _is_json_object
+from .replay import USAGE_KEYS, is_json_object
 
 if TYPE_CHECKING:  # pragma: no cover
     from .replay import PyReplayer, _Reply
@@ -257,7 +257,7 @@ def typed_events(rp: PyReplayer) -> tuple[Any, dict[type, FastPath]]:
             block = calls.get(cid)
             if block is not None:
                 text = block["input"]
-                if text and type(text) is str and not _is_json_object(text):
+                if text and type(text) is str and not is_json_object(text):
                     return False
         return True
 
@@ -320,9 +320,9 @@ def typed_events(rp: PyReplayer) -> tuple[Any, dict[type, FastPath]]:
         msg = reply.msg
         usage = msg["usage"]
         if usage is None:
-            msg["usage"] = dict(zip(_USAGE_KEYS, counts, strict=True))
+            msg["usage"] = dict(zip(USAGE_KEYS, counts, strict=True))
         else:
-            for key, value in zip(_USAGE_KEYS, counts, strict=True):
+            for key, value in zip(USAGE_KEYS, counts, strict=True):
                 usage[key] += value
         return True
 
