@@ -298,9 +298,15 @@ class FileCheck(_Findings):
                     cut = True
                     break
                 lean = getattr(self.replayer, "lean", None)
-                if lean is not None and until is None and not self.budget.limit:
-                    # a provider stream: the rest of its lines in the replayer's own loop,
-                    # which hands back every record that needs more than its common case
+                if (
+                    lean is not None
+                    and until is None
+                    and not self.budget.limit
+                    and self.summary.records >= getattr(self.replayer, "lean_after", 0)
+                ):
+                    # the rest of its lines in the replayer's own loop (a provider stream's, or
+                    # one on typed events), which hands back every record that needs more than
+                    # its common case
                     self.last = last
                     record = take_over(records, functools.partial(lean, check=self))
                     last = self.last

@@ -156,8 +156,8 @@ class Replayer:
             return
         latest = self._last_seconds
         if latest is None:
-            latest = self._last_seconds = _seconds(last)
-        earlier = _seconds(key)
+            latest = self._last_seconds = seconds_of(last)
+        earlier = seconds_of(key)
         if earlier is not None and latest is not None and latest - earlier > TIME_TOLERANCE:
             self.emit(
                 "E008",
@@ -170,7 +170,7 @@ class Replayer:
 TIME_TOLERANCE = 1.0
 
 
-def _seconds(stamp: str) -> float | None:
+def seconds_of(stamp: str) -> float | None:
     """Seconds since the epoch of a zone-less ISO stamp (any fraction length), or None."""
     from datetime import datetime, timezone
 

@@ -32,12 +32,14 @@ subagent (``source``) are replayed as a stream of their own.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
 import orjson
 
 from ...replayers import Emit, Replayer, Sink, listed, mark
+from ...replayers.typed import TypedReplay
 from ...schemas import load_schema, type_branches
 from ...textsafe import short
 from .events import EVENT_ALIASES as ALIASES
@@ -75,7 +77,7 @@ def _in_zone(instant: str, zone: Any) -> str | None:
     return f"{local}.{fraction}" if fraction else local
 
 
-class _Call:
+class ModelCall:
     """One model call being rebuilt."""
 
     __slots__ = (
@@ -129,7 +131,7 @@ class _Call:
         return ", ".join(parts)
 
 
-class _Result:
+class ToolResult:
     __slots__ = ("cid", "line", "metadata", "name", "output", "rid")
 
     def __init__(self, rid: str, cid: str, name: Any, line: int, metadata: Any):
@@ -141,7 +143,7 @@ class _Result:
         self.metadata = metadata
 
 
-class _Stream:
+class AgentStream:
     """One agent's events: the main agent's, or one forwarded subagent's (``source``)."""
 
     __slots__ = (
@@ -166,9 +168,9 @@ class _Stream:
         self.run: str | None = None  # the open run's reply id
         self.run_line = 0
         self.agent: Any = None
-        self.calls: dict[str, _Call] = {}
+        self.calls: dict[str, ModelCall] = {}
         self.ended_calls: dict[str, int] = {}  # model calls of this run that ended -> line
-        self.results: dict[str, _Result] = {}  # open tool results by tool-call id
+        self.results: dict[str, ToolResult] = {}  # open tool results by tool-call id
         self.tool_ids: set[str] = set()  # tool calls made in this run
         self.last_message: dict | None = None
         self.last_line = 0
@@ -209,15 +211,16 @@ class _Held:
         ]
 
 
-class JavaReplayer(Replayer):
+class JavaReplayer(TypedReplay, Replayer):
     known_types = EVENT_TYPES
     time_key = "createdAt"
     id_keys = ("replyId", "blockId", "toolCallId")
+    typed = "msgcli.dialects.agentscope_java.typed_events:typed_events"
 
     def __init__(self, emit: Emit, sink: Sink | None = None, zone: Any = None) -> None:
         super().__init__(emit, sink)
         self.zone = zone  # the zone the rebuilt messages' times are written in (None: UTC)
-        self.streams: dict[Any, _Stream] = {}
+        self.streams: dict[Any, AgentStream] = {}
         # the deprecated coarse stream: (message id, chunks) of the reply being streamed
         self.chunks: dict[Any, tuple[Any, list[dict]]] = {}
         # REQUIRE_* reply id -> {tool-call id: tool_use block}, waiting for a *_RESULT
@@ -245,7 +248,7 @@ class JavaReplayer(Replayer):
             source = None
         stream = self.streams.get(source)
         if stream is None:
-            stream = self.streams[source] = _Stream(source)
+            stream = self.streams[source] = AgentStream(source)
         if stream.hints and kind != "HINT_BLOCK":
             self._write_hints(stream)
         self.note_event_id(stream.event_ids, event, "run")
@@ -257,7 +260,7 @@ class JavaReplayer(Replayer):
                 and held.tentative is not None
                 and not (
                     other is stream
-                    and kind in _RESULT_GOES_ON
+                    and kind in RESULT_GOES_ON
                     and event.get("toolCallId") == held.tentative
                 )
             ):
@@ -325,7 +328,7 @@ class JavaReplayer(Replayer):
         }
 
     def _tool_result_message(
-        self, stream: _Stream, result: _Result, state: Any, metadata: dict
+        self, stream: AgentStream, result: ToolResult, state: Any, metadata: dict
     ) -> dict:
         """The TOOL message the engine stores for one tool result."""
         block = {
@@ -338,7 +341,7 @@ class JavaReplayer(Replayer):
         }
         return self._message(f"{result.rid}:{result.cid}", stream.agent, "TOOL", [block], metadata)
 
-    def _put(self, stream: _Stream, line: int, message: dict) -> None:
+    def _put(self, stream: AgentStream, line: int, message: dict) -> None:
         """Write a message of this stream, behind the message held back (if any)."""
         held = stream.held
         if held is not None:
@@ -346,7 +349,7 @@ class JavaReplayer(Replayer):
         else:
             self.write(line, message)
 
-    def _release(self, stream: _Stream) -> None:
+    def _release(self, stream: AgentStream) -> None:
         """Write the held message as its tool calls now stand, and what waited behind it."""
         held = stream.held
         if held is None:
@@ -356,7 +359,7 @@ class JavaReplayer(Replayer):
         for line, message in held.queue:
             self.write(line, message)
 
-    def _decide(self, stream: _Stream, cid: Any, state: str) -> None:
+    def _decide(self, stream: AgentStream, cid: Any, state: str) -> None:
         """A tool call of the held message was decided (``updateToolCallStates``)."""
         held = stream.held
         if held is None:
@@ -365,7 +368,7 @@ class JavaReplayer(Replayer):
             block["state"] = state
         held.undecided.pop(cid, None)
 
-    def _pause(self, stream: _Stream, key: str, rid: Any) -> None:
+    def _pause(self, stream: AgentStream, key: str, rid: Any) -> None:
         """``persistPendingRequestReplyId``: the paused request's reply id is kept in the
         metadata of the message that holds its calls, until the resume."""
         held = stream.held
@@ -377,7 +380,7 @@ class JavaReplayer(Replayer):
         held.message["metadata"] = java_hash_order(metadata)  # a new HashMap
         held.paused = key
 
-    def _unpause(self, stream: _Stream, key: str) -> _Held | None:
+    def _unpause(self, stream: AgentStream, key: str) -> _Held | None:
         """``clearPendingRequestReplyId``: the resume was accepted."""
         held = stream.held
         if held is None or held.paused != key:
@@ -390,7 +393,7 @@ class JavaReplayer(Replayer):
 
     # -- runs ------------------------------------------------------------------
 
-    def _agent_start(self, stream: _Stream, event: dict) -> None:
+    def _agent_start(self, stream: AgentStream, event: dict) -> None:
         if stream.run is not None:
             self._close_run(stream, "a new AGENT_START")
         if stream.held is not None and stream.held.paused is None:
@@ -404,7 +407,7 @@ class JavaReplayer(Replayer):
         stream.last_message = None
         stream.max_iters = False
 
-    def _close_run(self, stream: _Stream, why: str) -> None:
+    def _close_run(self, stream: AgentStream, why: str) -> None:
         """A run ends (``AGENT_END``), or a new one starts over it."""
         for call in list(stream.calls.values()):
             self.emit(
@@ -427,7 +430,7 @@ class JavaReplayer(Replayer):
                 "before the next AGENT_START): it failed or its stream was cut",
             )
 
-    def _agent_end(self, stream: _Stream, event: dict) -> None:
+    def _agent_end(self, stream: AgentStream, event: dict) -> None:
         if stream.run is None:
             self.emit("E002", "AGENT_END without an AGENT_START")
             return
@@ -437,7 +440,7 @@ class JavaReplayer(Replayer):
             self._release(stream)
         self.stats.completed += 1
 
-    def _agent_result(self, stream: _Stream, event: dict) -> None:
+    def _agent_result(self, stream: AgentStream, event: dict) -> None:
         result = event.get("result")
         if type(result) is not dict:
             return
@@ -465,7 +468,7 @@ class JavaReplayer(Replayer):
                 "/result",
             )
             return
-        differences = _differences(result, rebuilt)
+        differences = message_differences(result, rebuilt)
         if differences:
             shown = "; ".join(differences[:3]) + ("; ..." if len(differences) > 3 else "")
             self.emit(
@@ -477,7 +480,7 @@ class JavaReplayer(Replayer):
 
     # -- model calls -------------------------------------------------------------
 
-    def _call(self, stream: _Stream, event: dict) -> _Call | None:
+    def _call(self, stream: AgentStream, event: dict) -> ModelCall | None:
         """The open model call of a block or tool-call event (one started here if none)."""
         rid = event.get("replyId")
         call = stream.calls.get(rid) if type(rid) is str else None
@@ -497,7 +500,7 @@ class JavaReplayer(Replayer):
         )
         return self._model_start(stream, event, quiet=True)
 
-    def _model_start(self, stream: _Stream, event: dict, quiet: bool = False) -> _Call:
+    def _model_start(self, stream: AgentStream, event: dict, quiet: bool = False) -> ModelCall:
         rid = event.get("replyId")
         rid = rid if type(rid) is str else ""
         old = stream.calls.get(rid)
@@ -509,11 +512,11 @@ class JavaReplayer(Replayer):
             )
             return old
         self._release(stream)
-        call = _Call(rid, stream.agent, self.line, stream.max_iters)
+        call = ModelCall(rid, stream.agent, self.line, stream.max_iters)
         stream.calls[rid] = call
         return call
 
-    def _model_end(self, stream: _Stream, event: dict) -> None:
+    def _model_end(self, stream: AgentStream, event: dict) -> None:
         rid = event.get("replyId")
         call = stream.calls.get(rid) if type(rid) is str else None
         if call is None:
@@ -531,18 +534,19 @@ class JavaReplayer(Replayer):
 
     def _finalise(
         self,
-        stream: _Stream,
-        call: _Call,
+        stream: AgentStream,
+        call: ModelCall,
         line: int,
         usage: Any = None,
         mark_as: tuple[str, list[str]] | None = None,
     ) -> None:
         del stream.calls[call.rid]
         stream.ended_calls[call.rid] = line
-        content = _content(call, cut=mark_as is not None)
+        unparsed: set[str] = set()  # the calls whose argument text is no JSON object
+        content = _content(call, cut=mark_as is not None, unparsed=unparsed)
         for key, tool in call.tools.items():
-            raw = "".join(tool["raw"])
-            if raw and _parse_object(raw) is None and not tool["open"]:
+            if key in unparsed and not tool["open"]:
+                raw = "".join(tool["raw"])
                 self.emit(
                     "E006",
                     f"the arguments of tool call {short(tool['id'] or key)} "
@@ -578,7 +582,7 @@ class JavaReplayer(Replayer):
 
     # -- blocks ------------------------------------------------------------------
 
-    def _text(self, stream: _Stream, event: dict) -> None:
+    def _text(self, stream: AgentStream, event: dict) -> None:
         call = self._call(stream, event)
         if call is None:
             return
@@ -608,7 +612,7 @@ class JavaReplayer(Replayer):
             if type(delta) is str:
                 (call.thinking if thinking else call.text).append(delta)
 
-    def _tool_call(self, stream: _Stream, event: dict) -> None:
+    def _tool_call(self, stream: AgentStream, event: dict) -> None:
         call = self._call(stream, event)
         if call is None:
             return
@@ -627,7 +631,7 @@ class JavaReplayer(Replayer):
         tool = call.tools.get(key)
         if kind == "TOOL_CALL_START":
             if tool is None:
-                tool = call.tools[key] = _new_tool(cid, name if real else None)
+                tool = call.tools[key] = new_tool(cid, name if real else None)
             elif real:
                 tool["name"] = name
             tool["open"] = self.line
@@ -644,7 +648,7 @@ class JavaReplayer(Replayer):
                 )
                 if kind == "TOOL_CALL_END":
                     return
-            tool = call.tools[key] = _new_tool(cid, name if real else None)
+            tool = call.tools[key] = new_tool(cid, name if real else None)
         elif real:
             tool["name"] = name
         call.last_tool = key
@@ -658,7 +662,7 @@ class JavaReplayer(Replayer):
 
     # -- acting ------------------------------------------------------------------
 
-    def _result_start(self, stream: _Stream, event: dict) -> _Result:
+    def _result_start(self, stream: AgentStream, event: dict) -> ToolResult:
         cid = event.get("toolCallId")
         cid = cid if type(cid) is str else ""
         old = stream.results.get(cid)
@@ -676,7 +680,7 @@ class JavaReplayer(Replayer):
                 f"a result for tool call {short(cid)}, which no model call of this run made",
                 "/toolCallId",
             )
-        result = _Result(
+        result = ToolResult(
             event.get("replyId") or "",
             cid,
             event.get("toolCallName"),
@@ -690,7 +694,7 @@ class JavaReplayer(Replayer):
             stream.held.tentative = cid
         return result
 
-    def _tool_result(self, stream: _Stream, event: dict) -> None:
+    def _tool_result(self, stream: AgentStream, event: dict) -> None:
         kind = event["type"]
         if kind == "TOOL_RESULT_START":
             self._result_start(stream, event)
@@ -743,7 +747,7 @@ class JavaReplayer(Replayer):
             self._tool_message(stream, result, event.get("state"), self.line, None)
 
     def _tool_message(
-        self, stream: _Stream, result: _Result, state: Any, line: int, mark_as: str | None
+        self, stream: AgentStream, result: ToolResult, state: Any, line: int, mark_as: str | None
     ) -> None:
         del stream.results[result.cid]
         metadata: dict = {}
@@ -753,7 +757,7 @@ class JavaReplayer(Replayer):
 
     # -- human in the loop ---------------------------------------------------------
 
-    def _require(self, stream: _Stream, event: dict) -> None:
+    def _require(self, stream: AgentStream, event: dict) -> None:
         rid = event.get("replyId")
         calls = {}
         for call in listed(event.get("toolCalls")):
@@ -777,7 +781,7 @@ class JavaReplayer(Replayer):
             held.suspending = False
             self._pause(stream, "agentscope_external_execution_request_reply_id", rid)
 
-    def _resume(self, stream: _Stream, event: dict) -> None:
+    def _resume(self, stream: AgentStream, event: dict) -> None:
         rid = event.get("replyId")
         waiting = self.pending.pop(rid, None) if type(rid) is str else None
         if waiting is None:
@@ -807,7 +811,7 @@ class JavaReplayer(Replayer):
                     held.undecided.pop(cid, None)
                 if item.get("confirmed") is not True:
                     # a declined call: the engine stores a denial, with no event of its own
-                    result = _Result(rid or "", cid, use.get("name"), self.line, {})
+                    result = ToolResult(rid or "", cid, use.get("name"), self.line, {})
                     result.output = [{"type": "text", "text": "Permission denied by user"}]
                     stream.results[cid] = result
                     self._tool_message(stream, result, "denied", self.line, None)
@@ -821,7 +825,7 @@ class JavaReplayer(Replayer):
         mid = f"{rid}:results" if type(rid) is str else None
         self._put(stream, self.line, self._message(mid, None, "TOOL", results))
 
-    def _hint(self, stream: _Stream, event: dict) -> None:
+    def _hint(self, stream: AgentStream, event: dict) -> None:
         stream.hints.append(
             {
                 "type": "hint",
@@ -831,7 +835,7 @@ class JavaReplayer(Replayer):
             }
         )
 
-    def _write_hints(self, stream: _Stream) -> None:
+    def _write_hints(self, stream: AgentStream) -> None:
         """The engine stores hints before the next model call, as an assistant message of
         their own (or added to this agent's last message, which a stream cannot change
         once written: then they are a message of their own here too)."""
@@ -840,7 +844,7 @@ class JavaReplayer(Replayer):
             stream, self.line, self._message(hints[0]["id"], stream.agent, "ASSISTANT", hints)
         )
 
-    def _max_iters(self, stream: _Stream, event: dict) -> None:
+    def _max_iters(self, stream: AgentStream, event: dict) -> None:
         stream.max_iters = True
 
     # -- the deprecated coarse stream ----------------------------------------------
@@ -858,7 +862,7 @@ class JavaReplayer(Replayer):
         key = _legacy_source(event)
         stream = self.streams.get(key)
         if stream is None:
-            stream = self.streams[key] = _Stream(key)
+            stream = self.streams[key] = AgentStream(key)
         message = event.get("message")
         if type(message) is not dict:
             return
@@ -920,7 +924,7 @@ class JavaReplayer(Replayer):
             return
         self._legacy_message(stream, dict(message))  # HINT
 
-    def _legacy_message(self, stream: _Stream, message: dict) -> None:
+    def _legacy_message(self, stream: AgentStream, message: dict) -> None:
         """A whole message of the coarse stream: written, or held while its calls are open."""
         self._release(stream)
         if message.get("role") == "ASSISTANT" and message.get("name") is not None:
@@ -991,7 +995,7 @@ class JavaReplayer(Replayer):
         message = {**first, "id": mid, "content": content}
         stream = self.streams.get(key)
         if stream is None:
-            stream = self.streams[key] = _Stream(key)
+            stream = self.streams[key] = AgentStream(key)
         saved, self.line = self.line, line
         self._legacy_message(stream, message)
         self.line = saved
@@ -1020,12 +1024,14 @@ def _reason(message: dict) -> Any:
     return metadata.get("agentscope_generate_reason") if type(metadata) is dict else None
 
 
-def _of(stream: _Stream) -> str:
+def _of(stream: AgentStream) -> str:
     return f" (subagent {short(stream.source)})" if stream.source is not None else ""
 
 
-def _content(call: _Call, cut: bool = True) -> list[dict]:
-    """A model call's blocks as the engine builds them: [thinking][text][tool_use...]."""
+def _content(call: ModelCall, cut: bool = True, unparsed: set[str] | None = None) -> list[dict]:
+    """A model call's blocks as the engine builds them: [thinking][text][tool_use...].
+    ``unparsed`` gets the keys of the calls whose argument text is there but no JSON
+    object."""
     content: list[dict] = []
     thinking = "".join(call.thinking)
     if thinking:
@@ -1036,6 +1042,8 @@ def _content(call: _Call, cut: bool = True) -> list[dict]:
     for key, tool in call.tools.items():
         raw = "".join(tool["raw"])
         parsed = _parse_object(raw)
+        if unparsed is not None and raw and parsed is None:
+            unparsed.add(key)
         content.append(
             {
                 "type": "tool_use",
@@ -1053,7 +1061,7 @@ def _content(call: _Call, cut: bool = True) -> list[dict]:
     return content
 
 
-def _new_tool(cid: str, name: Any) -> dict:
+def new_tool(cid: str, name: Any) -> dict:
     return {"id": cid, "name": name, "raw": [], "open": 0, "ended": 0}
 
 
@@ -1074,11 +1082,20 @@ def java_hash_order(obj: dict) -> dict:
 
 
 def _java_bucket(key: Any, size: int) -> int:
-    data = str(key).encode("utf-16-be", "surrogatepass")
+    text = str(key)
+    # (the names of tool arguments and metadata keys repeat: a short one is hashed once)
+    spread = _spread(text) if len(text) <= 64 else _spread.__wrapped__(text)
+    return spread & (size - 1)
+
+
+@functools.lru_cache(maxsize=4096)
+def _spread(text: str) -> int:
+    """``String.hashCode`` of ``text``, spread as ``HashMap`` does."""
+    data = text.encode("utf-16-be", "surrogatepass")
     h = 0
     for i in range(0, len(data), 2):
         h = (31 * h + (data[i] << 8 | data[i + 1])) & 0xFFFFFFFF
-    return (h ^ (h >> 16)) & (size - 1)
+    return h ^ (h >> 16)
 
 
 def _positive(value: Any) -> bool:
@@ -1095,7 +1112,7 @@ def _parse_object(raw: str) -> dict | None:
     return value if type(value) is dict else None
 
 
-def _differences(reported: dict, rebuilt: dict) -> list[str]:
+def message_differences(reported: dict, rebuilt: dict) -> list[str]:
     """Where the content of two messages differs: their text, thinking and tool calls (id,
     name, arguments), in order. States, metadata, usage, ids and times are left out: the
     engine edits them after the model call (calls become ``allowed`` or ``asking``, pause
@@ -1150,9 +1167,9 @@ def _diff(a: Any, b: Any, path: str, out: list[str]) -> None:
 
 
 #: the events that continue a tool result
-_RESULT_GOES_ON = frozenset({"TOOL_RESULT_TEXT_DELTA", "TOOL_RESULT_DATA_DELTA", "TOOL_RESULT_END"})
+RESULT_GOES_ON = frozenset({"TOOL_RESULT_TEXT_DELTA", "TOOL_RESULT_DATA_DELTA", "TOOL_RESULT_END"})
 
-_HANDLERS: dict[str, Callable[[JavaReplayer, _Stream, dict], object]] = {
+_HANDLERS: dict[str, Callable[[JavaReplayer, AgentStream, dict], object]] = {
     "AGENT_START": JavaReplayer._agent_start,
     "AGENT_END": JavaReplayer._agent_end,
     "AGENT_RESULT": JavaReplayer._agent_result,

@@ -30,6 +30,7 @@ import orjson
 
 from ...guard import as_key
 from ...replayers import Emit, Replayer, Sink, listed, mark
+from ...replayers.typed import TypedReplay
 from ...schemas import load_schema, type_branches
 from ...textsafe import short
 from .events import is_agui, is_stream_wrapper
@@ -91,9 +92,10 @@ class _Reply:
         return items
 
 
-class PyReplayer(Replayer):
+class PyReplayer(TypedReplay, Replayer):
     known_types = EVENT_TYPES
     id_keys = ("reply_id", "block_id", "tool_call_id")
+    typed = "msgcli.dialects.agentscope_py.typed_events:typed_events"
 
     def __init__(self, emit: Emit, sink: Sink | None = None) -> None:
         super().__init__(emit, sink)
@@ -496,7 +498,7 @@ class PyReplayer(Replayer):
             if block is None:
                 continue
             text = block["input"]
-            if text and type(text) is str and not _is_json_object(text):
+            if text and type(text) is str and not is_json_object(text):
                 self.emit(
                     "E006",
                     f"the arguments of tool call {short(cid)} ({short(block['name'])}) are not "
@@ -691,17 +693,17 @@ class PyReplayer(Replayer):
         reply.model_open = 0
         self._judge_arguments(reply)
         usage = reply.msg["usage"]
-        if not any(key in event for key in _USAGE_KEYS):
+        if not any(key in event for key in USAGE_KEYS):
             return  # a model call's end with no counts (the AG-UI form carries none)
-        counts = tuple(_count(event.get(key, 0)) for key in _USAGE_KEYS)
+        counts = tuple(_count(event.get(key, 0)) for key in USAGE_KEYS)
         if usage is None:
-            reply.msg["usage"] = dict(zip(_USAGE_KEYS, counts, strict=True))
+            reply.msg["usage"] = dict(zip(USAGE_KEYS, counts, strict=True))
         else:
-            for key, value in zip(_USAGE_KEYS, counts, strict=True):
+            for key, value in zip(USAGE_KEYS, counts, strict=True):
                 usage[key] += value
 
 
-_USAGE_KEYS = ("input_tokens", "output_tokens", "cache_input_tokens", "cache_creation_input_tokens")
+USAGE_KEYS = ("input_tokens", "output_tokens", "cache_input_tokens", "cache_creation_input_tokens")
 
 
 def _count(value: Any) -> int:
@@ -743,7 +745,7 @@ def normal_url(url: Any) -> Any:
     return f"{scheme.lower()}://{user}{at}{host.lower()}/{tail}"
 
 
-def _is_json_object(text: str) -> bool:
+def is_json_object(text: str) -> bool:
     try:
         return type(orjson.loads(text)) is dict
     except orjson.JSONDecodeError:
