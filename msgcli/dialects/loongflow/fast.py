@@ -24,7 +24,7 @@ _FAST_ELEMENT_KEYSETS = {
 }
 
 
-def _fast_content(el: dict, path: tuple) -> bool:
+def content_is_clean(el: dict, path: tuple) -> bool:
     """A content element that is not plain text: a JSON value, or media whose data
     passes the media checks."""
 
@@ -89,7 +89,7 @@ class FastPath(Dialect):
                 return None
             if kind == "content":
                 if not _plain_text(el):
-                    if not _fast_content(el, ("content", index)):
+                    if not content_is_clean(el, ("content", index)):
                         return None
                     empty = False
                 elif el["data"].strip():
@@ -113,7 +113,7 @@ class FastPath(Dialect):
                         return None
                     if item["type"] != "content":
                         return None
-                    if not _plain_text(item) and not _fast_content(
+                    if not _plain_text(item) and not content_is_clean(
                         item, ("content", index, "result", at)
                     ):
                         return None
