@@ -234,9 +234,7 @@ def test_a_broken_loongflow_log_gets_the_same_report_either_way(monkeypatch, tmp
     deep = b'{"a":' * 1015 + b"1" + b"}" * 1015
     bad = [
         b"",
-        b"{not json",
         b"[1, 2]",
-        b"\xff\xfe",
         lines[1].replace(b'"metadata": {}', b'"metadata": {"deep": ' + deep + b"}", 1),
         lines[1].replace(b'"role": "user"', b'"role": "observer"', 1),  # S006
         lines[1].replace(b'"db1ed794-5c88', b'"DB1ED794-5C88', 1),  # I003
@@ -283,6 +281,9 @@ def test_a_broken_loongflow_log_gets_the_same_report_either_way(monkeypatch, tmp
         # the current shape's keys in the 0.0.1 shape (S003)
         old.replace(b'"total_iterations": ', b'"total_cost": 1.0, "total_iterations": ', 1),
         old.replace(b"}]}", b', "metadata": {}}]}', 1),  # S003
+        # (a line that is not JSON ends the typed loop: the rest goes the reader's way)
+        b"\xff\xfe",
+        b"{not json",
     ]
     body = []
     for extra in bad:
@@ -290,8 +291,43 @@ def test_a_broken_loongflow_log_gets_the_same_report_either_way(monkeypatch, tmp
         body.append(extra)
     path = tmp_path / "broken.jsonl"
     path.write_bytes(b"\n".join(body + lines) + b"\n" + lines[3][:50])
+    DECODED.clear()
     typed = _reports(path, monkeypatch, True)
+    assert DECODED["loongflow"] > len(body) - 2 * len(lines), "the typed loop ended early"
     assert typed == _reports(path, monkeypatch, False)
     codes = {code for _, code, _, _ in typed[0]}
     expected = {"P001", "P003", "P004", "P005", "I001", "S001", "S003", "S004", "S005", "S006"}
     assert expected | {"I003", "C001", "T007", "T008", "T009", "B004"} <= codes, codes
+
+
+def test_the_typed_path_takes_what_loongflow_writes_in_its_less_common_forms():
+    # each of these the whole path finds nothing in: the typed path takes it, the same way
+    lines = (FIXTURES / "real" / "loongflow" / "transcript.jsonl").read_bytes().splitlines()
+    user, call, evolve = lines[1], lines[2], lines[11]
+    old = (FIXTURES / "valid" / "loongflow" / "evolve-0.0.1.jsonl").read_bytes().splitlines()[1]
+    taken = [
+        user.replace(b'09.563728"', b'09.563728+08:00"', 1),
+        user.replace(b'09.563728"', b'09-00:30"', 1),
+        user.replace(b'09.563728"', b'09.563728Z"', 1),
+        # (an instant before year 1 in UTC: no time to compare, as the whole path has it)
+        user.replace(b'"2026-11-22T11', b'"0001-01-01T00', 1).replace(b'.563728"', b'+01:00"'),
+        user.replace(b'"mime_type": "text/plain"', b'"mime_type": "Text/Plain; charset=utf-8"'),
+        user.replace(b'"data": "What', b'"data": {"q": "What', 1).replace(b'"}]}', b'"}}]}', 1),
+        call.replace(b'"type": "tool_call"', b'"type": "function"', 1),
+        call.replace(b'"tool_arguments_err": ""', b'"tool_arguments_err": false', 1),
+        call.replace(b'"tool_arguments_err": ""', b'"tool_arguments_err": null', 1),
+        call.replace(b'"content": "The user', b'"content": {"plan": "The user', 1).replace(
+            b'get_weather."}', b'get_weather."}}', 1
+        ),
+        evolve,
+        evolve.replace(b'"cost_time": 5412', b'"cost_time": 18446744073709551615', 1),
+        evolve.replace(b'"last_iteration": 37', b'"last_iteration": -9223372036854775808', 1),
+        evolve.replace(b'"best_score": 0.9731', b'"best_score": 1', 1),
+        evolve.replace(b'"total_tokens": 1520931.0', b'"total_tokens": 1520931', 1),
+        old,
+    ]
+    for raw in taken:
+        obj = orjson.loads(raw)
+        assert _whole("loongflow", obj) is not None, raw
+        assert _typed("loongflow", raw) == _whole("loongflow", obj), raw
+        assert _agree("loongflow", obj), raw
