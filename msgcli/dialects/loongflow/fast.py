@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from ...guard import json_text
-from ...model import (
-    DataBlock,
-    ValueBlock,
-)
+from ...model import DataBlock
 from ..base import DIGEST_CALL as _CALL
 from ..base import DIGEST_RESULT as _RESULT
 from ..base import Dialect, micros, says_nothing
 from ..media import source_is_clean
-from .records import ELEMENT_KEYS, MESSAGE_KEYS, read_element
+from .records import ELEMENT_KEYS, MEDIA_PREFIXES, MESSAGE_KEYS, media_source
 
 _MESSAGE_KEYSET = frozenset(MESSAGE_KEYS)
 
@@ -27,11 +26,21 @@ _FAST_ELEMENT_KEYSETS = {
 def content_is_clean(el: dict, path: tuple) -> bool:
     """A content element that is not plain text: a JSON value, or media whose data
     passes the media checks."""
+    return data_is_clean(el.get("data"), el.get("mime_type", "text/plain"), path)
 
-    block = read_element(el, path)
-    if isinstance(block, ValueBlock):
-        return True
-    return isinstance(block, DataBlock) and block.source is not None and source_is_clean(block)
+
+def data_is_clean(data: Any, mime_type: Any, path: tuple) -> bool:
+    """The data of a content element at ``path`` that is not plain text: a JSON value, or
+    media that passes the media checks (as :func:`read_element` reads it)."""
+    if not isinstance(mime_type, str) or not isinstance(data, str):
+        return True  # a value
+    base = mime_type.split(";")[0].strip().lower()
+    if base == "text/plain":
+        return False  # text
+    if not base.startswith(MEDIA_PREFIXES):
+        return True  # a value
+    source = media_source(data, mime_type)
+    return source_is_clean(DataBlock(type="data", path=path, kind="content", source=source))
 
 
 def _plain_text(el: dict) -> bool:

@@ -24,7 +24,7 @@ import msgspec
 from msgspec import UNSET, Struct, UnsetType
 
 from ..base import DIGEST_CALL, DIGEST_RESULT
-from .fast import content_is_clean
+from .fast import data_is_clean
 
 __all__ = ["Message", "digest", "typed_path"]
 
@@ -112,18 +112,17 @@ _UUID = b"00000000-0000-0000-0000-000000000000"
 #: length; a fraction is written only when it is not zero)
 _DIGITS = bytes.maketrans(b"0123456789", b"0000000000")
 _NAIVE = {19: b"0000-00-00T00:00:00", 26: b"0000-00-00T00:00:00.000000"}
+_NAIVE_26 = _NAIVE[26]
 _ZONE = frozenset({b"+00:00", b"-00:00"})
 _NO_FRACTION = ".000000"
 
 _EPOCH = datetime(1970, 1, 1)
+_fromisoformat = datetime.fromisoformat
 _MICROSECOND = timedelta(microseconds=1)
 
 
-def _written_ids(ids: list[str]) -> bool:
-    """Whether every id is a UUID as LoongFlow writes it (lower-case, hyphenated), all of
-    them read at once (a ``|`` stands between two: no id holds one)."""
-    text = "|".join(ids)
-    return text.isascii() and text.encode().translate(_HEX) == b"|".join([_UUID] * len(ids))
+#: ``n`` UUIDs as LoongFlow writes them, read so, a ``|`` between two (see :func:`digest`)
+_UUIDS = [b"|".join([_UUID] * n) for n in range(17)]
 
 
 def _when(stamp: str) -> tuple[bool, int | None]:
@@ -154,7 +153,7 @@ def _when(stamp: str) -> tuple[bool, int | None]:
     if shape[:size] != naive or stamp.endswith(_NO_FRACTION):
         return False, None
     try:
-        moment = datetime.fromisoformat(stamp)
+        moment = _fromisoformat(stamp)
     except ValueError:
         return False, None
     if offset:
@@ -166,29 +165,18 @@ def _when(stamp: str) -> tuple[bool, int | None]:
 
 
 def _plain_text(mime_type: str) -> bool:
-    return mime_type == "text/plain" or mime_type.split(";")[0].strip().lower() == "text/plain"
-
-
-def _clean_content(item: _Content, path: tuple) -> bool:
-    """A content element that is not plain text: a JSON value, or media whose data passes
-    the media checks."""
-    data = item.data
-    if type(data) is not str:
-        return True  # a value, whatever its type says
-    element = {
-        "type": "content",
-        "mime_type": item.mime_type,
-        "metadata": item.metadata,
-        "data": data,
-    }
-    return content_is_clean(element, path)
+    """Whether a content element of this type holds text (when its data is a string)."""
+    return mime_type.split(";")[0].strip().lower() == "text/plain"
 
 
 def digest(msg: Message) -> tuple[str | None, tuple] | None:
     """``(variant, digest)`` of a decoded message no record rule speaks on, else ``None``
     (the types have checked the keys, their types, the role and the tool status)."""
     role = msg.role
-    ids = [msg.id]
+    mid = msg.id
+    # the ids, to be read all at once: a ``|`` stands between two (no UUID holds one)
+    ids = mid
+    count = 1
     empty = True
     tools: list[tuple] = []
     shape = None
@@ -197,37 +185,41 @@ def digest(msg: Message) -> tuple[str | None, tuple] | None:
         kind = type(el)
         if kind is _Content:
             data = el.data
-            if type(data) is str and _plain_text(el.mime_type):
-                if empty and data.strip():
+            if type(data) is str and (el.mime_type == "text/plain" or _plain_text(el.mime_type)):
+                if empty and data and not data.isspace():
                     empty = False
                 continue
-            if not _clean_content(el, ("content", index)):
+            if not data_is_clean(data, el.mime_type, ("content", index)):
                 return None
         elif kind is _ToolCall or kind is _Function:
             name = el.target
-            metadata = el.metadata
             if name.startswith("__"):
                 return None  # (T008)
+            metadata = el.metadata
             if metadata and "tool_arguments_err" in metadata:
                 error = metadata["tool_arguments_err"]
                 if not (error is None or error == "" or error is False):
                     return None  # (T009)
             cid = el.call_id
-            ids.append(cid)
+            ids += "|" + cid
+            count += 1
             tools.append((DIGEST_CALL, cid, ("content", index), name, None, cid))
         elif kind is _ToolOutput:
             if role != "tool":
-                return None
+                return None  # (T007)
             for at, item in enumerate(el.result):
                 if type(item) is not _Content:
                     return None
                 data = item.data
-                if not (type(data) is str and _plain_text(item.mime_type)) and not _clean_content(
-                    item, ("content", index, "result", at)
+                if type(data) is str and (
+                    item.mime_type == "text/plain" or _plain_text(item.mime_type)
                 ):
+                    continue
+                if not data_is_clean(data, item.mime_type, ("content", index, "result", at)):
                     return None
             cid = el.call_id
-            ids.append(cid)
+            ids += "|" + cid
+            count += 1
             tools.append((DIGEST_RESULT, cid, ("content", index), el.tool_name, cid))
         elif kind is _Evolve:
             counts = (el.cost_time, el.last_iteration, el.total_iterations)
@@ -248,13 +240,30 @@ def digest(msg: Message) -> tuple[str | None, tuple] | None:
             if shape is None:
                 shape = this
             elif shape != this:
-                return None
+                return None  # (B004)
         # (a thought of any value says something)
         empty = False
-    if empty or not _written_ids(ids):
+    if empty:
+        return None  # (B001)
+    # every id a UUID as LoongFlow writes it (I003; the schema asks for a UUID)
+    if not ids.isascii() or ids.encode().translate(_HEX) != (
+        _UUIDS[count] if count < 17 else b"|".join([_UUID] * count)
+    ):
         return None
-    written, when = _when(msg.timestamp)
-    if not written:
-        return None
-    mid = msg.id
+    stamp = msg.timestamp
+    if (
+        len(stamp) == 26
+        and stamp.isascii()
+        and stamp.encode().translate(_DIGITS) == _NAIVE_26
+        and not stamp.endswith(_NO_FRACTION)
+    ):
+        # the common case: naive, with a fraction (C001)
+        try:
+            when: int | None = (_fromisoformat(stamp) - _EPOCH) // _MICROSECOND
+        except ValueError:
+            return None  # (not a date: the schema says so)
+    else:
+        written, when = _when(stamp)
+        if not written:
+            return None
     return shape, (mid, mid, when, None if when is None else msg.conversation_id, tuple(tools))
