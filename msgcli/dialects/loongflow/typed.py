@@ -17,7 +17,6 @@ got.
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
 from typing import Any, Literal
 
 import msgspec
@@ -25,6 +24,7 @@ from msgspec import UNSET, Struct, UnsetType
 
 from ..base import DIGEST_CALL, DIGEST_RESULT
 from .fast import data_is_clean
+from .written import written_ids, written_time
 
 __all__ = ["Message", "digest", "typed_path"]
 
@@ -105,65 +105,6 @@ def typed_path() -> tuple[Any, Any]:
     return msgspec.json.Decoder(Message).decode, digest
 
 
-#: lower-case hex digits as 0, and a UUID as LoongFlow writes it, so read
-_HEX = bytes.maketrans(b"0123456789abcdef", b"0" * 16)
-_UUID = b"00000000-0000-0000-0000-000000000000"
-#: ASCII digits as 0, and the forms of a timestamp LoongFlow writes (naive, with a zone, by
-#: length; a fraction is written only when it is not zero)
-_DIGITS = bytes.maketrans(b"0123456789", b"0000000000")
-_NAIVE = {19: b"0000-00-00T00:00:00", 26: b"0000-00-00T00:00:00.000000"}
-_NAIVE_26 = _NAIVE[26]
-_ZONE = frozenset({b"+00:00", b"-00:00"})
-_NO_FRACTION = ".000000"
-
-_EPOCH = datetime(1970, 1, 1)
-_fromisoformat = datetime.fromisoformat
-_MICROSECOND = timedelta(microseconds=1)
-
-
-#: ``n`` UUIDs as LoongFlow writes them, read so, a ``|`` between two (see :func:`digest`)
-_UUIDS = [b"|".join([_UUID] * n) for n in range(17)]
-
-
-def _when(stamp: str) -> tuple[bool, int | None]:
-    """Whether a timestamp is in the form LoongFlow writes it, and its instant (UTC, in
-    microseconds since 1970; ``None`` for one beyond the calendar's ends in UTC)."""
-    if not stamp.isascii():
-        return False, None
-    size = len(stamp)
-    shape = stamp.encode().translate(_DIGITS)
-    offset = None
-    naive = _NAIVE.get(size)
-    if naive is None:
-        if stamp.endswith("Z"):
-            size -= 1
-            offset = 0
-        elif shape[-6:] in _ZONE:
-            size -= 6
-            hours, minutes = int(stamp[-5:-3]), int(stamp[-2:])
-            if hours > 23 or minutes > 59 or not (hours or minutes):
-                return False, None  # (a zero offset is written as Z)
-            offset = hours * 60 + minutes
-            if stamp[-6] == "-":
-                offset = -offset
-        naive = _NAIVE.get(size)
-        if naive is None:
-            return False, None
-        stamp = stamp[:size]
-    if shape[:size] != naive or stamp.endswith(_NO_FRACTION):
-        return False, None
-    try:
-        moment = _fromisoformat(stamp)
-    except ValueError:
-        return False, None
-    if offset:
-        try:
-            moment -= timedelta(minutes=offset)
-        except OverflowError:
-            return True, None
-    return True, (moment - _EPOCH) // _MICROSECOND
-
-
 def _plain_text(mime_type: str) -> bool:
     """Whether a content element of this type holds text (when its data is a string)."""
     return mime_type.split(";")[0].strip().lower() == "text/plain"
@@ -174,7 +115,7 @@ def digest(msg: Message) -> tuple[str | None, tuple] | None:
     (the types have checked the keys, their types, the role and the tool status)."""
     role = msg.role
     mid = msg.id
-    # the ids, to be read all at once: a ``|`` stands between two (no UUID holds one)
+    # the ids, to be read all at once (see written_ids)
     ids = mid
     count = 1
     empty = True
@@ -245,25 +186,11 @@ def digest(msg: Message) -> tuple[str | None, tuple] | None:
         empty = False
     if empty:
         return None  # (B001)
-    # every id a UUID as LoongFlow writes it (I003; the schema asks for a UUID)
-    if not ids.isascii() or ids.encode().translate(_HEX) != (
-        _UUIDS[count] if count < 17 else b"|".join([_UUID] * count)
-    ):
+    # every id a UUID as LoongFlow writes it (I003; the schema asks for a UUID), and the
+    # timestamp in the form it writes it (C001)
+    if not written_ids(ids, count):
         return None
-    stamp = msg.timestamp
-    if (
-        len(stamp) == 26
-        and stamp.isascii()
-        and stamp.encode().translate(_DIGITS) == _NAIVE_26
-        and not stamp.endswith(_NO_FRACTION)
-    ):
-        # the common case: naive, with a fraction (C001)
-        try:
-            when: int | None = (_fromisoformat(stamp) - _EPOCH) // _MICROSECOND
-        except ValueError:
-            return None  # (not a date: the schema says so)
-    else:
-        written, when = _when(stamp)
-        if not written:
-            return None
+    written, when = written_time(msg.timestamp)
+    if not written:
+        return None
     return shape, (mid, mid, when, None if when is None else msg.conversation_id, tuple(tools))
