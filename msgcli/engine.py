@@ -439,7 +439,7 @@ class FileCheck(_Findings):
                     count += 1
                     summary.records += 1
                     variant, item = fast
-                    if variant not in variants:
+                    if variant is not None and variant not in variants:
                         variants[variant] = None
                     feed(number, item)
                     continue

@@ -5,11 +5,15 @@ framework writes and answers a digest, or refuses the line (which then takes the
 way). Both ways are checked, on every message record the fixtures hold, on the benchmark
 templates, and on real records with values deleted or replaced:
 
-- a line the typed path takes is valid against the published schema, the fast path takes
-  it too, and both give the same variant and digest (so no finding is lost);
+- a line the typed path takes is valid against the published schema, the whole path
+  (the dialect's rules and the shared per-record checks) finds nothing in it, and both give
+  the same variant and digest (so no finding is lost); where the fast path takes it too,
+  that is the fast path's digest;
 - a line valid against the schema that the fast path takes, the typed path takes too
   (so the typed types reject nothing the schema accepts, within the shape the framework
-  writes).
+  writes); where a typed path takes more than its fast path (LoongFlow's evolve_result),
+  a record the whole path finds nothing in and that the fast path takes once those
+  elements are put in plain form (:data:`STAND_INS`), the typed path takes too.
 """
 
 from __future__ import annotations
@@ -20,12 +24,47 @@ from conftest import FIXTURES, examples, log_files
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from strategies import JSON_VALUES, mutated
-from test_fast_path import RECORDS, TOKENS
+from test_fast_path import RECORDS, TOKENS, _full_path
 
 from msgcli.dialects import DIALECTS
 from msgcli.schemas import compiled
 
 TYPED = [name for name, dialect in DIALECTS.items() if dialect.typed is not None]
+
+
+def _loongflow_plain(obj):
+    """The record with each evolve_result, and each thought that is not text, as a text
+    thought (what the fast path takes), or ``None`` when there is nothing to put so."""
+    content = obj.get("content") if isinstance(obj, dict) else None
+    if not isinstance(content, list):
+        return None
+    thought = {"type": "think", "metadata": {}, "content": "a thought"}
+    out = [
+        thought
+        if isinstance(el, dict)
+        and (
+            el.get("type") == "evolve_result"
+            or (el.get("type") == "think" and not isinstance(el.get("content", ""), str))
+        )
+        else el
+        for el in content
+    ]
+    return None if out == content else {**obj, "content": out}
+
+
+#: for a typed path that takes records its dialect's fast path does not: the record put in
+#: the form the fast path takes (``None``: not such a record)
+STAND_INS = {"loongflow": _loongflow_plain}
+
+
+def _whole(name: str, obj):
+    """``(variant, digest)`` as the whole path makes them, for a record valid against the
+    schema on which no rule speaks; else ``None``."""
+    dialect = DIALECTS[name]
+    if not compiled(f"{name}/message").is_valid(obj):
+        return None
+    found, variant, item = _full_path(dialect, obj)
+    return None if found else (variant, item)
 
 
 def _typed(name: str, raw: bytes):
@@ -46,15 +85,22 @@ def _agree(name: str, obj) -> bool:
     fast = DIALECTS[name].fast_digest(obj) if valid else None
     if typed is not None:
         assert valid, f"the typed path took a record the schema rejects: {raw[:200]!r}"
-        assert fast == typed, f"the typed path digests differently: {raw[:200]!r}"
+        whole = _whole(name, obj)
+        assert whole is not None, f"the typed path took a record a rule faults: {raw[:200]!r}"
+        assert whole == typed, f"the typed path digests differently: {raw[:200]!r}"
+        assert fast in (None, typed), f"the fast path digests differently: {raw[:200]!r}"
         return True
     assert fast is None, f"the typed path refused a record the fast path takes: {raw[:200]!r}"
+    stand_in = STAND_INS.get(name, lambda obj: None)(obj) if valid else None
+    if stand_in is not None and DIALECTS[name].fast_digest(stand_in) is not None:
+        assert _whole(name, obj) is None, (
+            f"the typed path refused a record the whole path finds nothing in: {raw[:200]!r}"
+        )
     return False
 
 
 def test_dialects_with_a_typed_path():
-    assert "agentscope-py" in TYPED
-    assert "agentscope-java" in TYPED
+    assert {"agentscope-py", "agentscope-java", "loongflow"} <= set(TYPED)
 
 
 @pytest.mark.parametrize("name", TYPED)
@@ -81,16 +127,18 @@ def test_typed_path_takes_the_lines_as_written(name):
             typed = _typed(name, raw)
             if typed is not None:
                 seen += 1
-                assert DIALECTS[name].fast_digest(obj) == typed
+                assert _whole(name, obj) == typed
     assert seen >= 10
+
+
+#: the records of each dialect with a typed path on which the whole path finds nothing
+GOOD = {name: [obj for n, obj in RECORDS if n == name and _whole(n, obj)] for name in TYPED}
 
 
 @pytest.mark.parametrize("name", TYPED)
 @settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_typed_path_agrees_on_mutated_records(name, data):
-    from test_fast_path import GOOD
-
     _agree(name, mutated(data, GOOD[name], JSON_VALUES | TOKENS))
 
 
@@ -177,6 +225,112 @@ def test_a_broken_log_gets_the_same_report_either_way(monkeypatch, tmp_path):
     assert typed == _reports(path, monkeypatch, False)
     codes = {code for _, code, _, _ in typed[0]}
     assert {"P001", "P003", "P004", "P005", "I001"} <= codes, codes
+
+
+def test_a_broken_loongflow_log_gets_the_same_report_either_way(monkeypatch, tmp_path):
+    lines = (FIXTURES / "real" / "loongflow" / "transcript.jsonl").read_bytes().splitlines()
+    call, output, evolve = lines[2], lines[3], lines[11]
+    old = (FIXTURES / "valid" / "loongflow" / "evolve-0.0.1.jsonl").read_bytes().splitlines()[1]
+    deep = b'{"a":' * 1015 + b"1" + b"}" * 1015
+    bad = [
+        b"",
+        b"[1, 2]",
+        lines[1].replace(b'"metadata": {}', b'"metadata": {"deep": ' + deep + b"}", 1),
+        lines[1].replace(b'"role": "user"', b'"role": "observer"', 1),  # S006
+        lines[1].replace(b'"db1ed794-5c88', b'"DB1ED794-5C88', 1),  # I003
+        lines[1].replace(b'"id": "db1ed794', b'"id": "urn:uuid:db1ed794', 1),  # I003
+        lines[1].replace(b'09.563728"', b'09.563728+00:00"', 1),  # C001
+        lines[1].replace(b'09.563728"', b'09.000000"', 1),  # C001
+        lines[1].replace(b'"2026-11-22T11:52:09.563728"', b"1795348329.5", 1),  # C001
+        lines[1].replace(b'09.563728"', b'09.563728+08:00"', 1),  # written so: taken
+        lines[1].replace(b'09.563728"', b'09.563728-25:00"', 1),  # S001
+        lines[1].replace(b'"2026-11-22', b'"2026-02-30', 1),  # S001
+        lines[1].replace(b'"2026-11-22', b'"0001-01-01', 1).replace(b'09.563728"', b'09Z"'),
+        lines[1].replace(b'"2026-11-22', b'"0001-01-01', 1).replace(b'.563728"', b'+01:00"'),
+        lines[1].replace(b'"data": "What', b'"data": " "}, {"type": "content", "data": "What'),
+        lines[1].replace(b'"sender": "user", ', b"", 1),  # S004
+        lines[1].replace(b'"mime_type": "text/plain"', b'"mime_type": "text/plain; charset=x"'),
+        lines[1].replace(
+            b'"data": "What',
+            b'"data": "  "}, {"type": "think", "metadata": {}, "content": {"plan": 1}, "x": "',
+            1,
+        ),  # S003
+        call.replace(b'"tool_arguments_err": ""', b'"tool_arguments_err": "bad JSON"', 1),  # T009
+        call.replace(b'"tool_arguments_err": ""', b'"tool_arguments_err": false', 1),
+        call.replace(b'"target": "get_weather"', b'"target": "__fragment__"', 1),  # T008
+        call.replace(b'"type": "tool_call"', b'"type": "function"', 1),
+        call.replace(b'"a3cba04c', b'"{a3cba04c', 1).replace(b'c4c52274e72f"', b'c4c52274e72f}"'),
+        output.replace(b'"role": "tool"', b'"role": "assistant"', 1),  # T007
+        output.replace(b'"status": "success"', b'"status": "done"', 1),  # S001
+        output.replace(b'"result": [{"type": "content", ', b'"result": [{', 1),  # S004
+        output.replace(b'"result": [{"type": "content"', b'"result": [{"type": "think"', 1),
+        output.replace(b'"application/json"', b'"image/png"', 1),
+        evolve,  # a message id used again (I001)
+        evolve.replace(b'"cost_time": 5412', b'"cost_time": 5412.0', 1),  # S005
+        evolve.replace(b'"best_score": 0.9731', b'"best_score": "0.9731"', 1),  # S005
+        evolve.replace(b'"cost_time": 5412', b'"cost_time": 18446744073709551615', 1),
+        evolve.replace(b'"cost_time": 5412', b'"cost_time": 18446744073709551616', 1),
+        evolve.replace(b', "total_tokens": 1520931.0', b"", 1),  # S004
+        # a string and a list (B004)
+        evolve.replace(
+            b'"best_solution": ["def solve(x):\\n    return x * 2\\n"]', b'"best_solution": "x"'
+        ),
+        evolve.replace(b'"evaluation": ["', b'"evaluation": "', 1).replace(b'"], "st', b'", "st'),
+        evolve.replace(b"}]}", b"}, " + evolve[evolve.index(b'{"type": "evolve') :], 1),
+        old,
+        # the current shape's keys in the 0.0.1 shape (S003)
+        old.replace(b'"total_iterations": ', b'"total_cost": 1.0, "total_iterations": ', 1),
+        old.replace(b"}]}", b', "metadata": {}}]}', 1),  # S003
+        # (a line that is not JSON ends the typed loop: the rest goes the reader's way)
+        b"\xff\xfe",
+        b"{not json",
+    ]
+    body = []
+    for extra in bad:
+        body.extend(lines)
+        body.append(extra)
+    path = tmp_path / "broken.jsonl"
+    path.write_bytes(b"\n".join(body + lines) + b"\n" + lines[3][:50])
+    DECODED.clear()
+    typed = _reports(path, monkeypatch, True)
+    assert DECODED["loongflow"] > len(body) - 2 * len(lines), "the typed loop ended early"
+    assert typed == _reports(path, monkeypatch, False)
+    codes = {code for _, code, _, _ in typed[0]}
+    expected = {"P001", "P003", "P004", "P005", "I001", "S001", "S003", "S004", "S005", "S006"}
+    assert expected | {"I003", "C001", "T007", "T008", "T009", "B004"} <= codes, codes
+
+
+def test_the_typed_path_takes_what_loongflow_writes_in_its_less_common_forms():
+    # each of these the whole path finds nothing in: the typed path takes it, the same way
+    lines = (FIXTURES / "real" / "loongflow" / "transcript.jsonl").read_bytes().splitlines()
+    user, call, evolve = lines[1], lines[2], lines[11]
+    old = (FIXTURES / "valid" / "loongflow" / "evolve-0.0.1.jsonl").read_bytes().splitlines()[1]
+    taken = [
+        user.replace(b'09.563728"', b'09.563728+08:00"', 1),
+        user.replace(b'09.563728"', b'09-00:30"', 1),
+        user.replace(b'09.563728"', b'09.563728Z"', 1),
+        # (an instant before year 1 in UTC: no time to compare, as the whole path has it)
+        user.replace(b'"2026-11-22T11', b'"0001-01-01T00', 1).replace(b'.563728"', b'+01:00"'),
+        user.replace(b'"mime_type": "text/plain"', b'"mime_type": "Text/Plain; charset=utf-8"'),
+        user.replace(b'"data": "What', b'"data": {"q": "What', 1).replace(b'"}]}', b'"}}]}', 1),
+        call.replace(b'"type": "tool_call"', b'"type": "function"', 1),
+        call.replace(b'"tool_arguments_err": ""', b'"tool_arguments_err": false', 1),
+        call.replace(b'"tool_arguments_err": ""', b'"tool_arguments_err": null', 1),
+        call.replace(b'"content": "The user', b'"content": {"plan": "The user', 1).replace(
+            b'get_weather."}', b'get_weather."}}', 1
+        ),
+        evolve,
+        evolve.replace(b'"cost_time": 5412', b'"cost_time": 18446744073709551615', 1),
+        evolve.replace(b'"last_iteration": 37', b'"last_iteration": -9223372036854775808', 1),
+        evolve.replace(b'"best_score": 0.9731', b'"best_score": 1', 1),
+        evolve.replace(b'"total_tokens": 1520931.0', b'"total_tokens": 1520931', 1),
+        old,
+    ]
+    for raw in taken:
+        obj = orjson.loads(raw)
+        assert _whole("loongflow", obj) is not None, raw
+        assert _typed("loongflow", raw) == _whole("loongflow", obj), raw
+        assert _agree("loongflow", obj), raw
 
 
 def _agree_raw(name: str, raw: bytes) -> bool:

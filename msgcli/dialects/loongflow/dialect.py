@@ -27,6 +27,7 @@ class LoongFlowDialect(FastPath, Rules, Records):
     tool_call_name_key = "target"
     block_word = "element"
     sender_key = "sender"
+    typed = "msgcli.dialects.loongflow.typed:typed_path"
 
 
 DIALECT = LoongFlowDialect()

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from ...guard import json_text
-from ...model import (
-    DataBlock,
-    ValueBlock,
-)
+from ...model import DataBlock
 from ..base import DIGEST_CALL as _CALL
 from ..base import DIGEST_RESULT as _RESULT
-from ..base import Dialect, micros, says_nothing
+from ..base import Dialect
 from ..media import source_is_clean
-from .records import ELEMENT_KEYS, MESSAGE_KEYS, read_element
+from .records import ELEMENT_KEYS, MEDIA_PREFIXES, MESSAGE_KEYS, media_source
+from .rules import USUAL_ROLES
+from .written import written_ids, written_time
 
 _MESSAGE_KEYSET = frozenset(MESSAGE_KEYS)
 
@@ -24,14 +25,24 @@ _FAST_ELEMENT_KEYSETS = {
 }
 
 
-def _fast_content(el: dict, path: tuple) -> bool:
+def content_is_clean(el: dict, path: tuple) -> bool:
     """A content element that is not plain text: a JSON value, or media whose data
     passes the media checks."""
+    return data_is_clean(el.get("data"), el.get("mime_type", "text/plain"), path)
 
-    block = read_element(el, path)
-    if isinstance(block, ValueBlock):
-        return True
-    return isinstance(block, DataBlock) and block.source is not None and source_is_clean(block)
+
+def data_is_clean(data: Any, mime_type: Any, path: tuple) -> bool:
+    """The data of a content element at ``path`` that is not plain text: a JSON value, or
+    media that passes the media checks (as :func:`read_element` reads it)."""
+    if not isinstance(mime_type, str) or not isinstance(data, str):
+        return True  # a value
+    base = mime_type.split(";")[0].strip().lower()
+    if base == "text/plain":
+        return False  # text
+    if not base.startswith(MEDIA_PREFIXES):
+        return True  # a value
+    source = media_source(data, mime_type)
+    return source_is_clean(DataBlock(type="data", path=path, kind="content", source=source))
 
 
 def _plain_text(el: dict) -> bool:
@@ -49,7 +60,7 @@ class FastPath(Dialect):
     fast_covers = frozenset(
         {
             "S003",  # exact key sets: the message and every element
-            # the dialect's own checks, run as they are (they read only the dict)
+            # the dialect's own checks, asked of the values themselves
             "S004",
             "S005",
             "S006",
@@ -71,14 +82,21 @@ class FastPath(Dialect):
 
     def fast_digest(self, obj: dict) -> tuple[str | None, tuple] | None:
         # a record as to_dict() writes it, of plain-text content, thoughts and tool
-        # elements; its dialect checks are run as they are (they read only the dict),
-        # what the shared checks would look at is looked at here
+        # elements; what the dialect's checks and the shared checks would look at is looked
+        # at here (the engine asks only of a record the schema accepts)
         if obj.keys() != _MESSAGE_KEYSET:
             return None
         role = obj["role"]
+        if type(role) is not str or role not in USUAL_ROLES:
+            return None  # (S006)
         content = obj["content"]
-        if type(content) is not list:
+        mid = obj["id"]
+        stamp = obj["timestamp"]
+        if type(content) is not list or type(mid) is not str or type(stamp) is not str:
             return None
+        # the ids, to be read all at once (see written_ids)
+        ids = mid
+        count = 1
         empty = True
         tools: list[tuple] = []
         for index, el in enumerate(content):
@@ -89,7 +107,7 @@ class FastPath(Dialect):
                 return None
             if kind == "content":
                 if not _plain_text(el):
-                    if not _fast_content(el, ("content", index)):
+                    if not content_is_clean(el, ("content", index)):
                         return None
                     empty = False
                 elif el["data"].strip():
@@ -101,9 +119,10 @@ class FastPath(Dialect):
                     return None
                 continue
             cid = el["call_id"]
-            key = self.pair_key(cid)
-            if type(cid) is not str or not cid or type(key) is not str:
+            if type(cid) is not str:
                 return None
+            ids += "|" + cid
+            count += 1
             if kind == "tool_output":
                 result = el["result"]
                 if role != "tool" or type(result) is not list:
@@ -113,24 +132,31 @@ class FastPath(Dialect):
                         return None
                     if item["type"] != "content":
                         return None
-                    if not _plain_text(item) and not _fast_content(
+                    if not _plain_text(item) and not content_is_clean(
                         item, ("content", index, "result", at)
                     ):
                         return None
-                tools.append((_RESULT, key, ("content", index), el["tool_name"], cid))
+                tools.append((_RESULT, cid, ("content", index), el["tool_name"], cid))
             else:  # tool_call, function
                 name = el["target"]
                 if type(name) is str and name.startswith("__"):
-                    return None
-                tools.append((_CALL, key, ("content", index), name, None, cid))
-        if empty or not says_nothing(self.check, obj, None):
+                    return None  # (T008)
+                metadata = el["metadata"]
+                if type(metadata) is dict and "tool_arguments_err" in metadata:
+                    error = metadata["tool_arguments_err"]
+                    if not (error is None or error == "" or error is False):
+                        return None  # (T009)
+                tools.append((_CALL, cid, ("content", index), name, None, cid))
+        if empty:
+            return None  # (B001)
+        # every id a UUID as LoongFlow writes it (I003), the timestamp too (C001); the
+        # canonical form is its own pair key
+        if not written_ids(ids, count):
             return None
-        mid = obj["id"]
-        when = self.parse_time(obj["timestamp"])
+        written, when = written_time(stamp)
+        if not written:
+            return None
         group = None if when is None else obj["conversation_id"]
         if not (group is None or isinstance(group, (str, int))):
             group = json_text(group)  # the same key as checks.digest gives it
-        key = self.pair_key(mid) if mid != "" and isinstance(mid, (str, int)) else None
-        if not isinstance(key, (str, int)):
-            key = None
-        return None, (key, mid, None if when is None else micros(when), group, tuple(tools))
+        return None, (mid, mid, when, group, tuple(tools))

@@ -106,7 +106,8 @@ _DATA_URI = re.compile(r"data:([^;,]+);base64,(.*)", re.DOTALL)
 
 _BASE64_TEXT = re.compile(r"[A-Za-z0-9+/=\s]*")
 
-_MEDIA_PREFIXES = ("image/", "audio/", "video/")
+#: the base MIME types whose string data is media (a URL, a data: URI or base64)
+MEDIA_PREFIXES = ("image/", "audio/", "video/")
 
 
 def uuid_form(value: Any) -> bool:
@@ -239,7 +240,8 @@ def evolve_shape(element: dict) -> str | None:
     return kinds.pop() if kinds else None
 
 
-def _source(data: str, mime_type: Any) -> Source:
+def media_source(data: str, mime_type: Any) -> Source:
+    """The source of a media content element's string data."""
     media_type = mime_type if isinstance(mime_type, str) else None
     if _URL.match(data):
         return Source(kind="url", url=data, media_type=media_type)
@@ -259,14 +261,14 @@ def _content_block(el: dict, path: tuple, fields: dict, extra: dict) -> Block:
     base = isinstance(mime_type, str) and mime_type.split(";")[0].strip().lower()
     if isinstance(data, str) and base == "text/plain":
         return TextBlock(type="text", path=path, fields=fields, extra=extra, text=data)
-    if isinstance(data, str) and base and base.startswith(_MEDIA_PREFIXES):
+    if isinstance(data, str) and base and base.startswith(MEDIA_PREFIXES):
         return DataBlock(
             type="data",
             path=path,
             fields=fields,
             extra=extra,
             kind="content",
-            source=_source(data, mime_type),
+            source=media_source(data, mime_type),
         )
     return ValueBlock(
         type="value",

@@ -96,7 +96,8 @@ def _check_arguments_error(el: dict, path: tuple, emit: Emit) -> None:
     )
 
 
-_USUAL_ROLES = frozenset({"system", "user", "assistant", "tool"})
+#: the roles LoongFlow names (any other string is kept, and reported: S006)
+USUAL_ROLES = frozenset({"system", "user", "assistant", "tool"})
 
 _EVOLVE_FLOATS = ("best_score", "total_cost", "total_tokens")
 
@@ -168,7 +169,7 @@ class Rules(Dialect):
             if key not in obj:
                 emit("S004", _MISSING_MESSAGE_KEY[key], "")
         role = obj.get("role")
-        if isinstance(role, str) and role not in _USUAL_ROLES:
+        if isinstance(role, str) and role not in USUAL_ROLES:
             emit(
                 "S006",
                 f"role {short(role)} is not one of system, user, assistant, tool: LoongFlow keeps "
