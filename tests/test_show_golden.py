@@ -159,3 +159,53 @@ def test_goldens_cover_every_dialect():
     ):
         assert f"===== {folder}" in text, folder
     assert " ASSISTANT " in text and "→ " in text and "← " in text
+
+
+@pytest.mark.parametrize("mode", ["colour-100", "plain-40", "colour-24-thinking-full"])
+def test_rendering_through_the_console_is_the_same(mode, monkeypatch):
+    """A console that records (``--export-svg``) or shows a live display (``--follow``) is
+    printed to through rich, not written to directly: the same text."""
+    if UPDATE:
+        pytest.skip("the goldens are being written")
+    import msgcli.render.view
+
+    monkeypatch.setattr(msgcli.render.view, "_writes_directly", lambda console: False)
+    pinned = _stored_digests()[mode]
+    some = [p for p in INPUTS if p.startswith(("fixtures/real/", "fixtures/events/"))]
+    changed = [p for p in some if pinned[p] != _digest(render(p, mode))]
+    assert not changed, f"{mode}: the rendering of {len(changed)} logs changed: {changed[:10]}"
+
+
+@pytest.mark.parametrize(
+    ("args", "shown"),
+    [
+        (("--tail", "2"), 2),
+        (("--head", "2"), 2),
+        (("--id", "cc915ff6"), 1),
+        (("--grep", "Compare these two images"), 1),
+        (("--name", "Alice"), 2),
+    ],
+)
+def test_filters_render_only_what_they_print(run_cli, monkeypatch, args, shown):
+    """``--tail``, ``--head``, ``--id``, ``--grep`` and the other filters lay out only the
+    messages they print: each rendered message is one printed header."""
+    import msgcli.render.view
+
+    rendered = []
+    real = msgcli.render.view.render_unit
+
+    def counting(unit, options):
+        rendered.append(unit.item.line)
+        return real(unit, options)
+
+    monkeypatch.setattr(msgcli.render.view, "render_unit", counting)
+    path = "fixtures/real/agentscope-py/transcript.jsonl"
+    code, out = run_cli("show", "--no-pager", *args, path)
+    headers = [
+        line
+        for line in out.splitlines()
+        if line.split(" ")[1:2] and line.split(" ")[1] in ("SYSTEM", "USER", "ASSISTANT")
+    ]
+    assert code == 0
+    assert len(headers) == shown, out
+    assert len(rendered) == shown

@@ -20,12 +20,13 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any
 
+from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.highlighter import JSONHighlighter
 from rich.measure import Measurement
 from rich.segment import Segment
 from rich.table import Table
-from rich.text import Text
+from rich.text import Span, Text
 
 from ..guard import deep_recursion, json_text
 from ..model import (
@@ -43,9 +44,18 @@ from ..model import (
 from ..replayers import MARK_KEY, listed
 from ..stream import Item
 from ..textsafe import lines as split_lines
-from ..textsafe import visible
+from ..textsafe import shown_as_is, visible
 
-__all__ = ["ShowOptions", "Thread", "Unit", "render_notice", "render_unit"]
+__all__ = [
+    "ShowOptions",
+    "Thread",
+    "Unit",
+    "Unprintable",
+    "flat_lines",
+    "lay_out",
+    "render_notice",
+    "render_unit",
+]
 
 ROLE_STYLES = {
     "user": "bold white on dark_green",
@@ -95,6 +105,8 @@ class ShowOptions:
     #: message id -> the short id shown (the shortest prefix that is unique in the file);
     #: None: the first 8 characters
     short_ids: dict[str, str] | None = None
+    #: False: no colour is drawn, so JSON is not highlighted (it would not be seen)
+    styles: bool = True
 
 
 @dataclass(slots=True)
@@ -263,6 +275,219 @@ class _Indented:
         return Measurement(inner.minimum + self.left, inner.maximum + self.left)
 
 
+def lay_out(
+    console: Console, renderable: RenderableType, width: int, options: ConsoleOptions
+) -> list[list[Segment]]:
+    """The lines (segments, no newlines) of a renderable :func:`render_unit` made, at
+    ``width`` columns, each block laid out once: what ``console.render_lines`` gives for it
+    (without padding), segment for segment, without laying an indented block out again at
+    every level it is nested in.
+
+    A text's lines that fit are made into segments directly; rich wraps only the lines
+    wider than ``width`` (and a text with tabs); a renderable of another kind (a table,
+    Markdown) is rendered by rich.
+    """
+    kind = type(renderable)
+    if kind is _Indented:
+        left = renderable.left  # type: ignore[union-attr]
+        inner = max(width - left, 10)
+        margin = Segment(" " * left)
+        laid = lay_out(console, renderable.renderable, inner, options)  # type: ignore[union-attr]
+        lines = [[margin, *line] for line in laid]
+        if left + inner > width:  # the block is wider than the width left: cut, as rich does
+            lines = [Segment.adjust_line_length(line, width, pad=False) for line in lines]
+        return lines
+    if kind is Group:
+        out: list[list[Segment]] = []
+        for child in renderable.renderables:  # type: ignore[union-attr]
+            out.extend(lay_out(console, child, width, options))
+        return out
+    if kind is Text:
+        return _text_lines(console, renderable, width, options)  # type: ignore[arg-type]
+    return console.render_lines(renderable, options.update_width(width), pad=False)
+
+
+def _text_lines(
+    console: Console, text: Text, width: int, options: ConsoleOptions
+) -> list[list[Segment]]:
+    """A text's lines as rich lays them out (``Text.wrap`` joined and rendered): each line
+    that fits becomes the segments rich would make of it; a wider one is wrapped by rich."""
+    plain = text.plain
+    if "\t" in plain or text.justify or text.overflow or text.no_wrap or text.end != "\n":
+        return console.render_lines(text, options.update_width(width), pad=False)
+    base = text.style
+    style = console.get_style(base) if base else None
+    out: list[list[Segment]] = []
+    for line in text.split("\n", allow_blank=True) if "\n" in plain else (text,):
+        shown = line.plain
+        if cell_len(shown) > width:
+            out.extend(console.render_lines(line, options.update_width(width), pad=False))
+            continue
+        spans = line.spans
+        if not spans:
+            out.append([Segment(shown, style)] if style is not None else [Segment(shown)])
+            continue
+        # the line as rich renders it once the wrapped lines are joined: its style a span
+        # under the spans of its own
+        joined = Text(shown)
+        joined.spans = [Span(0, len(shown), base), *spans] if base else list(spans)
+        out.append(list(joined.render(console)))
+    return out
+
+
+class Unprintable(Exception):
+    """A text that the console would still escape: :func:`flat_lines` leaves it to rich."""
+
+
+def flat_lines(
+    console: Console,
+    renderable: RenderableType,
+    width: int,
+    options: ConsoleOptions,
+    margin: str = "",
+) -> list[str]:
+    """The lines a console writes for ``renderable`` at ``width`` columns, each shifted by
+    ``margin`` and ending at its last visible character, styles written as the console
+    writes them (none without colour): the text ``console.print(Trimmed(...))`` writes,
+    without making segments where no colour is drawn, and with one margin per line rather
+    than one per level of indentation. Raises :class:`Unprintable` for a text the console
+    would escape (the caller prints it through the console)."""
+    out: list[str] = []
+    colour = console.color_system is not None
+    _flat(console, renderable, width, options, margin, colour, out)
+    return out
+
+
+def _flat(
+    console: Console,
+    renderable: RenderableType,
+    width: int,
+    options: ConsoleOptions,
+    margin: str,
+    colour: bool,
+    out: list[str],
+) -> None:
+    kind = type(renderable)
+    if kind is _Indented:
+        left = renderable.left  # type: ignore[union-attr]
+        if width - left < 10:  # narrower than rich lets it be: cut as rich cuts it
+            _segment_lines(console, lay_out(console, renderable, width, options), margin, out)
+        else:
+            inner = renderable.renderable  # type: ignore[union-attr]
+            _flat(console, inner, width - left, options, margin + " " * left, colour, out)
+    elif kind is Group:
+        for child in renderable.renderables:  # type: ignore[union-attr]
+            _flat(console, child, width, options, margin, colour, out)
+    elif kind is Text:
+        text: Text = renderable  # type: ignore[assignment]
+        if not shown_as_is(text.plain):
+            raise Unprintable
+        if colour:
+            _segment_lines(console, _text_lines(console, text, width, options), margin, out)
+            return
+        plain = text.plain
+        if "\t" in plain or text.justify or text.overflow or text.no_wrap or text.end != "\n":
+            _segment_lines(console, _text_lines(console, text, width, options), margin, out)
+            return
+        append = out.append
+        for line in plain.split("\n"):
+            if (len(line) <= width and line.isascii()) or cell_len(line) <= width:
+                append((margin + line).rstrip(" "))
+            elif line.isprintable() and (line.isascii() or _single_cells(line)):
+                out.extend((margin + piece).rstrip(" ") for piece in wrap_single(line, width))
+            else:
+                wrapped = console.render_lines(Text(line), options.update_width(width), pad=False)
+                _segment_lines(console, wrapped, margin, out)
+    else:
+        rendered = console.render_lines(renderable, options.update_width(width), pad=False)
+        for segments in rendered:
+            for segment in segments:
+                if not segment.control and not shown_as_is(segment.text):
+                    raise Unprintable
+        _segment_lines(console, rendered, margin, out)
+
+
+_WORD = re.compile(r"\s*\S+\s*")  # a word and the spaces around it, as rich wraps
+_TRAILING_SPACE = re.compile(r"\s+$")
+
+
+def _single_cells(line: str) -> bool:
+    """Whether every character of ``line`` takes one cell on the screen."""
+    return all(cell_len(c) == 1 for c in set(line))
+
+
+def wrap_single(line: str, width: int) -> list[str]:
+    """A printable line of characters one cell wide each (ASCII, most alphabets) wrapped to
+    ``width`` as rich wraps it (``Text.wrap``: breaks before the word that does not fit, a
+    word wider than the line folded; spaces beyond the width dropped), without making a
+    text per line."""
+    breaks: list[int] = []
+    offset = 0
+    for match in _WORD.finditer(line):
+        start, end = match.span()
+        length = len(match.group().rstrip())
+        if width - offset >= length:
+            offset += end - start
+        elif length > width:  # folded across lines
+            size = end - start
+            for i in range(0, size, width):
+                if start:
+                    breaks.append(start)
+                if i + width >= size:
+                    offset = size - i
+                else:
+                    start += width
+        elif offset and start:
+            breaks.append(start)
+            offset = end - start
+    pieces = []
+    bounds = [0, *breaks, len(line)]
+    for a, b in pairwise(bounds):
+        piece = line[a:b]
+        if len(piece) > width:
+            spaces = _TRAILING_SPACE.search(piece)
+            if spaces is not None:
+                piece = piece[: len(piece) - min(len(spaces.group()), len(piece) - width)]
+            piece = piece[:width]
+        pieces.append(piece)
+    return pieces
+
+
+def _segment_lines(
+    console: Console, lines: list[list[Segment]], margin: str, out: list[str]
+) -> None:
+    """Laid-out lines written as the console writes them, after ``margin``, with no spaces
+    after the last visible character (``Trimmed``)."""
+    system = console._color_system  # the console's own: what it renders styles for
+    terminal = console.is_terminal  # (a control is written to a terminal only)
+    append = out.append
+    for line in lines:
+        while line:
+            last = line[-1]
+            if last.control:
+                break
+            text = last.text.rstrip(" ")
+            if text:
+                if len(text) != len(last.text):
+                    line[-1] = Segment(text, last.style, last.control)
+                break
+            line.pop()
+        if not line:
+            append("")
+            continue
+        append(
+            margin
+            + "".join(
+                [
+                    s.style.render(s.text, color_system=system)
+                    if s.style
+                    else ("" if s.control and not terminal else s.text)
+                    for s in line
+                ]
+            )
+        )
+
+
 #: the fewest characters of an id ``show`` prints
 SHORT_ID = 8
 
@@ -296,21 +521,32 @@ def short_ids(ids: list[str], minimum: int = SHORT_ID) -> dict[str, str]:
 
 def message_header(msg: Message, item: Item, options: ShowOptions) -> Text:
     role = str(msg.role) if msg.role is not None else "?"
-    text = Text()
-    text.append(
-        f" {visible(role.upper())} ", style=ROLE_STYLES.get(role.lower(), "bold white on magenta")
-    )
+    pieces: list[tuple[str, str | None]] = [
+        (f" {visible(role.upper())} ", ROLE_STYLES.get(role.lower(), "bold white on magenta"))
+    ]
     if msg.name is not None:
-        text.append(" ")
-        text.append(visible(str(msg.name)), style=name_style(msg.name))
+        pieces.append((" ", None))
+        pieces.append((visible(str(msg.name)), name_style(msg.name)))
     if msg.timestamp:
-        text.append(f"  {visible(str(msg.timestamp))}", style="dim")
+        pieces.append((f"  {visible(str(msg.timestamp))}", "dim"))
     if msg.id:
-        text.append(f"  #{visible(short_id(str(msg.id), options.short_ids))}", style="dim")
-    text.append(f"  line {item.line}", style="dim")
+        pieces.append((f"  #{visible(short_id(str(msg.id), options.short_ids))}", "dim"))
+    pieces.append((f"  line {item.line}", "dim"))
     if item.where:
-        text.append(f"  at {visible(item.where)}", style="dim")
-    return text
+        pieces.append((f"  at {visible(item.where)}", "dim"))
+    return _assembled(pieces)
+
+
+def _assembled(pieces: list[tuple[str, str | None]]) -> Text:
+    """The text ``Text.append`` makes of these pieces (text, style) one after the other, made
+    at once (the pieces are shown with :func:`visible`: no control character to strip)."""
+    spans = []
+    offset = 0
+    for piece, style in pieces:
+        if piece and style:
+            spans.append(Span(offset, offset + len(piece), style))
+        offset += len(piece)
+    return Text("".join([piece for piece, _ in pieces]), spans=spans)
 
 
 def _mark_line(mark: dict) -> Text:
@@ -340,7 +576,8 @@ def _plain(value: Any, options: ShowOptions) -> Text:
 def _json(value: Any, options: ShowOptions) -> Text:
     dumped = json_text(value, indent=True)
     text = Text(visible(_cut(dumped, options.max_chars), multiline=True))
-    _JSON.highlight(text)
+    if options.styles:
+        _JSON.highlight(text)
     return text
 
 
@@ -597,12 +834,12 @@ def _footer(msg: Message) -> Text | None:
     ]
     if not bits:
         return None
-    out = Text()
+    pieces: list[tuple[str, str | None]] = []
     for i, (text, style) in enumerate(bits):
         if i:
-            out.append("  ")
-        out.append(text, style=style)
-    return out
+            pieces.append(("  ", None))
+        pieces.append((text, style))
+    return _assembled(pieces)
 
 
 def without_nested(sources: Iterable[tuple[str, Any, str]]) -> list[tuple[str, Any, str]]:
