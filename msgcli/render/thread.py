@@ -407,7 +407,8 @@ def _flat(
         _segment_lines(console, rendered, margin, out)
 
 
-_WORD = re.compile(r"\s*\S+\s*")  # a word and the spaces around it, as rich wraps
+_WORD_AT = re.compile(r"( *[^ ]+) *")  # a word (group 1) and the spaces after it
+_SPACES = re.compile(" *")
 _TRAILING_SPACE = re.compile(r"\s+$")
 
 
@@ -420,26 +421,34 @@ def wrap_single(line: str, width: int) -> list[str]:
     """A printable line of characters one cell wide each (ASCII, most alphabets) wrapped to
     ``width`` as rich wraps it (``Text.wrap``: breaks before the word that does not fit, a
     word wider than the line folded; spaces beyond the width dropped), without making a
-    text per line."""
+    text per line, and going from line to line rather than from word to word.
+
+    (In a printable line the only blank is the space. A word is rich's: its characters and
+    the spaces after it, the first word with the spaces before it too.)"""
     breaks: list[int] = []
-    offset = 0
-    for match in _WORD.finditer(line):
-        start, end = match.span()
-        length = len(match.group().rstrip())
-        if width - offset >= length:
-            offset += end - start
-        elif length > width:  # folded across lines
-            size = end - start
-            for i in range(0, size, width):
-                if start:
-                    breaks.append(start)
-                if i + width >= size:
-                    offset = size - i
-                else:
-                    start += width
-        elif offset and start:
+    text_end = len(line.rstrip(" "))
+    lead = len(line) - len(line.lstrip(" "))
+    at = 0  # where the current line starts
+    while text_end - at > width:
+        beyond = at + width  # the first character that does not fit
+        if line[beyond] == " ":
+            start = _SPACES.match(line, beyond).end()  # type: ignore[union-attr]
+        else:
+            space = line.rfind(" ", at, beyond)
+            start = space + 1 if space >= 0 else at
+        if at == 0 and start <= lead:
+            start = 0  # the first word holds the spaces before it
+        word = _WORD_AT.match(line, start)
+        assert word is not None
+        if word.end(1) - start > width:  # wider than a line: folded
+            last = (word.end() - start - 1) // width
+            if start:
+                breaks.append(start)
+            breaks.extend(start + k * width for k in range(1, last + 1))
+            at = start + last * width
+        else:
             breaks.append(start)
-            offset = end - start
+            at = start
     pieces = []
     bounds = [0, *breaks, len(line)]
     for a, b in pairwise(bounds):
@@ -568,14 +577,24 @@ def _cut(text: str, limit: int) -> str:
     return text
 
 
+def _shown(plain: str, style: str = "") -> Text:
+    """``Text(plain, style=style)`` for a text already passed through :func:`visible`: it
+    holds none of the control codes rich strips, so rich's pass over it (slow on a long
+    text that is not ASCII) is left out."""
+    text = Text(style=style)
+    text._text = [plain]
+    text._length = len(plain)
+    return text
+
+
 def _plain(value: Any, options: ShowOptions) -> Text:
     text = value if isinstance(value, str) else json_text(value)
-    return Text(visible(_cut(text, options.max_chars), multiline=True))
+    return _shown(visible(_cut(text, options.max_chars), multiline=True))
 
 
 def _json(value: Any, options: ShowOptions) -> Text:
     dumped = json_text(value, indent=True)
-    text = Text(visible(_cut(dumped, options.max_chars), multiline=True))
+    text = _shown(visible(_cut(dumped, options.max_chars), multiline=True))
     if options.styles:
         _JSON.highlight(text)
     return text
@@ -585,7 +604,7 @@ def _folded(label: str, body: str, style: str, options: ShowOptions) -> list[Ren
     head = Text(label, style=f"{style} italic")
     whole = options.thinking == "full" or options.full
     text, more = _fold(body, options.fold_lines, whole, options)
-    out: list[RenderableType] = [head, _indent(Text(text, style=style))]
+    out: list[RenderableType] = [head, _indent(_shown(text, style))]
     if more:
         out.append(_indent(Text(f"{more} (--thinking full)", style=style)))
     return out
@@ -604,7 +623,7 @@ def _result_text(value: Any, options: ShowOptions) -> list[RenderableType]:
     """A tool result's text, folded to its first lines unless ``--full``."""
     body = value if isinstance(value, str) else json_text(value)
     text, more = _fold(body, options.result_lines, options.full, options)
-    out: list[RenderableType] = [Text(text)]
+    out: list[RenderableType] = [_shown(text)]
     if more:
         out.append(Text(f"{more} (--full)", style="dim"))
     return out

@@ -45,6 +45,9 @@ class SafeConsole(Console):
     whatever renderable it came from (a renderer that forgot a field cannot let an escape
     sequence through). Its own styles and line breaks are left alone."""
 
+    #: the width it was made with (None: the terminal's, asked again at every print)
+    fixed_width: int | None = None
+
     def _render_buffer(self, buffer: Any) -> str:
         return super()._render_buffer(
             segment
@@ -81,6 +84,7 @@ def console_for(
         legacy_windows=False,
     )
     console.on_broken_pipe = pipe_closed  # type: ignore[method-assign]
+    console.fixed_width = width
     return console
 
 
@@ -321,7 +325,7 @@ class View:
         would have written them."""
         console = self.console
         left = 4 * self.depth
-        width = console.width
+        width = getattr(console, "fixed_width", None) or console.width
         if width - left >= 1:  # (nested deeper than the screen is wide: as rich pads it)
             if self._options is None or self._options.max_width != width:
                 self._options = console.options.update(
