@@ -22,7 +22,9 @@ import os
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES, ROOT, log_files
+from conftest import FIXTURES, ROOT, examples, log_files
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from msgcli.render.thread import ShowOptions
 from msgcli.render.view import View, console_for
@@ -209,3 +211,28 @@ def test_filters_render_only_what_they_print(run_cli, monkeypatch, args, shown):
     assert code == 0
     assert len(headers) == shown, out
     assert len(rendered) == shown
+
+
+_WORDS = ["a", "bc", " ", "  ", "     ", "Zürich", "-", "ñ.", "x" * 30, "supercalifragilistic"]
+
+
+@settings(max_examples=examples(2000), deadline=None)
+@given(
+    line=st.lists(st.sampled_from(_WORDS), max_size=40).map("".join),
+    width=st.integers(min_value=1, max_value=50),
+)
+def test_lines_wrap_where_rich_wraps_them(line, width):
+    """A printable line of one-cell characters is cut where rich's word wrap cuts it (the
+    view wraps such lines itself, without making a rich text per line)."""
+    from rich.console import Console
+    from rich.text import Text
+
+    from msgcli.render.thread import wrap_single
+
+    console = Console(file=io.StringIO(), width=200, no_color=True)
+    options = console.options.update_width(width)
+    want = [
+        "".join(s.text for s in segments)
+        for segments in console.render_lines(Text(line), options, pad=False)
+    ]
+    assert wrap_single(line, width) == want
