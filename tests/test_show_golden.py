@@ -213,7 +213,7 @@ def test_filters_render_only_what_they_print(run_cli, monkeypatch, args, shown):
     assert len(rendered) == shown
 
 
-_WORDS = ["a", "bc", " ", "  ", "     ", "Zürich", "-", "ñ.", "x" * 30, "supercalifragilistic"]
+_WORDS = ["a", "bc", " ", "  ", "     ", "\t", "Zürich", "-", "ñ.", "x" * 30, "supercalifragilist"]
 
 
 @settings(max_examples=examples(2000), deadline=None)
@@ -222,12 +222,12 @@ _WORDS = ["a", "bc", " ", "  ", "     ", "Zürich", "-", "ñ.", "x" * 30, "super
     width=st.integers(min_value=1, max_value=50),
 )
 def test_lines_wrap_where_rich_wraps_them(line, width):
-    """A printable line of one-cell characters is cut where rich's word wrap cuts it (the
-    view wraps such lines itself, without making a rich text per line)."""
+    """A printable line of one-cell characters, tabs among them, is cut where rich's word
+    wrap cuts it (the view wraps such lines itself, without making a rich text per line)."""
     from rich.console import Console
     from rich.text import Text
 
-    from msgcli.render.thread import wrap_single
+    from msgcli.render.thread import wrap_plain
 
     console = Console(file=io.StringIO(), width=200, no_color=True)
     options = console.options.update_width(width)
@@ -235,4 +235,4 @@ def test_lines_wrap_where_rich_wraps_them(line, width):
         "".join(s.text for s in segments)
         for segments in console.render_lines(Text(line), options, pad=False)
     ]
-    assert wrap_single(line, width) == want
+    assert wrap_plain(line, width) == want

@@ -386,18 +386,21 @@ def _flat(
             _segment_lines(console, _text_lines(console, text, width, options), margin, out)
             return
         plain = text.plain
-        if "\t" in plain or text.justify or text.overflow or text.no_wrap or text.end != "\n":
+        if text.justify or text.overflow or text.no_wrap or text.end != "\n" or text.tab_size:
             _segment_lines(console, _text_lines(console, text, width, options), margin, out)
             return
-        append = out.append
+        tab_size = console.tab_size or 8
         for line in plain.split("\n"):
-            if (len(line) <= width and line.isascii()) or cell_len(line) <= width:
-                append((margin + line).rstrip(" "))
-            elif line.isprintable() and (line.isascii() or _single_cells(line)):
-                out.extend((margin + piece).rstrip(" ") for piece in wrap_single(line, width))
-            else:
-                wrapped = console.render_lines(Text(line), options.update_width(width), pad=False)
+            pieces = wrap_plain(line, width, tab_size)
+            if pieces is None:
+                wrapped = console.render_lines(
+                    Text(expand_tabs(line, tab_size)), options.update_width(width), pad=False
+                )
                 _segment_lines(console, wrapped, margin, out)
+            elif margin:
+                out.extend([(margin + piece).rstrip(" ") for piece in pieces])
+            else:
+                out.extend([piece.rstrip(" ") for piece in pieces])
     else:
         rendered = console.render_lines(renderable, options.update_width(width), pad=False)
         for segments in rendered:
@@ -410,6 +413,39 @@ def _flat(
 _WORD_AT = re.compile(r"( *[^ ]+) *")  # a word (group 1) and the spaces after it
 _SPACES = re.compile(" *")
 _TRAILING_SPACE = re.compile(r"\s+$")
+
+
+def wrap_plain(line: str, width: int, tab_size: int = 8) -> list[str] | None:
+    """One line of a text (no newline in it) as rich lays it out at ``width`` columns
+    without colour: tabs expanded, wrapped where rich wraps; None for a line rich must wrap
+    itself (characters wider or narrower than one cell, or not printable)."""
+    if "\t" in line:
+        line = expand_tabs(line, tab_size)
+    if (len(line) <= width and line.isascii()) or cell_len(line) <= width:
+        return [line]
+    if line.isprintable() and (line.isascii() or _single_cells(line)):
+        return wrap_single(line, width)
+    return None
+
+
+def expand_tabs(line: str, tab_size: int) -> str:
+    """Tabs as rich expands them (``Text.expand_tabs``): each a space, then spaces up to
+    the next tab stop."""
+    if "\t" not in line:
+        return line
+    parts = line.split("\t")
+    out = []
+    position = 0
+    for part in parts[:-1]:
+        piece = part + " "
+        position += cell_len(piece)
+        remainder = position % tab_size
+        if remainder:
+            piece += " " * (tab_size - remainder)
+            position += tab_size - remainder
+        out.append(piece)
+    out.append(parts[-1])
+    return "".join(out)
 
 
 def _single_cells(line: str) -> bool:
