@@ -17,6 +17,7 @@ import zlib
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from itertools import pairwise
 from typing import Any
 
@@ -201,7 +202,11 @@ def call_key(value: Any) -> Any:
 
 def name_style(name: Any) -> str:
     """A colour per sender name, the same on every run."""
-    text = str(name)
+    return _name_style(str(name))
+
+
+@lru_cache(maxsize=1024)
+def _name_style(text: str) -> str:
     return "bold " + NAME_COLOURS[zlib.crc32(text.encode("utf-8", "replace")) % len(NAME_COLOURS)]
 
 
@@ -421,10 +426,10 @@ def wrap_plain(line: str, width: int, tab_size: int = 8) -> list[str] | None:
     itself (characters wider or narrower than one cell, or not printable)."""
     if "\t" in line:
         line = expand_tabs(line, tab_size)
-    if (len(line) <= width and line.isascii()) or cell_len(line) <= width:
-        return [line]
     if line.isprintable() and (line.isascii() or _single_cells(line)):
-        return wrap_single(line, width)
+        return [line] if len(line) <= width else wrap_single(line, width)
+    if cell_len(line) <= width:
+        return [line]
     return None
 
 
@@ -591,7 +596,9 @@ def _assembled(pieces: list[tuple[str, str | None]]) -> Text:
         if piece and style:
             spans.append(Span(offset, offset + len(piece), style))
         offset += len(piece)
-    return Text("".join([piece for piece, _ in pieces]), spans=spans)
+    text = _shown("".join([piece for piece, _ in pieces]))
+    text._spans = spans
+    return text
 
 
 def _mark_line(mark: dict) -> Text:
