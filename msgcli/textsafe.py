@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["lines", "short", "visible"]
+__all__ = ["lines", "short", "shown_as_is", "visible"]
 
 # what a multi-line display breaks lines at
 _BREAK = re.compile("\r\n|[\n\u2028\u2029\x85]")
@@ -33,6 +33,8 @@ _BREAK = re.compile("\r\n|[\n\u2028\u2029\x85]")
 _OTHER = "\x00-\x08\x0b-\x1f\x7f-\x84\x86-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff"
 _CONTROL = re.compile(f"[{_OTHER}]")
 _CONTROL_AND_BREAKS = re.compile(f"[{_OTHER}\t\n\x85\u2028\u2029]")
+# what visible(..., multiline=True) changes: a control, a line break other than a newline
+_CHANGED_MULTILINE = re.compile(f"[{_OTHER}\x85\u2028\u2029]")
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\x1b": "\\e"}
 
 
@@ -59,6 +61,12 @@ def visible(text: str, *, multiline: bool = False) -> str:
     if not _CONTROL_AND_BREAKS.search(text):
         return text
     return _CONTROL_AND_BREAKS.sub(_escape, text)
+
+
+def shown_as_is(text: str) -> bool:
+    """Whether ``visible(text, multiline=True)`` is ``text`` itself (then so it is for every
+    piece of it): a console may write such a text without escaping it piece by piece."""
+    return _CHANGED_MULTILINE.search(text) is None
 
 
 def lines(text: str) -> list[str]:

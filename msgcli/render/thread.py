@@ -17,15 +17,17 @@ import zlib
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from itertools import pairwise
 from typing import Any
 
+from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.highlighter import JSONHighlighter
 from rich.measure import Measurement
 from rich.segment import Segment
 from rich.table import Table
-from rich.text import Text
+from rich.text import Span, Text
 
 from ..guard import deep_recursion, json_text
 from ..model import (
@@ -43,9 +45,18 @@ from ..model import (
 from ..replayers import MARK_KEY, listed
 from ..stream import Item
 from ..textsafe import lines as split_lines
-from ..textsafe import visible
+from ..textsafe import shown_as_is, visible
 
-__all__ = ["ShowOptions", "Thread", "Unit", "render_notice", "render_unit"]
+__all__ = [
+    "ShowOptions",
+    "Thread",
+    "Unit",
+    "Unprintable",
+    "flat_lines",
+    "lay_out",
+    "render_notice",
+    "render_unit",
+]
 
 ROLE_STYLES = {
     "user": "bold white on dark_green",
@@ -95,6 +106,8 @@ class ShowOptions:
     #: message id -> the short id shown (the shortest prefix that is unique in the file);
     #: None: the first 8 characters
     short_ids: dict[str, str] | None = None
+    #: False: no colour is drawn, so JSON is not highlighted (it would not be seen)
+    styles: bool = True
 
 
 @dataclass(slots=True)
@@ -189,7 +202,11 @@ def call_key(value: Any) -> Any:
 
 def name_style(name: Any) -> str:
     """A colour per sender name, the same on every run."""
-    text = str(name)
+    return _name_style(str(name))
+
+
+@lru_cache(maxsize=1024)
+def _name_style(text: str) -> str:
     return "bold " + NAME_COLOURS[zlib.crc32(text.encode("utf-8", "replace")) % len(NAME_COLOURS)]
 
 
@@ -263,6 +280,264 @@ class _Indented:
         return Measurement(inner.minimum + self.left, inner.maximum + self.left)
 
 
+def lay_out(
+    console: Console, renderable: RenderableType, width: int, options: ConsoleOptions
+) -> list[list[Segment]]:
+    """The lines (segments, no newlines) of a renderable :func:`render_unit` made, at
+    ``width`` columns, each block laid out once: what ``console.render_lines`` gives for it
+    (without padding), segment for segment, without laying an indented block out again at
+    every level it is nested in.
+
+    A text's lines that fit are made into segments directly; rich wraps only the lines
+    wider than ``width`` (and a text with tabs); a renderable of another kind (a table,
+    Markdown) is rendered by rich.
+    """
+    kind = type(renderable)
+    if kind is _Indented:
+        left = renderable.left  # type: ignore[union-attr]
+        inner = max(width - left, 10)
+        margin = Segment(" " * left)
+        laid = lay_out(console, renderable.renderable, inner, options)  # type: ignore[union-attr]
+        lines = [[margin, *line] for line in laid]
+        if left + inner > width:  # the block is wider than the width left: cut, as rich does
+            lines = [Segment.adjust_line_length(line, width, pad=False) for line in lines]
+        return lines
+    if kind is Group:
+        out: list[list[Segment]] = []
+        for child in renderable.renderables:  # type: ignore[union-attr]
+            out.extend(lay_out(console, child, width, options))
+        return out
+    if kind is Text:
+        return _text_lines(console, renderable, width, options)  # type: ignore[arg-type]
+    return console.render_lines(renderable, options.update_width(width), pad=False)
+
+
+def _text_lines(
+    console: Console, text: Text, width: int, options: ConsoleOptions
+) -> list[list[Segment]]:
+    """A text's lines as rich lays them out (``Text.wrap`` joined and rendered): each line
+    that fits becomes the segments rich would make of it; a wider one is wrapped by rich."""
+    plain = text.plain
+    if "\t" in plain or text.justify or text.overflow or text.no_wrap or text.end != "\n":
+        return console.render_lines(text, options.update_width(width), pad=False)
+    base = text.style
+    style = console.get_style(base) if base else None
+    out: list[list[Segment]] = []
+    for line in text.split("\n", allow_blank=True) if "\n" in plain else (text,):
+        shown = line.plain
+        if cell_len(shown) > width:
+            out.extend(console.render_lines(line, options.update_width(width), pad=False))
+            continue
+        spans = line.spans
+        if not spans:
+            out.append([Segment(shown, style)] if style is not None else [Segment(shown)])
+            continue
+        # the line as rich renders it once the wrapped lines are joined: its style a span
+        # under the spans of its own
+        joined = Text(shown)
+        joined.spans = [Span(0, len(shown), base), *spans] if base else list(spans)
+        out.append(list(joined.render(console)))
+    return out
+
+
+class Unprintable(Exception):
+    """A text that the console would still escape: :func:`flat_lines` leaves it to rich."""
+
+
+def flat_lines(
+    console: Console,
+    renderable: RenderableType,
+    width: int,
+    options: ConsoleOptions,
+    margin: str = "",
+) -> list[str]:
+    """The lines a console writes for ``renderable`` at ``width`` columns, each shifted by
+    ``margin`` and ending at its last visible character, styles written as the console
+    writes them (none without colour): the text ``console.print(Trimmed(...))`` writes,
+    without making segments where no colour is drawn, and with one margin per line rather
+    than one per level of indentation. Raises :class:`Unprintable` for a text the console
+    would escape (the caller prints it through the console)."""
+    out: list[str] = []
+    colour = console.color_system is not None
+    _flat(console, renderable, width, options, margin, colour, out)
+    return out
+
+
+def _flat(
+    console: Console,
+    renderable: RenderableType,
+    width: int,
+    options: ConsoleOptions,
+    margin: str,
+    colour: bool,
+    out: list[str],
+) -> None:
+    kind = type(renderable)
+    if kind is _Indented:
+        left = renderable.left  # type: ignore[union-attr]
+        if width - left < 10:  # narrower than rich lets it be: cut as rich cuts it
+            _segment_lines(console, lay_out(console, renderable, width, options), margin, out)
+        else:
+            inner = renderable.renderable  # type: ignore[union-attr]
+            _flat(console, inner, width - left, options, margin + " " * left, colour, out)
+    elif kind is Group:
+        for child in renderable.renderables:  # type: ignore[union-attr]
+            _flat(console, child, width, options, margin, colour, out)
+    elif kind is Text:
+        text: Text = renderable  # type: ignore[assignment]
+        if not shown_as_is(text.plain):
+            raise Unprintable
+        if colour:
+            _segment_lines(console, _text_lines(console, text, width, options), margin, out)
+            return
+        plain = text.plain
+        if text.justify or text.overflow or text.no_wrap or text.end != "\n" or text.tab_size:
+            _segment_lines(console, _text_lines(console, text, width, options), margin, out)
+            return
+        tab_size = console.tab_size or 8
+        for line in plain.split("\n"):
+            pieces = wrap_plain(line, width, tab_size)
+            if pieces is None:
+                wrapped = console.render_lines(
+                    Text(expand_tabs(line, tab_size)), options.update_width(width), pad=False
+                )
+                _segment_lines(console, wrapped, margin, out)
+            elif margin:
+                out.extend([(margin + piece).rstrip(" ") for piece in pieces])
+            else:
+                out.extend([piece.rstrip(" ") for piece in pieces])
+    else:
+        rendered = console.render_lines(renderable, options.update_width(width), pad=False)
+        for segments in rendered:
+            for segment in segments:
+                if not segment.control and not shown_as_is(segment.text):
+                    raise Unprintable
+        _segment_lines(console, rendered, margin, out)
+
+
+_WORD_AT = re.compile(r"( *[^ ]+) *")  # a word (group 1) and the spaces after it
+_SPACES = re.compile(" *")
+_TRAILING_SPACE = re.compile(r"\s+$")
+
+
+def wrap_plain(line: str, width: int, tab_size: int = 8) -> list[str] | None:
+    """One line of a text (no newline in it) as rich lays it out at ``width`` columns
+    without colour: tabs expanded, wrapped where rich wraps; None for a line rich must wrap
+    itself (characters wider or narrower than one cell, or not printable)."""
+    if "\t" in line:
+        line = expand_tabs(line, tab_size)
+    if line.isprintable() and (line.isascii() or _single_cells(line)):
+        return [line] if len(line) <= width else wrap_single(line, width)
+    if cell_len(line) <= width:
+        return [line]
+    return None
+
+
+def expand_tabs(line: str, tab_size: int) -> str:
+    """Tabs as rich expands them (``Text.expand_tabs``): each a space, then spaces up to
+    the next tab stop."""
+    if "\t" not in line:
+        return line
+    parts = line.split("\t")
+    out = []
+    position = 0
+    for part in parts[:-1]:
+        piece = part + " "
+        position += cell_len(piece)
+        remainder = position % tab_size
+        if remainder:
+            piece += " " * (tab_size - remainder)
+            position += tab_size - remainder
+        out.append(piece)
+    out.append(parts[-1])
+    return "".join(out)
+
+
+def _single_cells(line: str) -> bool:
+    """Whether every character of ``line`` takes one cell on the screen."""
+    return all(cell_len(c) == 1 for c in set(line))
+
+
+def wrap_single(line: str, width: int) -> list[str]:
+    """A printable line of characters one cell wide each (ASCII, most alphabets) wrapped to
+    ``width`` as rich wraps it (``Text.wrap``: breaks before the word that does not fit, a
+    word wider than the line folded; spaces beyond the width dropped), without making a
+    text per line, and going from line to line rather than from word to word.
+
+    (In a printable line the only blank is the space. A word is rich's: its characters and
+    the spaces after it, the first word with the spaces before it too.)"""
+    breaks: list[int] = []
+    text_end = len(line.rstrip(" "))
+    lead = len(line) - len(line.lstrip(" "))
+    at = 0  # where the current line starts
+    while text_end - at > width:
+        beyond = at + width  # the first character that does not fit
+        if line[beyond] == " ":
+            start = _SPACES.match(line, beyond).end()  # type: ignore[union-attr]
+        else:
+            space = line.rfind(" ", at, beyond)
+            start = space + 1 if space >= 0 else at
+        if at == 0 and start <= lead:
+            start = 0  # the first word holds the spaces before it
+        word = _WORD_AT.match(line, start)
+        assert word is not None
+        if word.end(1) - start > width:  # wider than a line: folded
+            last = (word.end() - start - 1) // width
+            if start:
+                breaks.append(start)
+            breaks.extend(start + k * width for k in range(1, last + 1))
+            at = start + last * width
+        else:
+            breaks.append(start)
+            at = start
+    pieces = []
+    bounds = [0, *breaks, len(line)]
+    for a, b in pairwise(bounds):
+        piece = line[a:b]
+        if len(piece) > width:
+            spaces = _TRAILING_SPACE.search(piece)
+            if spaces is not None:
+                piece = piece[: len(piece) - min(len(spaces.group()), len(piece) - width)]
+            piece = piece[:width]
+        pieces.append(piece)
+    return pieces
+
+
+def _segment_lines(
+    console: Console, lines: list[list[Segment]], margin: str, out: list[str]
+) -> None:
+    """Laid-out lines written as the console writes them, after ``margin``, with no spaces
+    after the last visible character (``Trimmed``)."""
+    system = console._color_system  # the console's own: what it renders styles for
+    terminal = console.is_terminal  # (a control is written to a terminal only)
+    append = out.append
+    for line in lines:
+        while line:
+            last = line[-1]
+            if last.control:
+                break
+            text = last.text.rstrip(" ")
+            if text:
+                if len(text) != len(last.text):
+                    line[-1] = Segment(text, last.style, last.control)
+                break
+            line.pop()
+        if not line:
+            append("")
+            continue
+        append(
+            margin
+            + "".join(
+                [
+                    s.style.render(s.text, color_system=system)
+                    if s.style
+                    else ("" if s.control and not terminal else s.text)
+                    for s in line
+                ]
+            )
+        )
+
+
 #: the fewest characters of an id ``show`` prints
 SHORT_ID = 8
 
@@ -296,20 +571,33 @@ def short_ids(ids: list[str], minimum: int = SHORT_ID) -> dict[str, str]:
 
 def message_header(msg: Message, item: Item, options: ShowOptions) -> Text:
     role = str(msg.role) if msg.role is not None else "?"
-    text = Text()
-    text.append(
-        f" {visible(role.upper())} ", style=ROLE_STYLES.get(role.lower(), "bold white on magenta")
-    )
+    pieces: list[tuple[str, str | None]] = [
+        (f" {visible(role.upper())} ", ROLE_STYLES.get(role.lower(), "bold white on magenta"))
+    ]
     if msg.name is not None:
-        text.append(" ")
-        text.append(visible(str(msg.name)), style=name_style(msg.name))
+        pieces.append((" ", None))
+        pieces.append((visible(str(msg.name)), name_style(msg.name)))
     if msg.timestamp:
-        text.append(f"  {visible(str(msg.timestamp))}", style="dim")
+        pieces.append((f"  {visible(str(msg.timestamp))}", "dim"))
     if msg.id:
-        text.append(f"  #{visible(short_id(str(msg.id), options.short_ids))}", style="dim")
-    text.append(f"  line {item.line}", style="dim")
+        pieces.append((f"  #{visible(short_id(str(msg.id), options.short_ids))}", "dim"))
+    pieces.append((f"  line {item.line}", "dim"))
     if item.where:
-        text.append(f"  at {visible(item.where)}", style="dim")
+        pieces.append((f"  at {visible(item.where)}", "dim"))
+    return _assembled(pieces)
+
+
+def _assembled(pieces: list[tuple[str, str | None]]) -> Text:
+    """The text ``Text.append`` makes of these pieces (text, style) one after the other, made
+    at once (the pieces are shown with :func:`visible`: no control character to strip)."""
+    spans = []
+    offset = 0
+    for piece, style in pieces:
+        if piece and style:
+            spans.append(Span(offset, offset + len(piece), style))
+        offset += len(piece)
+    text = _shown("".join([piece for piece, _ in pieces]))
+    text._spans = spans
     return text
 
 
@@ -332,15 +620,26 @@ def _cut(text: str, limit: int) -> str:
     return text
 
 
+def _shown(plain: str, style: str = "") -> Text:
+    """``Text(plain, style=style)`` for a text already passed through :func:`visible`: it
+    holds none of the control codes rich strips, so rich's pass over it (slow on a long
+    text that is not ASCII) is left out."""
+    text = Text(style=style)
+    text._text = [plain]
+    text._length = len(plain)
+    return text
+
+
 def _plain(value: Any, options: ShowOptions) -> Text:
     text = value if isinstance(value, str) else json_text(value)
-    return Text(visible(_cut(text, options.max_chars), multiline=True))
+    return _shown(visible(_cut(text, options.max_chars), multiline=True))
 
 
 def _json(value: Any, options: ShowOptions) -> Text:
     dumped = json_text(value, indent=True)
-    text = Text(visible(_cut(dumped, options.max_chars), multiline=True))
-    _JSON.highlight(text)
+    text = _shown(visible(_cut(dumped, options.max_chars), multiline=True))
+    if options.styles:
+        _JSON.highlight(text)
     return text
 
 
@@ -348,7 +647,7 @@ def _folded(label: str, body: str, style: str, options: ShowOptions) -> list[Ren
     head = Text(label, style=f"{style} italic")
     whole = options.thinking == "full" or options.full
     text, more = _fold(body, options.fold_lines, whole, options)
-    out: list[RenderableType] = [head, _indent(Text(text, style=style))]
+    out: list[RenderableType] = [head, _indent(_shown(text, style))]
     if more:
         out.append(_indent(Text(f"{more} (--thinking full)", style=style)))
     return out
@@ -367,7 +666,7 @@ def _result_text(value: Any, options: ShowOptions) -> list[RenderableType]:
     """A tool result's text, folded to its first lines unless ``--full``."""
     body = value if isinstance(value, str) else json_text(value)
     text, more = _fold(body, options.result_lines, options.full, options)
-    out: list[RenderableType] = [Text(text)]
+    out: list[RenderableType] = [_shown(text)]
     if more:
         out.append(Text(f"{more} (--full)", style="dim"))
     return out
@@ -597,12 +896,12 @@ def _footer(msg: Message) -> Text | None:
     ]
     if not bits:
         return None
-    out = Text()
+    pieces: list[tuple[str, str | None]] = []
     for i, (text, style) in enumerate(bits):
         if i:
-            out.append("  ")
-        out.append(text, style=style)
-    return out
+            pieces.append(("  ", None))
+        pieces.append((text, style))
+    return _assembled(pieces)
 
 
 def without_nested(sources: Iterable[tuple[str, Any, str]]) -> list[tuple[str, Any, str]]:

@@ -24,7 +24,17 @@ from ..guard import deep_recursion
 from ..reader import ReadError
 from ..stream import Item, LogReader, open_log
 from ..textsafe import visible
-from .thread import ShowOptions, Thread, Unit, render_notice, render_unit, short_ids
+from .thread import (
+    ShowOptions,
+    Thread,
+    Unit,
+    Unprintable,
+    flat_lines,
+    lay_out,
+    render_notice,
+    render_unit,
+    short_ids,
+)
 
 __all__ = ["Filters", "View", "console_for", "open_pager", "pipe_closed"]
 
@@ -34,6 +44,9 @@ class SafeConsole(Console):
     text is passed through :func:`msgcli.textsafe.visible` once more as it is written,
     whatever renderable it came from (a renderer that forgot a field cannot let an escape
     sequence through). Its own styles and line breaks are left alone."""
+
+    #: the width it was made with (None: the terminal's, asked again at every print)
+    fixed_width: int | None = None
 
     def _render_buffer(self, buffer: Any) -> str:
         return super()._render_buffer(
@@ -71,6 +84,7 @@ def console_for(
         legacy_windows=False,
     )
     console.on_broken_pipe = pipe_closed  # type: ignore[method-assign]
+    console.fixed_width = width
     return console
 
 
@@ -93,6 +107,71 @@ class Trimmed:
                 line.pop()
             yield from line
             yield newline
+
+
+class _Lines:
+    """Laid-out lines, printed as they are: each shifted ``left`` columns, with no spaces
+    after its last visible character."""
+
+    def __init__(self, lines: list[list[Segment]], left: int = 0):
+        self.lines = lines
+        self.left = left
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        newline = Segment.line()
+        margin = Segment(" " * self.left) if self.left else None
+        out: list[Segment] = []
+        extend = out.extend
+        append = out.append
+        for line in self.lines:
+            if margin is not None:
+                line.insert(0, margin)
+            while line:
+                last = line[-1]
+                if last.control:
+                    break
+                text = last.text
+                if text[-1:] != " ":
+                    if text:
+                        break
+                    line.pop()
+                    continue
+                text = text.rstrip(" ")
+                if text:
+                    line[-1] = Segment(text, last.style, last.control)
+                    break
+                line.pop()
+            extend(line)
+            append(newline)
+        return out
+
+
+def _writes_directly(console: Console) -> bool:
+    """Whether what ``console.print`` writes can be written to the console's file directly:
+    a :class:`SafeConsole` that neither records nor shows a live display (render hooks), nor
+    buffers, nor renders for Jupyter or a legacy Windows console."""
+    return (
+        type(console) is SafeConsole
+        and not console.record
+        and not console.quiet
+        and not console._render_hooks
+        and not console._buffer_index
+        and not console.is_jupyter
+        and not console.legacy_windows
+        and not (console.no_color and console.color_system is not None)
+        and sys.platform != "win32"
+    )
+
+
+def _write(console: Console, text: str) -> None:
+    """Write and flush as the console does after each print (a reader who went away ends the
+    command as the console's ``on_broken_pipe`` says)."""
+    try:
+        with console._lock:
+            console.file.write(text)
+            console.file.flush()
+    except BrokenPipeError:
+        console.on_broken_pipe()
 
 
 def pipe_closed() -> None:
@@ -208,6 +287,7 @@ class View:
         self.console = console
         self.redact = redact
         self.options = options
+        options.styles = console.color_system is not None
         self.filters = filters or Filters()
         self.head = head
         self.tail: deque[Unit] | None = deque(maxlen=tail) if tail else None
@@ -215,6 +295,8 @@ class View:
         self.unreadable = 0
         #: how deep the log being shown is nested (a subagent's under its parent's call)
         self.depth = 0
+        #: the options a unit is printed with (made again when the width changes)
+        self._options: ConsoleOptions | None = None
 
     def _emit(self, unit: Unit) -> None:
         if unit.item.message is not None:
@@ -231,16 +313,49 @@ class View:
             self.console.print(Trimmed(render_notice(unit.item)))
             return
         with deep_recursion():  # rich walks the renderables (msgcli.guard)
-            self._out(render_unit(unit, self.options))
-        self.console.print()
+            self._out(render_unit(unit, self.options), blank=True)
         self._nested(unit)
 
-    def _out(self, renderable: Any) -> None:
-        if self.depth:
+    def _out(self, renderable: Any, blank: bool = False) -> None:
+        """Print a unit's renderable, nested ``depth`` levels in, each line ending at its
+        last visible character (as ``Trimmed`` prints it), then a blank line if ``blank``.
+
+        Each block is laid out once (:func:`msgcli.render.thread.flat_lines`) and, on a
+        console that only writes to its file, the lines are written at once, as the console
+        would have written them."""
+        console = self.console
+        left = 4 * self.depth
+        width = getattr(console, "fixed_width", None) or console.width
+        if width - left >= 1:  # (nested deeper than the screen is wide: as rich pads it)
+            if self._options is None or self._options.max_width != width:
+                self._options = console.options.update(
+                    justify=None,
+                    overflow=None,
+                    height=None,
+                    no_wrap=None,
+                    markup=None,
+                    highlight=None,
+                )
+            options = self._options
+            if _writes_directly(console):
+                try:
+                    flat = flat_lines(console, renderable, width - left, options, " " * left)
+                except Unprintable:
+                    pass
+                else:
+                    if blank:
+                        flat.append("")
+                    flat.append("")
+                    _write(console, "\n".join(flat))
+                    return
+            laid = lay_out(console, renderable, width - left, options)
+            console.print(_Lines(laid, left), crop=False)
+        else:
             from rich.padding import Padding
 
-            renderable = Padding(renderable, (0, 0, 0, 4 * self.depth))
-        self.console.print(Trimmed(renderable))
+            console.print(Trimmed(Padding(renderable, (0, 0, 0, left))))
+        if blank:
+            console.print()
 
     def _nested(self, unit: Unit) -> None:
         """Show the logs the dialect nests under this message (a subagent's transcript)."""
