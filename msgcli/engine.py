@@ -19,7 +19,6 @@ How a run is made of files is :mod:`msgcli.pipeline`'s business.
 from __future__ import annotations
 
 import functools
-import itertools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,7 +31,7 @@ from .findings import ERROR, WARNING, FileReport, FileSummary, Finding, Severity
 from .guard import RECORD_DEPTH, nests_deeper
 from .inputs import suffix_list
 from .reader import ReadError, read_records, source_name
-from .records import Record, not_object, records_of_lines, take_over, too_deep
+from .records import Record, Truncated, line_problem, not_object, take_over, too_deep
 from .replayers import Replayer
 from .rules import RULES
 from .schemas import CompiledSchema, compiled, explain
@@ -421,43 +420,54 @@ class FileCheck(_Findings):
         variants = self.variants
         take = self.take
         count = 0
-        for number, raw in lines:
-            try:
-                value = decode(raw)
-            except refused:
-                value = None
-            except malformed:
-                if not raw.strip():
+        # a line that did not parse, held back as the reader holds it: it may be the last
+        # one, cut off
+        pending: tuple[int, bytes, Any] | None = None
+        try:
+            for number, raw in lines:
+                if pending is not None:
+                    take(line_problem(*pending, last=False))
+                    pending = None
+                try:
+                    value = decode(raw)
+                except refused:
+                    value = None
+                except malformed:
+                    if not raw.strip():
+                        continue
+                    value = None
+                if value is not None and (
+                    # (a line shorter than the depth limit cannot nest past it)
+                    len(raw) <= RECORD_DEPTH or raw.count(b"[") + raw.count(b"{") <= RECORD_DEPTH
+                ):
+                    fast = digest_of(value)
+                    if fast is not None:
+                        count += 1
+                        summary.records += 1
+                        variant, item = fast
+                        if variant is not None and variant not in variants:
+                            variants[variant] = None
+                        feed(number, item)
+                        continue
+                count += 1
+                try:
+                    obj = loads(raw)
+                except bad_json as exc:
+                    pending = (number, raw, exc)
                     continue
-                value = None
-            if value is not None and (
-                # (a line shorter than the depth limit cannot nest past it)
-                len(raw) <= RECORD_DEPTH or raw.count(b"[") + raw.count(b"{") <= RECORD_DEPTH
-            ):
-                fast = digest_of(value)
-                if fast is not None:
-                    count += 1
-                    summary.records += 1
-                    variant, item = fast
-                    if variant is not None and variant not in variants:
-                        variants[variant] = None
-                    feed(number, item)
-                    continue
-            try:
-                obj = loads(raw)
-            except bad_json:
-                # the rest the reader's way: it says precisely what is wrong with a line
-                for record in records_of_lines(itertools.chain([(number, raw)], lines)):
-                    count += 1
-                    take(record)
-                break
-            count += 1
-            if type(obj) is not dict:
-                take(Record(number, None, not_object(obj)))
-            elif nests_deeper(obj, raw=raw):
-                take(Record(number, None, too_deep()))
-            else:
-                take(Record(number, obj, None, raw))
+                if type(obj) is not dict:
+                    take(Record(number, None, not_object(obj)))
+                elif nests_deeper(obj, raw=raw):
+                    take(Record(number, None, too_deep()))
+                else:
+                    take(Record(number, obj, None, raw))
+        except Truncated:
+            # a compressed log cut short: the reader says where it broke off
+            if pending is not None:
+                take(line_problem(*pending, last=False))
+            raise
+        if pending is not None:
+            take(line_problem(*pending, last=True))
         return count
 
     def _check_event(self, record: Any, obj: dict) -> None:

@@ -221,7 +221,10 @@ def test_a_broken_log_gets_the_same_report_either_way(monkeypatch, tmp_path):
         body.append(extra)
     path = tmp_path / "broken.jsonl"
     path.write_bytes(b"\n".join(body + lines) + b"\n" + lines[3][:50])
+    before = DECODED.get("agentscope-py", 0)
     typed = _reports(path, monkeypatch, True)
+    # every line from the second on: one that does not parse does not end the typed loop
+    assert DECODED["agentscope-py"] - before == len(body) + len(lines)
     assert typed == _reports(path, monkeypatch, False)
     codes = {code for _, code, _, _ in typed[0]}
     assert {"P001", "P003", "P004", "P005", "I001"} <= codes, codes
@@ -281,7 +284,8 @@ def test_a_broken_loongflow_log_gets_the_same_report_either_way(monkeypatch, tmp
         # the current shape's keys in the 0.0.1 shape (S003)
         old.replace(b'"total_iterations": ', b'"total_cost": 1.0, "total_iterations": ', 1),
         old.replace(b"}]}", b', "metadata": {}}]}', 1),  # S003
-        # (a line that is not JSON ends the typed loop: the rest goes the reader's way)
+        # lines that are not JSON: held back, said as the reader says them, and the loop
+        # goes on after them
         b"\xff\xfe",
         b"{not json",
     ]
@@ -462,8 +466,8 @@ def test_a_broken_java_log_gets_the_same_report_either_way(monkeypatch, tmp_path
         lines[0],  # media blocks
         hint,
         legacy[0],  # the 1.x shape
-        # lines orjson does not parse: the rest of the file the reader's way
-        stop := call.replace(b'"metadata":{', b'"metadata":{"deep":' + deep + b",", 1),
+        # lines orjson does not parse (held back, said as the reader says them)
+        call.replace(b'"metadata":{', b'"metadata":{"deep":' + deep + b",", 1),
         b'{"id":"x","role":"USER","content":[],"timestamp":NaN}',
         b"{not json",
         b"\xff\xfe",
@@ -476,9 +480,22 @@ def test_a_broken_java_log_gets_the_same_report_either_way(monkeypatch, tmp_path
     path.write_bytes(b"\n".join(body + lines) + b"\n" + lines[3][:50])
     before = DECODED.get("agentscope-java", 0)
     typed = _reports(path, monkeypatch, True)
-    # every line from the second to the first one orjson does not parse
-    assert DECODED["agentscope-java"] - before == body.index(stop)
+    # every line from the second to the cut one at the end
+    assert DECODED["agentscope-java"] - before == len(body) + len(lines)
     assert typed == _reports(path, monkeypatch, False)
     codes = {code for _, code, _, _ in typed[0]}
     wanted = {"P001", "S001", "S002", "S003", "S004", "C001", "C002", "B003", "T001", "T004"}
     assert wanted | {"T008", "I001", "I002"} <= codes, codes
+
+
+def test_a_compressed_log_cut_short_gets_the_same_report_either_way(monkeypatch, tmp_path):
+    import gzip
+
+    lines = (FIXTURES / "real" / "agentscope-py" / "transcript.jsonl").read_bytes()
+    whole = gzip.compress(lines.replace(b"\n", b"\n\n", 1).replace(b"{", b"{not json\n{", 1) * 50)
+    path = tmp_path / "cut.jsonl.gz"
+    path.write_bytes(whole[: len(whole) * 2 // 3])
+    typed = _reports(path, monkeypatch, True)
+    assert typed == _reports(path, monkeypatch, False)
+    codes = {code for _, code, _, _ in typed[0]}
+    assert {"P001", "P009"} <= codes, codes
