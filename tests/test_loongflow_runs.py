@@ -224,3 +224,33 @@ def test_the_final_reply_carries_the_framework_totals():
     usage = [m["metadata"]["usage"] for m in logged if m["metadata"].get("usage")]
     assert stats.tokens.input == sum(u["prompt_tokens"] for u in usage)
     assert stats.tokens.output == sum(u["completion_tokens"] for u in usage)
+
+
+def _raw(path) -> list[dict]:
+    return raw_array(path) if path.suffix == ".json" else raw_jsonl(path)
+
+
+@pytest.mark.parametrize("path", sorted(RUNS.iterdir()), ids=lambda p: p.name)
+def test_the_only_warnings_are_the_ones_the_framework_earns(path):
+    """T009: the call whose arguments were no JSON; T002: the call the interrupt cut off, and
+    the calls a compressed medium-term file keeps (their outputs went to the short-term
+    file); C002: a parallel batch's outputs are stamped as each finishes but kept in call
+    order, and a compression's summary comes before the older messages it kept."""
+    messages = _raw(path)
+    at = {}  # line of a message -> the message
+    lines = element_lines(path) if path.suffix == ".json" else range(1, len(messages) + 1)
+    for line, msg in zip(lines, messages, strict=True):
+        at[line] = msg
+    compressed = messages[0]["sender"] == "compressor"
+    for f in msgcli.validate(path).findings():
+        msg = at[f.line]
+        calls = [el for el in msg["content"] if el["type"] == "tool_call"]
+        if f.code == "T009":
+            assert any(el["metadata"].get("tool_arguments_err") for el in calls)
+        elif f.code == "T002":
+            assert path.name.startswith("interrupt-") or (compressed and "-mtm" in path.name)
+            assert calls and msg["sender"] == "reasoner"
+        elif f.code == "C002":
+            assert msg["sender"] == "actor" or compressed, (f.line, f.message)
+        else:
+            raise AssertionError(f"{path.name}:{f.line}: {f.code} {f.message}")
