@@ -236,7 +236,10 @@ def _read_array(first, rest) -> Iterator[Record]:
             elif nests_deeper(obj):
                 yield Record(line, None, TOO_DEEP)
             else:
-                yield Record(line, obj)
+                # where the element sits in the document, as for a state file's messages
+                # (LoongFlow's FileStorage writes its memory as one array: a message's
+                # pointer is its index)
+                yield Record(line, obj, where=f"/{index}")
     if truncated is not None:
         yield Record(truncated.line, None, Problem("P009", truncated.reason))
 
