@@ -204,11 +204,18 @@ class CrossChecks:
                 )
         if when is not None:
             group = digest[3]
-            last = self._last_time.get(group)
-            if last is None or when > last[0]:
-                self._last_time[group] = (when, line)
-            elif when < last[0] - _TOLERANCE_US:
-                self._older(line, when, last)
+            if type(group) is tuple:
+                # a message that follows: compared with the latest time before it, which it
+                # does not move (Dialect.time_follows)
+                last = self._last_time.get(group[0])
+                if last is not None and when < last[0] - _TOLERANCE_US:
+                    self._older(line, when, last)
+            else:
+                last = self._last_time.get(group)
+                if last is None or when > last[0]:
+                    self._last_time[group] = (when, line)
+                elif when < last[0] - _TOLERANCE_US:
+                    self._older(line, when, last)
         tools = digest[4]
         if not tools:
             return
@@ -351,13 +358,15 @@ def _pair_key(dialect: Dialect, value: Any) -> Any:
 
 
 def digest(dialect: Dialect, msg: Message) -> tuple:
-    """What :class:`CrossChecks` needs of a message: ``(id key, id, time, time group, tools)``.
+    """What :class:`CrossChecks` needs of a message: ``(id key, id, time, time group, tools)``
+    (a time group in a 1-tuple: the message follows, see ``Dialect.time_follows``).
 
     ``tools`` lists the message's tool calls and results in block order, each
     as ``(_CALL, key, path, name, state, id)`` or ``(_RESULT, key, path, name, id)``;
     those with no usable id are left out, as the checks skip them.
     """
-    when = group_key = None
+    when = None
+    group_key: Any = None
     if msg.timestamp is not None:
         parsed = dialect.parse_time(msg.timestamp)
         if parsed is not None:
@@ -366,6 +375,8 @@ def digest(dialect: Dialect, msg: Message) -> tuple:
             group_key = (
                 group if group is None or isinstance(group, (str, int)) else json_text(group)
             )
+            if dialect.time_follows(msg):
+                group_key = (group_key,)  # (see CrossChecks.feed_digest)
     tools: list[tuple] = []
     parked = dialect.parked(msg.metadata)
     for block in msg.blocks():

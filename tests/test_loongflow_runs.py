@@ -234,8 +234,9 @@ def _raw(path) -> list[dict]:
 def test_the_only_warnings_are_the_ones_the_framework_earns(path):
     """T009: the call whose arguments were no JSON; T002: the call the interrupt cut off, and
     the calls a compressed medium-term file keeps (their outputs went to the short-term
-    file); C002: a parallel batch's outputs are stamped as each finishes but kept in call
-    order, and a compression's summary comes before the older messages it kept."""
+    file). No C002: a parallel batch's outputs are stamped as each finishes but kept in call
+    order, and a compression's summary comes before the older messages it kept; neither is
+    out of order for LoongFlow (Dialect.time_follows)."""
     messages = _raw(path)
     at = {}  # line of a message -> the message
     lines = element_lines(path) if path.suffix == ".json" else range(1, len(messages) + 1)
@@ -250,7 +251,36 @@ def test_the_only_warnings_are_the_ones_the_framework_earns(path):
         elif f.code == "T002":
             assert path.name.startswith("interrupt-") or (compressed and "-mtm" in path.name)
             assert calls and msg["sender"] == "reasoner"
-        elif f.code == "C002":
-            assert msg["sender"] == "actor" or compressed, (f.line, f.message)
         else:
             raise AssertionError(f"{path.name}:{f.line}: {f.code} {f.message}")
+
+
+def test_outputs_stamped_as_their_tools_finish_are_in_order_but_time_going_back_is_not(tmp_path):
+    """The actor stamps each output of a parallel batch when its tool finishes and adds them in
+    call order (line 8 finished last, so lines 9 to 14 are earlier than it): that is no C002.
+    An output stamped before the call that asked for it, or a reply stamped before the outputs
+    it follows, still is."""
+    lines = (RUNS / "react-messages.jsonl").read_text(encoding="utf-8").splitlines()
+    assert not [
+        f for f in msgcli.validate(RUNS / "react-messages.jsonl").findings() if f.code == "C002"
+    ]
+    records = [json.loads(line) for line in lines]
+    call_time = records[1]["timestamp"]
+    assert records[0]["role"] == "user" and records[1]["sender"] == "reasoner"
+    assert records[7]["timestamp"] > records[8]["timestamp"]  # (the run as described)
+    # an output stamped a minute before its call
+    early = dict(
+        records[2],
+        timestamp=call_time.replace(call_time[14:16], f"{int(call_time[14:16]) - 1:02d}"),
+    )
+    # the next reply stamped before the outputs: back to the user's question
+    later = next(i for i, r in enumerate(records) if i > 2 and r["role"] == "assistant")
+    back = dict(records[later], timestamp=records[0]["timestamp"])
+    edited = tmp_path / "edited.jsonl"
+    out = [*records]
+    out[2], out[later] = early, back
+    edited.write_text(
+        "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in out), encoding="utf-8"
+    )
+    older = sorted(f.line for f in msgcli.validate(edited).findings() if f.code == "C002")
+    assert older == [3, later + 1], older

@@ -316,6 +316,12 @@ class Dialect:
         """Messages are compared for time order within one group (default: the whole file)."""
         return None
 
+    def time_follows(self, msg: Message) -> bool:
+        """Whether a message is only compared with the latest time before it in its group,
+        without becoming that latest time itself: a message its framework stamps at another
+        moment than the one it is put in order at (default: none)."""
+        return False
+
     def message_part(self, msg: Message) -> Any:
         """What tells apart two records of one message that its framework writes as parts
         of it (e.g. the first block's id), or ``None`` when the framework never splits a

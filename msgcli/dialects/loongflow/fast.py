@@ -10,7 +10,7 @@ from ..base import DIGEST_CALL as _CALL
 from ..base import DIGEST_RESULT as _RESULT
 from ..base import Dialect
 from ..media import source_is_clean
-from .records import ELEMENT_KEYS, MEDIA_PREFIXES, MESSAGE_KEYS, media_source
+from .records import ELEMENT_KEYS, MEDIA_PREFIXES, MESSAGE_KEYS, follows, media_source
 from .rules import USUAL_ROLES
 from .written import written_ids, written_time
 
@@ -159,4 +159,6 @@ class FastPath(Dialect):
         group = None if when is None else obj["conversation_id"]
         if not (group is None or isinstance(group, (str, int))):
             group = json_text(group)  # the same key as checks.digest gives it
+        if when is not None and follows(obj.get("role"), obj.get("sender")):
+            group = (group,)
         return None, (mid, mid, when, group, tuple(tools))

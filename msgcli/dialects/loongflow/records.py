@@ -132,6 +132,20 @@ def uuid_form_name(value: str) -> str:
     return "in upper case"
 
 
+def follows(role: Any, sender: Any) -> bool:
+    """Whether a LoongFlow message is stamped at another moment than the one it is put in
+    order at, so that it is only compared with the latest time before it (C002):
+
+    - a tool output (role ``tool``): the actor runs a reply's calls at once, stamps each
+      output when its tool finishes, and adds them in the order of the calls
+      (``framework/react/components/default_actor.py``, lines 77 and 100);
+    - a compressor's summary (sender ``compressor``): a compression puts its new summary
+      before the older messages it keeps (``agentsdk/memory/grade/memory.py``, lines 110
+      to 115; ``compressor/default_compressor.py``, line 79).
+    """
+    return role == "tool" or sender == "compressor"
+
+
 class _Time:
     """A parsed timestamp: the instant, whether it had a zone, and how it was written."""
 
@@ -552,3 +566,6 @@ class Records(Dialect):
 
     def time_group(self, msg: Message) -> Any:
         return msg.fields.get("conversation_id", "")
+
+    def time_follows(self, msg: Message) -> bool:
+        return follows(msg.role, msg.fields.get("sender"))

@@ -24,6 +24,7 @@ from msgspec import UNSET, Struct, UnsetType
 
 from ..base import DIGEST_CALL, DIGEST_RESULT
 from .fast import data_is_clean
+from .records import follows
 from .written import written_ids, written_time
 
 __all__ = ["Message", "digest", "typed_path"]
@@ -193,4 +194,9 @@ def digest(msg: Message) -> tuple[str | None, tuple] | None:
     written, when = written_time(msg.timestamp)
     if not written:
         return None
-    return shape, (mid, mid, when, None if when is None else msg.conversation_id, tuple(tools))
+    group: Any = None
+    if when is not None:
+        group = msg.conversation_id
+        if follows(role, msg.sender):
+            group = (group,)
+    return shape, (mid, mid, when, group, tuple(tools))
