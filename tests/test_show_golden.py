@@ -25,6 +25,7 @@ import pytest
 from conftest import FIXTURES, ROOT, examples, log_files
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from rich.color import ColorSystem
 
 from msgcli.render.thread import ShowOptions
 from msgcli.render.view import View, console_for
@@ -236,3 +237,14 @@ def test_lines_wrap_where_rich_wraps_them(line, width):
         for segments in console.render_lines(Text(line), options, pad=False)
     ]
     assert wrap_plain(line, width) == want
+
+
+def test_a_console_of_another_colour_system_before_changes_nothing():
+    """rich keeps the codes of a style for the first console that drew it; a view drawn for
+    a 16-colour terminal first must not give a 256-colour one its colours."""
+    path = "fixtures/events/agentscope-java/hitl.jsonl"
+    out = io.StringIO()
+    console = console_for(out, colour=True, width=100)
+    console._color_system = ColorSystem.STANDARD  # (as on a terminal of 16 colours)
+    View(console, ShowOptions()).run([path], None)
+    assert _digest(render(path, "colour-100")) == _stored_digests()["colour-100"][path]

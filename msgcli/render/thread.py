@@ -22,10 +22,12 @@ from itertools import pairwise
 from typing import Any
 
 from rich.cells import cell_len
+from rich.color import ColorSystem
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.highlighter import JSONHighlighter
 from rich.measure import Measurement
 from rich.segment import Segment
+from rich.style import Style
 from rich.table import Table
 from rich.text import Span, Text
 
@@ -503,6 +505,27 @@ def wrap_single(line: str, width: int) -> list[str]:
     return pieces
 
 
+@lru_cache(maxsize=4096)
+def _sgr(style: Style, system: ColorSystem) -> str:
+    """The SGR codes of ``style`` for the colour system ``system``. (rich keeps one set on each
+    style object, made for the first console that rendered it; a style is shared by every
+    console of the process, which may draw colours in another system.)"""
+    fresh = style.copy()
+    fresh._ansi = None
+    return fresh._make_ansi_codes(system)
+
+
+def _styled(style: Style, text: str, system: ColorSystem | None) -> str:
+    """``text`` in ``style`` as ``Style.render`` writes it, for the console's own system."""
+    if not text or system is None:
+        return text
+    codes = _sgr(style, system)
+    rendered = f"\x1b[{codes}m{text}\x1b[0m" if codes else text
+    if style.link:
+        rendered = f"\x1b]8;id={style._link_id};{style.link}\x1b\\{rendered}\x1b]8;;\x1b\\"
+    return rendered
+
+
 def _segment_lines(
     console: Console, lines: list[list[Segment]], margin: str, out: list[str]
 ) -> None:
@@ -529,7 +552,7 @@ def _segment_lines(
             margin
             + "".join(
                 [
-                    s.style.render(s.text, color_system=system)
+                    _styled(s.style, s.text, system)
                     if s.style
                     else ("" if s.control and not terminal else s.text)
                     for s in line
