@@ -28,10 +28,10 @@ from .checks import CrossChecks, check_message, digest
 from .detect import Detector
 from .dialects import EVENT, MESSAGE, Dialect, get_dialect
 from .findings import ERROR, WARNING, FileReport, FileSummary, Finding, Severity
-from .guard import RECORD_DEPTH, nests_deeper
+from .guard import RECORD_DEPTH
 from .inputs import suffix_list
 from .reader import ReadError, read_records, source_name
-from .records import Record, Truncated, line_problem, not_object, take_over, too_deep
+from .records import Truncated, collector_paused, line_problem, parsed_record, take_over
 from .replayers import Replayer
 from .rules import RULES
 from .schemas import CompiledSchema, compiled, explain
@@ -393,17 +393,8 @@ class FileCheck(_Findings):
         decodes into its dialect's types and that no record rule speaks on only feeds the
         cross-record checks; any other goes the whole way (:meth:`take`). Returns how many
         records it read."""
-        import gc
-
-        # the loop makes no reference cycles: the cycle collector, which the many short-lived
-        # values would set off again and again, waits until it ends
-        collecting = gc.isenabled()
-        gc.disable()
-        try:
+        with collector_paused():
             return self._typed_lines(lines)
-        finally:
-            if collecting:
-                gc.enable()
 
     def _typed_lines(self, lines: Iterator[tuple[int, bytes]]) -> int:
         import msgspec
@@ -413,7 +404,6 @@ class FileCheck(_Findings):
         decode, digest_of = self.typed
         refused = (msgspec.ValidationError, RecursionError)
         malformed = (msgspec.DecodeError, ValueError)  # (invalid UTF-8 too)
-        loads = orjson.loads
         bad_json = orjson.JSONDecodeError
         feed = self.cross.feed_digest
         summary = self.summary
@@ -451,16 +441,9 @@ class FileCheck(_Findings):
                         continue
                 count += 1
                 try:
-                    obj = loads(raw)
+                    take(parsed_record(number, raw))
                 except bad_json as exc:
                     pending = (number, raw, exc)
-                    continue
-                if type(obj) is not dict:
-                    take(Record(number, None, not_object(obj)))
-                elif nests_deeper(obj, raw=raw):
-                    take(Record(number, None, too_deep()))
-                else:
-                    take(Record(number, obj, None, raw))
         except Truncated:
             # a compressed log cut short: the reader says where it broke off
             if pending is not None:

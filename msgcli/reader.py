@@ -46,6 +46,7 @@ from .records import (
     Truncated,
     line_problem,
     not_object,
+    parsed_record,
     part_records,
     read_jsonl,
 )
@@ -346,14 +347,9 @@ def _sse_record(line: int, data: list[bytes], last: bool = False) -> Record | No
     if payload == b"[DONE]" or not payload.strip():
         return None  # OpenAI's end marker, or a frame with no data (the SDKs skip both)
     try:
-        obj = orjson.loads(payload)
+        return parsed_record(line, payload)
     except orjson.JSONDecodeError as exc:
         return line_problem(line, payload, exc, last=last)
-    if type(obj) is not dict:
-        return Record(line, None, not_object(obj))
-    if nests_deeper(obj, raw=payload):
-        return Record(line, None, TOO_DEEP)
-    return Record(line, obj, None, payload)
 
 
 # -- one JSON document ----------------------------------------------------------

@@ -51,18 +51,11 @@ class WireReplayer(Replayer):
         fast path (:meth:`fast_paths`), else is checked against its schema (or :meth:`quick`)
         and applied by :meth:`event`; any other line goes to ``check.take`` as a record.
         Returns how many records it read; ``check.last`` is the line of the last one."""
-        import gc
+        from ..records import collector_paused
 
-        # the loop makes no reference cycles (parsed events, the message being built): the
-        # cycle collector, which the many short-lived dicts would set off again and again,
-        # waits until it ends (some 15% of the replay's time)
-        collecting = gc.isenabled()
-        gc.disable()
-        try:
+        # the loop makes no reference cycles (parsed events, the message being built)
+        with collector_paused():
             return self._lean(lines, check)
-        finally:
-            if collecting:
-                gc.enable()
 
     def _lean(self, lines: Any, check: Any) -> int:
         import orjson

@@ -80,29 +80,21 @@ class TypedReplay:
         and that its fast path applies is done; any other goes to ``check.take`` as a
         record, the whole way. Returns how many records it read; ``check.last`` is the line
         of the last one."""
-        import gc
+        from ..records import collector_paused
 
-        # the loop makes no reference cycles: the cycle collector, which the many
-        # short-lived values would set off again and again, waits until it ends
-        collecting = gc.isenabled()
-        gc.disable()
-        try:
+        with collector_paused():
             return self._typed_lines(lines, check)
-        finally:
-            if collecting:
-                gc.enable()
 
     def _typed_lines(self, lines: Any, check: Any) -> int:
         import msgspec
         import orjson
 
-        from ..guard import RECORD_DEPTH, nests_deeper
-        from ..records import Record, Truncated, line_problem, not_object, too_deep
+        from ..guard import RECORD_DEPTH
+        from ..records import Truncated, line_problem, parsed_record
 
         decode, fast = self.typed_events()
         refused = (msgspec.ValidationError, RecursionError)
         malformed = (msgspec.DecodeError, ValueError)  # (invalid UTF-8 too)
-        loads = orjson.loads
         bad_json = orjson.JSONDecodeError
         take = check.take
         count = 0
@@ -138,16 +130,11 @@ class TypedReplay:
                     continue
                 count += 1
                 try:
-                    obj = loads(raw)
+                    record = parsed_record(number, raw)
                 except bad_json as exc:
                     pending = (number, raw, exc)
                     continue
-                if type(obj) is not dict:
-                    last = take(Record(number, None, not_object(obj))) or last
-                elif nests_deeper(obj, raw=raw):
-                    last = take(Record(number, None, too_deep())) or last
-                else:
-                    last = take(Record(number, obj, None, raw)) or last
+                last = take(record) or last
         except Truncated:
             # a compressed log cut short: the reader reports where it broke off
             if pending is not None:
