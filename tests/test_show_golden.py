@@ -25,7 +25,6 @@ import pytest
 from conftest import FIXTURES, ROOT, examples, log_files
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from rich.color import ColorSystem
 
 from msgcli.render.thread import ShowOptions
 from msgcli.render.view import View, console_for
@@ -72,6 +71,22 @@ def _steady_terminal(monkeypatch):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("TERM", "xterm-256color")
     monkeypatch.chdir(ROOT)
+
+
+@pytest.fixture(autouse=True)
+def _styles_drawn_afresh():
+    """rich keeps the colour codes of a style on the style object, made for the first console
+    that drew it, and shares its styles across the process; a test before this one that drew
+    for a terminal of 16 colours would give these renderings its codes. Each test starts
+    from styles no console has drawn."""
+    from rich.default_styles import DEFAULT_STYLES
+    from rich.style import Style
+
+    for style in DEFAULT_STYLES.values():
+        style._ansi = None
+    Style.parse.cache_clear()
+    Style._add.cache_clear()
+    Style.normalize.cache_clear()
 
 
 def render(path: str, mode: str) -> str:
@@ -241,10 +256,28 @@ def test_lines_wrap_where_rich_wraps_them(line, width):
 
 def test_a_console_of_another_colour_system_before_changes_nothing():
     """rich keeps the codes of a style for the first console that drew it; a view drawn for
-    a 16-colour terminal first must not give a 256-colour one its colours."""
+    a 16-colour terminal first must not give a 256-colour one its colours. (In a process of
+    its own: what it leaves in rich's shared styles would reach the tests after it.)"""
+    import subprocess
+    import sys
+
     path = "fixtures/events/agentscope-java/hitl.jsonl"
-    out = io.StringIO()
-    console = console_for(out, colour=True, width=100)
-    console._color_system = ColorSystem.STANDARD  # (as on a terminal of 16 colours)
-    View(console, ShowOptions()).run([path], None)
-    assert _digest(render(path, "colour-100")) == _stored_digests()["colour-100"][path]
+    script = f"""
+import io, sys
+sys.path.insert(0, "tests")
+from rich.color import ColorSystem
+from msgcli.render.thread import ShowOptions
+from msgcli.render.view import View, console_for
+from test_show_golden import _digest, render
+out = io.StringIO()
+console = console_for(out, colour=True, width=100)
+console._color_system = ColorSystem.STANDARD  # (as on a terminal of 16 colours)
+View(console, ShowOptions()).run([{path!r}], None)
+print(_digest(render({path!r}, "colour-100")))
+"""
+    env = {k: v for k, v in os.environ.items() if k not in ("COLORTERM", "NO_COLOR", "FORCE_COLOR")}
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == _stored_digests()["colour-100"][path]
