@@ -28,7 +28,7 @@ from .checks import CrossChecks, check_message, digest
 from .detect import Detector
 from .dialects import EVENT, MESSAGE, Dialect, get_dialect
 from .findings import ERROR, WARNING, FileReport, FileSummary, Finding, Severity
-from .guard import RECORD_DEPTH
+from .guard import RECORD_DEPTH, nests_deeper
 from .inputs import suffix_list
 from .reader import ReadError, read_records, source_name
 from .records import Truncated, collector_paused, line_problem, parsed_record, take_over
@@ -49,6 +49,10 @@ __all__ = [
     "unusable",
     "validate_file",
 ]
+
+#: the shortest JSON text that can nest past the depth limit is longer than this (each level
+#: opens a bracket and closes it)
+_NESTS_PAST = 2 * RECORD_DEPTH + 1
 
 #: ``sink(path, line, message)``: a message rebuilt from an event log
 MessageSink = Callable[[str, int, dict], None]
@@ -243,10 +247,9 @@ class FileCheck(_Findings):
         # set once the file turns out to be a message log (see _settle)
         self.cross: CrossChecks | _DigestRecorder | Any
         self.schema: CompiledSchema
-        #: the dialect's typed path, ``(decode, digest)`` (see ``Dialect.typed_messages``),
-        #: once the file has come to it
-        self.typed: tuple[Callable[[bytes], Any], Callable[[Any], Any]] | None = None
-        self.typed_ready = False
+        #: a message log's lean loop, once its dialect is known: makes the function that
+        #: takes one numbered JSONL line in its common case (see :meth:`_lean_loop`)
+        self.lean: Callable[[], Callable[[int, bytes], bool]] | None = None
 
     def run(self, records: Iterator[Any]) -> None:
         until = self.until
@@ -277,16 +280,15 @@ class FileCheck(_Findings):
                     break  # a message log where an event log is wanted: nothing more to learn
                 self._check_message(obj, recovered=problem is not None)
                 if (
-                    self.typed_ready
+                    self.lean is not None
                     and record.raw
                     and self.summary.records >= self.typed_after
                     and not self.budget.limit
                 ):
-                    # a message log with a typed path: the rest of its lines in its own loop
-                    assert self.dialect is not None
-                    self.typed = self.dialect.typed_messages()
-                    self.typed_ready = False
-                    record = take_over(records, self._typed_loop)
+                    # a message log with a lean loop: the rest of its lines in that loop
+                    step = self.lean()
+                    self.lean = None
+                    record = take_over(records, functools.partial(self._lean_loop, step))
                     if record is not None:  # (not JSONL: the records go on as they were)
                         self.take(record)
             elif kind == EVENT:
@@ -358,12 +360,13 @@ class FileCheck(_Findings):
                 self._check_message = (  # type: ignore[method-assign]
                     lambda obj, recovered: own.check(self.line, obj, recovered)
                 )
+                if not self.events_only:
+                    self.lean = functools.partial(self._own_step, own)
                 return
             self.cross = self._cross_checks(dialect)
             self.schema = compiled(f"{dialect.name}/message")
-            self.typed_ready = (
-                dialect.typed is not None and not self.events_only and not self.detector.tentative
-            )
+            if dialect.typed is not None and not self.events_only and not self.detector.tentative:
+                self.lean = self._typed_step
 
     def _cross_checks(self, dialect: Dialect) -> Any:
         return CrossChecks(dialect, self.emit)
@@ -388,26 +391,23 @@ class FileCheck(_Findings):
                 self._check_event(record, obj)
         return record.line if counted else 0
 
-    def _typed_loop(self, lines: Iterator[tuple[int, bytes]]) -> int:
-        """Check the rest of a JSONL message log from its numbered lines: each line that
-        decodes into its dialect's types and that no record rule speaks on only feeds the
-        cross-record checks; any other goes the whole way (:meth:`take`). Returns how many
-        records it read."""
+    def _lean_loop(
+        self, step: Callable[[int, bytes], bool], lines: Iterator[tuple[int, bytes]]
+    ) -> int:
+        """Check the rest of a JSONL message log from its numbered lines: ``step`` takes each
+        line in its common case (a record no rule speaks on, or one its dialect's checker
+        takes from the parsed object) and says whether it did; any other line goes the whole
+        way (:meth:`take`). Returns how many records it read."""
         with collector_paused():
-            return self._typed_lines(lines)
+            return self._lean_lines(step, lines)
 
-    def _typed_lines(self, lines: Iterator[tuple[int, bytes]]) -> int:
-        import msgspec
+    def _lean_lines(
+        self, step: Callable[[int, bytes], bool], lines: Iterator[tuple[int, bytes]]
+    ) -> int:
         import orjson
 
-        assert self.typed is not None
-        decode, digest_of = self.typed
-        refused = (msgspec.ValidationError, RecursionError)
-        malformed = (msgspec.DecodeError, ValueError)  # (invalid UTF-8 too)
         bad_json = orjson.JSONDecodeError
-        feed = self.cross.feed_digest
         summary = self.summary
-        variants = self.variants
         take = self.take
         count = 0
         # a line that did not parse, held back as the reader holds it: it may be the last
@@ -418,27 +418,12 @@ class FileCheck(_Findings):
                 if pending is not None:
                     take(line_problem(*pending, last=False))
                     pending = None
-                try:
-                    value = decode(raw)
-                except refused:
-                    value = None
-                except malformed:
-                    if not raw.strip():
-                        continue
-                    value = None
-                if value is not None and (
-                    # (a line shorter than the depth limit cannot nest past it)
-                    len(raw) <= RECORD_DEPTH or raw.count(b"[") + raw.count(b"{") <= RECORD_DEPTH
-                ):
-                    fast = digest_of(value)
-                    if fast is not None:
-                        count += 1
-                        summary.records += 1
-                        variant, item = fast
-                        if variant is not None and variant not in variants:
-                            variants[variant] = None
-                        feed(number, item)
-                        continue
+                if step(number, raw):
+                    count += 1
+                    summary.records += 1
+                    continue
+                if not raw.strip():
+                    continue
                 count += 1
                 try:
                     take(parsed_record(number, raw))
@@ -452,6 +437,68 @@ class FileCheck(_Findings):
         if pending is not None:
             take(line_problem(*pending, last=True))
         return count
+
+    def _typed_step(self) -> Callable[[int, bytes], bool]:
+        """The lean step of a dialect's typed path: the line decoded into its types, and a
+        record no rule speaks on only feeds the checks across records."""
+        import msgspec
+
+        assert self.dialect is not None
+        decode, digest_of = self.dialect.typed_messages()
+        # a line the types refuse, that does not parse (invalid UTF-8 too), or nests too deep
+        refused = (msgspec.ValidationError, msgspec.DecodeError, ValueError, RecursionError)
+        feed = self.cross.feed_digest
+        variants = self.variants
+
+        def step(number: int, raw: bytes) -> bool:
+            try:
+                value = decode(raw)
+            except refused:
+                return False
+            if len(raw) > _NESTS_PAST and raw.count(b"[") + raw.count(b"{") > RECORD_DEPTH:
+                return False
+            fast = digest_of(value)
+            if fast is None:
+                return False
+            variant, item = fast
+            if variant is not None and variant not in variants:
+                variants[variant] = None
+            feed(number, item)
+            return True
+
+        return step
+
+    def _own_step(self, own: Any) -> Callable[[int, bytes], bool]:
+        """The lean step of a dialect with its own record checker (Claude Code sessions):
+        a line that parses into one of the file's records goes straight to the checker."""
+        import orjson
+
+        assert self.dialect is not None
+        loads = orjson.loads
+        bad_json = orjson.JSONDecodeError
+        classify = self.dialect.classify
+        check = own.check
+
+        def step(number: int, raw: bytes) -> bool:
+            try:
+                obj = loads(raw)
+            except bad_json:
+                return False
+            if (
+                type(obj) is not dict
+                or (
+                    len(raw) > _NESTS_PAST
+                    and raw.count(b"[") + raw.count(b"{") > RECORD_DEPTH
+                    and nests_deeper(obj)
+                )
+                or classify(obj) != MESSAGE
+            ):
+                return False
+            self.line = number
+            check(number, obj)
+            return True
+
+        return step
 
     def _check_event(self, record: Any, obj: dict) -> None:
         self.prepare(record.raw, obj, self.emit)

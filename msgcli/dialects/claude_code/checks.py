@@ -93,24 +93,18 @@ class SessionChecker:
         """The checks of one record; what the checks across records need of it goes to
         :meth:`feed_digest`, here or (a large file checked in parts) in the process that
         owns the file, in file order."""
-        emit = self.emit
         kind = obj.get("type")
         if type(kind) is not str:
             self._meta(line, obj, recovered)
             return
-        schema = self._schema_of(kind)
-        if schema is None and kind in OTHER_TYPES:
-            return
+        try:
+            schema = self.schemas[kind]
+        except KeyError:
+            schema = self._schema_of(kind)
         if schema is None:
-            emit(
-                "K001",
-                f"record type {short(kind)} is not one msgcli knows (a newer Claude Code?): "
-                "kept and counted",
-                "/type",
-            )
-            if kind and "uuid" in obj:
-                self._out(line, _digest(obj, kind))
+            self._unknown(line, obj, kind)
             return
+        emit = self.emit
         if recovered or not schema.is_valid(obj):
             for code, message, ptr in explain(schema, obj) or [
                 ("S001", f"the record does not match the {schema.name} schema", "")
@@ -134,12 +128,34 @@ class SessionChecker:
                     "/sessionId",
                 )
         if kind in GRAPH_TYPES:
-            self._record(obj, kind)
-            self._out(line, _digest(obj, kind))
+            if self.agent is not None or kind != "user":
+                self._record(obj, kind)
+            item = _digest(obj, kind)
         elif kind == "last-prompt":
             leaf = obj.get("leafUuid")
-            if type(leaf) is str:
-                self._out(line, (kind, None, (("/leafUuid", leaf),), None, None, (), (), None))
+            if type(leaf) is not str:
+                return
+            item = (kind, None, (("/leafUuid", leaf),), None, None, (), (), None)
+        else:
+            return
+        if self.digests is not None:
+            self.digests.append((line, item))
+        else:
+            self.feed_digest(line, item)
+
+    def _unknown(self, line: int, obj: dict, kind: str) -> None:
+        """A record of a type with no schema: one msgcli knows to have no rules, or an
+        unknown one (a newer Claude Code), said and kept."""
+        if kind in OTHER_TYPES:
+            return
+        self.emit(
+            "K001",
+            f"record type {short(kind)} is not one msgcli knows (a newer Claude Code?): "
+            "kept and counted",
+            "/type",
+        )
+        if kind and "uuid" in obj:
+            self._out(line, _digest(obj, kind))
 
     def _out(self, line: int, item: tuple) -> None:
         if self.digests is not None:
@@ -375,50 +391,54 @@ class SessionChecker:
 def _digest(obj: dict, kind: str) -> tuple:
     """What the checks across records need of a graph record: ``(kind, uuid, references,
     message id, response signature, tool calls, tool results, sourceToolAssistantUUID)``."""
-    uuid = obj.get("uuid")
+    get = obj.get
+    uuid = get("uuid")
     if type(uuid) is not str:
         uuid = None
-    refs: tuple = ()
-    parent = obj.get("parentUuid")
-    if type(parent) is str:
-        refs = (("/parentUuid", parent),)
-    logical = obj.get("logicalParentUuid")
+    parent = get("parentUuid")
+    refs: tuple = (("/parentUuid", parent),) if type(parent) is str else ()
+    logical = get("logicalParentUuid")
     if type(logical) is str:
         refs += (("/logicalParentUuid", logical),)
-    mid = sig = None
+    mid = sig = source = None
     calls: tuple = ()
     results: tuple = ()
-    source = None
-    message = obj.get("message")
-    content = message.get("content") if isinstance(message, dict) else None
-    if kind == "assistant" and isinstance(message, dict):
-        found = message.get("id")
-        if type(found) is str:
-            mid = found
-            sig = (
-                message.get("model"),
-                obj.get("requestId"),
-                message.get("usage"),
-                message.get("stop_reason"),
-            )
-            if isinstance(content, list):
-                calls = tuple(
-                    (b["id"], b.get("name"), i)
-                    for i, b in enumerate(content)
-                    if isinstance(b, dict)
-                    and b.get("type") == "tool_use"
-                    and type(b.get("id")) is str
+    if kind == "assistant" or kind == "user":
+        message = get("message")
+        if isinstance(message, dict):
+            content = message.get("content")
+            if kind == "assistant":
+                found = message.get("id")
+                if type(found) is str:
+                    mid = found
+                    sig = (
+                        message.get("model"),
+                        get("requestId"),
+                        message.get("usage"),
+                        message.get("stop_reason"),
+                    )
+                    if isinstance(content, list):
+                        calls = tuple(
+                            [
+                                (b["id"], b.get("name"), i)
+                                for i, b in enumerate(content)
+                                if isinstance(b, dict)
+                                and b.get("type") == "tool_use"
+                                and type(b.get("id")) is str
+                            ]
+                        )
+            elif isinstance(content, list):
+                results = tuple(
+                    [
+                        (b["tool_use_id"], i)
+                        for i, b in enumerate(content)
+                        if isinstance(b, dict)
+                        and b.get("type") == "tool_result"
+                        and type(b.get("tool_use_id")) is str
+                    ]
                 )
-    elif kind == "user" and isinstance(content, list):
-        results = tuple(
-            (b["tool_use_id"], i)
-            for i, b in enumerate(content)
-            if isinstance(b, dict)
-            and b.get("type") == "tool_result"
-            and type(b.get("tool_use_id")) is str
-        )
-        if results:
-            source = obj.get("sourceToolAssistantUUID")
+                if results:
+                    source = get("sourceToolAssistantUUID")
     return kind, uuid, refs, mid, sig, calls, results, source
 
 
