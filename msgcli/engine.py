@@ -555,6 +555,10 @@ class PartCheck(FileCheck):
     the file found in its first records; each message's digest is kept in ``digests``
     (in part order) for the owner's cross-record checks."""
 
+    #: a part goes on in its dialect's lean loop after its first record (the worker builds
+    #: the types once for all its parts)
+    typed_after = 1
+
     def __init__(self, name: str, options: Options, preset: Preset, digests: list):
         super().__init__(name, options, options.forced(), Budget(None))
         self.digests = digests

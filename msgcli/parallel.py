@@ -36,7 +36,7 @@ from .expect import settled
 from .findings import FileReport
 from .inputs import planned
 from .reader import ReadError, read_records
-from .records import BOM, GZIP_MAGIC, part_records
+from .records import BOM, GZIP_MAGIC, collector_paused, part_records
 from .remote import open_binary, size
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -114,7 +114,9 @@ def iter_file_reports_parallel(
 
     workers = min(options.jobs, len(tasks))
     # (a worker that dies, say killed for memory, fails the run: BrokenProcessPool, not a hang)
-    with ProcessPoolExecutor(workers, mp_context=_context()) as pool:
+    # (the cycle collector waits while the parts' results come in: they are many small
+    # tuples, and collecting as each is unpickled took longer than the checks across records)
+    with collector_paused(), ProcessPoolExecutor(workers, mp_context=_context()) as pool:
         if tracker is None:
             pool.submit(int).result()
         else:
@@ -313,7 +315,10 @@ def check_part(
         check.summary.readable = False
         check.emit("P009", f"cannot read: {exc.strerror or exc}")
     else:
-        check.run(part_records(data, first=start == 0))
+        # (the collector waits until the part's digests are handed over: collecting over
+        # them once the loop ends would scan every one of them again)
+        with collector_paused():
+            check.run(part_records(data, first=start == 0))
     report = check.report()
     findings = [(f.code, f.message, f.pointer, f.line) for f in report.findings]
     lines = data.count(b"\n") + (0 if not data or data.endswith(b"\n") else 1)
