@@ -162,17 +162,18 @@ class CrossChecks:
         "_last_time",
         "_message_ids",
         "_open",
-        "_parts",
         "_seen",
     )
 
     def __init__(self, dialect: Dialect, emit):
         self._dialect = dialect
         self._emit = emit
-        self._message_ids: dict[Any, int] = {}
-        # message key -> (sender, first block, unfinished, time) of each part seen (see
-        # Dialect.message_part); a set only for a message seen in more than one part
-        self._parts: dict[Any, Any] = {}
+        # message key -> where it was first seen, and the parts seen of it (see
+        # Dialect.message_part): its line (a message without parts); a part as
+        # ``(sender, first block, unfinished, time, line)``; or ``[line, set of parts]``
+        # for a message seen in more than one part (one dict, one value per message: a
+        # million messages are held in as little memory as it can)
+        self._message_ids: dict[Any, Any] = {}
         # call key -> (line first seen, tool name, id as written) of the latest call with it
         self._seen: dict[Any, tuple] = {}
         # call key -> [(line, path, name, state, id)] calls waiting for a result, oldest first
@@ -190,12 +191,15 @@ class CrossChecks:
         when = digest[2]
         if key is not None:
             ckey = _compact(key)
-            first = self._message_ids.setdefault(ckey, line)
-            part = (*digest[5], when) if len(digest) > 5 else None
-            if first == line:
-                if part is not None:
-                    self._parts[ckey] = part
-            elif not self._another_part(ckey, part):
+            ids = self._message_ids
+            seen = ids.get(ckey)
+            if seen is None:
+                ids[ckey] = _kept(digest[5], when, line) if len(digest) > 5 else line
+            elif (first := _first_line(seen)) == line:
+                # (records of one line: the messages of a JSON document written on one line)
+                if len(digest) > 5:
+                    ids[ckey] = _kept(digest[5], when, line)
+            elif not self._another_part(ckey, seen, digest, when):
                 self._emit(
                     "I001",
                     f"message id {short(digest[1])} was already used on line {first}",
@@ -225,24 +229,26 @@ class CrossChecks:
             else:
                 self._result(line, *item[1:])
 
-    def _another_part(self, ckey: Any, part: Any) -> bool:
-        """Whether a record with an id seen before is another part of that message: its
-        framework wrote the message in parts (the same sender; parts that start with
-        different blocks; split from a reply still going on, or copies of one message made
-        at one time), not the same record twice nor another message."""
-        if part is None:
+    def _another_part(self, ckey: Any, seen: Any, digest: tuple, when: Any) -> bool:
+        """Whether a record with an id seen before (``seen``: what is kept of it) is another
+        part of that message: its framework wrote the message in parts (the same sender;
+        parts that start with different blocks; split from a reply still going on, or
+        copies of one message made at one time), not the same record twice nor another
+        message."""
+        if len(digest) <= 5 or (type(seen) is int and seen < _PACKED):
             return False
-        seen = self._parts.get(ckey)
-        if seen is None:
-            return False
-        if type(seen) is not set:
-            seen = self._parts[ckey] = {seen}
-        who, first, _open, when = part
-        if any(s[1] == first for s in seen):
+        if type(seen) is list:
+            first_line, parts = seen
+        else:
+            *part, first_line = _unpacked(seen)
+            parts = {tuple(part)}
+        who, first, _open = digest[5]
+        if any(s[1] == first for s in parts):
             return False  # the same part again
-        if not any(s[0] == who and (s[2] or (when is not None and s[3] == when)) for s in seen):
+        if not any(s[0] == who and (s[2] or (when is not None and s[3] == when)) for s in parts):
             return False
-        seen.add(part)
+        parts.add((who, first, _open, when))
+        self._message_ids[ckey] = [first_line, parts]
         return True
 
     def _older(self, line: int, when: int, last: tuple[int, int]) -> None:
@@ -329,6 +335,56 @@ class CrossChecks:
                         pointer(path),
                         line=line,
                     )
+
+
+#: what is kept of a message part (see CrossChecks._message_ids) packed in one int: the
+#: line in the lowest 40 bits, then ``unfinished`` (1 bit), the first block and the sender
+#: (32 bits each), the time (62 bits), and a 1 above them all
+_LINE_BITS, _KEY_BITS, _TIME_BITS = 40, 32, 62
+_TOP = 2 * _KEY_BITS + _TIME_BITS
+_PACKED = 1 << (_LINE_BITS + 1 + _TOP)
+
+
+def _kept(part: tuple, when: Any, line: int) -> Any:
+    """A message part as it is kept: one int when its values fit (the common case, in a
+    quarter of the memory of a tuple of them), else ``(sender, first, unfinished, time,
+    line)``."""
+    who, first, unfinished = part
+    if (
+        type(who) is int
+        and type(first) is int
+        and type(when) is int
+        and type(unfinished) is bool
+        and 0 <= who < 1 << _KEY_BITS
+        and 0 <= first < 1 << _KEY_BITS
+        and 0 <= when < 1 << _TIME_BITS
+        and 0 <= line < 1 << _LINE_BITS
+    ):
+        high = 1 << _TOP | when << (2 * _KEY_BITS) | who << _KEY_BITS | first
+        return (high << 1 | unfinished) << _LINE_BITS | line
+    return (who, first, unfinished, when, line)
+
+
+def _unpacked(seen: Any) -> tuple:
+    """``(sender, first, unfinished, time, line)`` of a part kept by :func:`_kept`."""
+    if type(seen) is tuple:
+        return seen
+    line = seen & ((1 << _LINE_BITS) - 1)
+    rest = seen >> _LINE_BITS
+    unfinished = bool(rest & 1)
+    rest >>= 1
+    key_mask = (1 << _KEY_BITS) - 1
+    first = rest & key_mask
+    who = (rest >> _KEY_BITS) & key_mask
+    when = (rest >> (2 * _KEY_BITS)) & ((1 << _TIME_BITS) - 1)
+    return who, first, unfinished, when, line
+
+
+def _first_line(seen: Any) -> int:
+    """The line a message id was first seen on, from what is kept of it."""
+    if type(seen) is int:
+        return seen if seen < _PACKED else seen & ((1 << _LINE_BITS) - 1)
+    return seen[-1] if type(seen) is tuple else seen[0]
 
 
 def _compact(key: Any) -> Any:
