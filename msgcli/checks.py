@@ -11,7 +11,6 @@ given only when a finding belongs to another line than the current record.
 
 from __future__ import annotations
 
-import re
 from datetime import timedelta
 from typing import Any
 
@@ -35,7 +34,8 @@ TIME_TOLERANCE = timedelta(seconds=1)
 _TOLERANCE_US = TIME_TOLERANCE // timedelta(microseconds=1)
 #: ids of these forms are kept as numbers, about half the memory of the text
 _HEX_DIGITS = b"0123456789abcdef"
-_UUID_ID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+#: a UUID's text: lower-case hex digits, and its four dashes where they belong
+_UUID_TEXT = _HEX_DIGITS + b"-"
 
 
 def check_message(dialect: Dialect, msg: Message, obj: dict, emit) -> None:
@@ -398,7 +398,12 @@ def _compact(key: Any) -> Any:
         if 0 < len(key) <= 64 and key.isascii():
             if not key.encode().translate(None, _HEX_DIGITS):
                 return int("1" + key, 16)
-            if len(key) == 36 and _UUID_ID.fullmatch(key):
+            if (
+                len(key) == 36
+                and key[8] == key[13] == key[18] == key[23] == "-"
+                and key.count("-") == 4
+                and not key.encode().translate(None, _UUID_TEXT)
+            ):
                 return int("2" + key.replace("-", ""), 16)
     elif type(key) is int:
         return ("int", key)

@@ -7,12 +7,14 @@ not. Either way the same values come back, and the same findings follow.
 
 from __future__ import annotations
 
+import re
 import sys
+import uuid
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from msgcli.checks import _PACKED, CrossChecks, _first_line, _kept, _unpacked
+from msgcli.checks import _PACKED, CrossChecks, _compact, _first_line, _kept, _unpacked
 from msgcli.dialects import get_dialect
 
 KEYS = st.one_of(st.integers(-(2**40), 2**40), st.none(), st.text(max_size=3), st.booleans())
@@ -67,3 +69,27 @@ def test_parts_of_a_message_and_a_repeated_id_either_way():
     assert [a[0] for a, _ in _findings(other)] == ["I001"]
     # a time that does not pack (negative) is kept as a tuple, with the same findings
     assert [(a[0], k["line"]) for a, k in _findings(odd)] == [("I001", 3)]
+
+
+_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
+@given(
+    seed=st.integers(0, 2**128 - 1),
+    changes=st.lists(st.tuples(st.integers(0, 40), st.sampled_from("0af9-AGz\n١ ")), max_size=3),
+)
+def test_an_id_is_kept_as_a_number_exactly_when_it_is_hex_or_a_uuid(seed, changes):
+    text = list(str(uuid.UUID(int=seed)))
+    for at, char in changes:
+        if at < len(text):
+            text[at] = char
+        else:
+            text.append(char)
+    key = "".join(text)
+    compact = _compact(key)
+    if key and not key.strip("0123456789abcdef") and len(key) <= 64:
+        assert compact == int("1" + key, 16)
+    elif _UUID.fullmatch(key):
+        assert compact == int("2" + key.replace("-", ""), 16)
+    else:
+        assert compact == key
