@@ -8,7 +8,7 @@ nothing else, each of the type the schema asks for. Decoding checks the structur
 parses; :func:`digest` then asks what the types cannot say (the blocks a role may hold,
 the timestamp in Jackson's form and a real time, argument text that is a JSON object,
 usage totals) and answers the same digest :meth:`FastPath.fast_digest` gives the same
-record as a dict. Anything else (a line that does not decode, a hint or media block, the
+record as a dict. Anything else (a line that does not decode, a media block, the
 1.x shape, a record on which a rule could speak) takes the whole way (schema, rules,
 explanations) and gets the findings it always got.
 """
@@ -79,6 +79,12 @@ class _ToolResult(
     state: ResultState
 
 
+class _Hint(Struct, tag_field="type", tag="hint", forbid_unknown_fields=True, gc=False):
+    id: str | None
+    hint: str | None
+    source: str | None
+
+
 _Block = _Text | _Thinking | _ToolUse | _ToolResult
 
 
@@ -88,7 +94,7 @@ class Message(Struct, forbid_unknown_fields=True):
     id: str | None
     name: str | None
     role: Literal["USER", "ASSISTANT", "SYSTEM", "TOOL"]
-    content: list[_Block]
+    content: list[_Text | _Thinking | _Hint | _ToolUse | _ToolResult]
     metadata: dict[str, Any] | None
     timestamp: str
     usage: _Usage | None
@@ -181,7 +187,7 @@ def digest(msg: Message) -> tuple[str, tuple] | None:
                     empty = False
             continue
         empty = False
-        if kind is _Thinking:
+        if kind is _Thinking or kind is _Hint:
             continue
         bid = block.id
         if not bid:
