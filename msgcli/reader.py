@@ -404,6 +404,8 @@ def _opens_document(line: bytes) -> bool:
 
 #: how deep below the top a document's messages are looked for
 _DOCUMENT_DEPTH = 6
+#: the keys that hold a provider request body's conversation
+_REQUEST_KEYS = frozenset({"messages", "input"})
 
 
 def _read_document(first, rest) -> Iterator[Record]:
@@ -456,13 +458,30 @@ def document_messages(value: dict) -> list[tuple[str, dict]]:
         kind = classify(item)
         return kind is not None and kind[1] == MESSAGE
 
+    def is_request(item: dict) -> bool:
+        """A request body of a known API whose conversation holds messages only."""
+        if not is_message(item):
+            return False
+        for key in _REQUEST_KEYS.intersection(item):
+            held = item[key]
+            if isinstance(held, list) and not (
+                all(isinstance(child, dict) and is_message(child) for child in held)
+                and one_dialect(held)
+            ):
+                return False
+        return True
+
     def one_dialect(objects: list[dict]) -> bool:
         kinds = [classify(item) for item in objects if not is_plain(item)]
         return len({kind[0] for kind in kinds if kind is not None}) <= 1
 
     def walk(item: Any, pointer: str, depth: int) -> None:
         if isinstance(item, dict):
-            if depth < _DOCUMENT_DEPTH:
+            if depth and _REQUEST_KEYS.intersection(item) and is_request(item):
+                # a provider's request body kept in a document (a test harness's record of
+                # the call it made): one record, read as its API's, as a request.json is
+                found.append((pointer, item))
+            elif depth < _DOCUMENT_DEPTH:
                 for key, child in item.items():
                     if isinstance(child, (dict, list)):
                         walk(child, f"{pointer}/{_escape_key(key)}", depth + 1)

@@ -477,7 +477,8 @@ def test_a_whole_conversations_folder_validates_clean(api, run_cli, monkeypatch,
     """Every file of a recorded conversations folder (the streams, requests and answers of
     each turn) is read as what it is. The harness's own ``scenario.json`` keeps the SDK
     objects of earlier turns wrapped (``{"<SDK object>": ..., "to_dict": ...}``) next to plain
-    messages: such a list is no conversation of its own, and is not read as one."""
+    messages: such a list is no conversation of its own, and is not read as one; the request
+    body it keeps of a turn whose messages are all plain is read as that API's request."""
     folder = Path(__file__).parent.parent / "fixtures" / "provider-streams" / api / "conversations"
     monkeypatch.chdir(tmp_path)  # (the project's configuration excludes this folder)
     code, out = run_cli("validate", "--format", "json", str(folder))
@@ -488,5 +489,7 @@ def test_a_whole_conversations_folder_validates_clean(api, run_cli, monkeypatch,
     assert len(read) >= 40
     for file in read:
         assert file["errors"] == 0 and file["warnings"] == 0, file
-        if not file["path"].endswith("scenario.json"):
-            assert file["dialect"] == dialect, file
+        assert file["dialect"] == dialect, file
+    # each conversation's first turn at least: its request body holds plain messages only
+    firsts = {f["path"] for f in read if f["path"].endswith("turn-1/scenario.json")}
+    assert len(firsts) == len(list(folder.glob("*/turn-1/scenario.json"))) >= 3
