@@ -482,7 +482,7 @@ def test_a_session_checked_in_parts_gives_the_findings_of_one_pass(monkeypatch):
     from msgcli.dialects.claude_code import DIALECT
     from msgcli.pipeline import Options
 
-    monkeypatch.setattr(DIALECT, "splittable", True)  # off by default: see the dialect
+    assert DIALECT.splittable  # (a large session is cut into parts with -j 2 or more)
     path = FIXTURES / "invalid" / "claude-code" / "6645826f-2c30-4b72-b895-49259659e657.jsonl"
     single = validate_paths([path], Options(jobs=1))
     planned = []
