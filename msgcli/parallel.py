@@ -22,6 +22,7 @@ before it are done.
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 from collections import deque
@@ -114,9 +115,13 @@ def iter_file_reports_parallel(
 
     workers = min(options.jobs, len(tasks))
     # (a worker that dies, say killed for memory, fails the run: BrokenProcessPool, not a hang)
-    # (the cycle collector waits while the parts' results come in: they are many small
-    # tuples, and collecting as each is unpickled took longer than the checks across records)
-    with collector_paused(), ProcessPoolExecutor(workers, mp_context=_context()) as pool:
+    # (the cycle collector waits in this process while the parts' results come in: they are
+    # many small tuples, and collecting as each is unpickled took longer than the checks
+    # across records; a worker, forked meanwhile, collects as usual)
+    with (
+        collector_paused(),
+        ProcessPoolExecutor(workers, mp_context=_context(), initializer=gc.enable) as pool,
+    ):
         if tracker is None:
             pool.submit(int).result()
         else:
@@ -315,10 +320,7 @@ def check_part(
         check.summary.readable = False
         check.emit("P009", f"cannot read: {exc.strerror or exc}")
     else:
-        # (the collector waits until the part's digests are handed over: collecting over
-        # them once the loop ends would scan every one of them again)
-        with collector_paused():
-            check.run(part_records(data, first=start == 0))
+        check.run(part_records(data, first=start == 0))
     report = check.report()
     findings = [(f.code, f.message, f.pointer, f.line) for f in report.findings]
     lines = data.count(b"\n") + (0 if not data or data.endswith(b"\n") else 1)

@@ -165,10 +165,6 @@ def collector_paused() -> Iterator[None]:
         yield
     finally:
         if collecting:
-            # what the loop made goes to the oldest generation unscanned: the first young
-            # collection after the pause would otherwise walk every object it kept
-            gc.freeze()
-            gc.unfreeze()
             gc.enable()
 
 

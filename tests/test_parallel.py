@@ -195,3 +195,24 @@ def test_a_worker_that_dies_fails_the_run_and_does_not_hang(tmp_path):
     assert result.returncode == 2
     assert "BrokenProcessPool" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_workers_collect_cycles_while_the_owner_waits(monkeypatch):
+    """The owner of a run holds the cycle collector off while results come in; the workers
+    it forks meanwhile must not inherit that (each part's checking state is a cycle: a
+    worker that never collects grows by every part it checks)."""
+    import gc
+
+    real = parallel.validate_file
+
+    def marking(*args, **kwargs):
+        report = real(*args, **kwargs)
+        report.summary.variants = ["collecting" if gc.isenabled() else "not collecting"]
+        return report
+
+    monkeypatch.setattr(parallel, "validate_file", marking)
+    paths = [p for p in log_files(FIXTURES / "real" / "agentscope-py") if p.suffix == ".jsonl"]
+    reports = list(parallel.iter_file_reports_parallel(paths[:4], Options(jobs=2)))
+    assert len(reports) == 4
+    assert {v for r in reports for v in r.summary.variants} == {"collecting"}
+    assert gc.isenabled()  # and the owner collects again once the run is done
