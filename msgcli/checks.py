@@ -343,6 +343,9 @@ class CrossChecks:
 _LINE_BITS, _KEY_BITS, _TIME_BITS = 40, 32, 62
 _TOP = 2 * _KEY_BITS + _TIME_BITS
 _PACKED = 1 << (_LINE_BITS + 1 + _TOP)
+_HIGH = 1 << _TOP
+_KEY_LIMIT, _TIME_LIMIT, _LINE_LIMIT = 1 << _KEY_BITS, 1 << _TIME_BITS, 1 << _LINE_BITS
+_TIME_SHIFT = 2 * _KEY_BITS
 
 
 def _kept(part: tuple, when: Any, line: int) -> Any:
@@ -350,18 +353,23 @@ def _kept(part: tuple, when: Any, line: int) -> Any:
     quarter of the memory of a tuple of them), else ``(sender, first, unfinished, time,
     line)``."""
     who, first, unfinished = part
-    if (
-        type(who) is int
-        and type(first) is int
-        and type(when) is int
-        and type(unfinished) is bool
-        and 0 <= who < 1 << _KEY_BITS
-        and 0 <= first < 1 << _KEY_BITS
-        and 0 <= when < 1 << _TIME_BITS
-        and 0 <= line < 1 << _LINE_BITS
-    ):
-        high = 1 << _TOP | when << (2 * _KEY_BITS) | who << _KEY_BITS | first
-        return (high << 1 | unfinished) << _LINE_BITS | line
+    try:
+        fits = (
+            0 <= who < _KEY_LIMIT
+            and 0 <= first < _KEY_LIMIT
+            and 0 <= when < _TIME_LIMIT
+            and 0 <= line < _LINE_LIMIT
+            and (unfinished is True or unfinished is False)
+            and type(who) is int
+            and type(first) is int
+            and type(when) is int
+        )
+    except TypeError:  # (a value that is no number)
+        fits = False
+    if fits:
+        return ((_HIGH | when << _TIME_SHIFT | who << _KEY_BITS | first) << 1 | unfinished) << (
+            _LINE_BITS
+        ) | line
     return (who, first, unfinished, when, line)
 
 
