@@ -444,7 +444,9 @@ class FileCheck(_Findings):
         import msgspec
 
         assert self.dialect is not None
-        decode, digest_of = self.dialect.typed_messages()
+        typed = self.dialect.typed_messages()
+        assert typed is not None  # (a dialect with a typed path: see _settle)
+        decode, digest_of = typed
         # a line the types refuse, that does not parse (invalid UTF-8 too), or nests too deep
         refused = (msgspec.ValidationError, msgspec.DecodeError, ValueError, RecursionError)
         feed = self.cross.feed_digest
