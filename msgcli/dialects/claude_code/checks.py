@@ -261,13 +261,13 @@ class SessionChecker:
         current, first, seen_sig = self.response
         if mid != current:
             self.response = (mid, line, sig)
-        elif seen_sig != sig and _counts(seen_sig) != _counts(sig):
+        elif seen_sig != sig:
             what = [
                 name
                 for name, a, b in zip(
                     ("model", "requestId", "usage", "stop_reason"),
-                    _counts(seen_sig),
-                    _counts(sig),
+                    seen_sig,
+                    sig,
                     strict=True,
                 )
                 if a != b
@@ -411,10 +411,15 @@ def _digest(obj: dict, kind: str) -> tuple:
                 found = message.get("id")
                 if type(found) is str:
                     mid = found
+                    usage = message.get("usage")
+                    if isinstance(usage, dict):
+                        # (the four token counts: what must agree, and a small thing to send
+                        # between processes)
+                        usage = tuple([usage.get(k) for k in _TOKEN_KEYS])
                     sig = (
                         message.get("model"),
                         get("requestId"),
-                        message.get("usage"),
+                        usage,
                         message.get("stop_reason"),
                     )
                     if isinstance(content, list):
@@ -448,14 +453,6 @@ _TOKEN_KEYS = (
     "cache_read_input_tokens",
     "cache_creation_input_tokens",
 )
-
-
-def _counts(sig: tuple) -> tuple:
-    """A response signature with its usage as the four token counts (what must agree; a
-    release may add other keys to usage)."""
-    model, request, usage, stop = sig
-    counts = tuple(usage.get(k) for k in _TOKEN_KEYS) if isinstance(usage, dict) else usage
-    return model, request, counts, stop
 
 
 def _lines_with(path: str, needle: bytes):
