@@ -119,6 +119,9 @@ class LogReader:
         self.schema: Any = None
         self.assembler: Any = None
         self.records = 0
+        #: a message item holds only the message's id (``Dialect.message_id``), where a record
+        #: is one message: for a reader that needs the ids alone
+        self.ids_only = False
         #: the file holds no records (P008): why, as the reader says it; not an item, since
         #: an empty log reads as no messages
         self.empty: str | None = None
@@ -195,6 +198,10 @@ class LogReader:
                 assert self.dialect is not None
                 for line, joined in self.assembler.feed(record.line, obj):
                     yield Item(self.name, line, self.dialect.read(joined), joined)
+            elif self.ids_only and getattr(self.dialect, "read_in", None) is None:
+                assert self.dialect is not None
+                message = Message(self.dialect.name, id=self.dialect.message_id(obj))
+                yield Item(self.name, record.line, message, obj, where=record.where)
             else:
                 assert self.dialect is not None
                 for one, message in _read_in(self.dialect, obj):
