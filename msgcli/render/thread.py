@@ -24,11 +24,9 @@ from typing import Any
 from rich.cells import cell_len
 from rich.color import ColorSystem
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
-from rich.highlighter import JSONHighlighter
 from rich.measure import Measurement
 from rich.segment import Segment
 from rich.style import Style
-from rich.table import Table
 from rich.text import Span, Text
 
 from ..dialects import DIALECTS
@@ -92,7 +90,6 @@ STATE_STYLES = {
 _HOLD_LIMIT = 64
 #: result states that say more is coming (a progress report, a result run elsewhere)
 _NOT_FINAL = frozenset({"in_progress", "running"})
-_JSON = JSONHighlighter()
 
 
 @dataclass(slots=True)
@@ -383,17 +380,27 @@ def _flat(
         left = renderable.left  # type: ignore[union-attr]
         if width - left < 10:  # narrower than rich lets it be: cut as rich cuts it
             _segment_lines(console, lay_out(console, renderable, width, options), margin, out)
+            return
+        renderable = renderable.renderable  # type: ignore[union-attr]
+        kind = type(renderable)
+        width -= left
+        margin += " " * left
+        if kind is _Styled and not colour:  # (the most common block: a plain text)
+            _styled_lines(console, renderable.plain, width, options, margin, out)  # type: ignore[union-attr]
         else:
-            inner = renderable.renderable  # type: ignore[union-attr]
-            _flat(console, inner, width - left, options, margin + " " * left, colour, out)
+            _flat(console, renderable, width, options, margin, colour, out)
     elif kind is Group:
         for child in renderable.renderables:  # type: ignore[union-attr]
             _flat(console, child, width, options, margin, colour, out)
     elif kind is _Styled and not colour:
-        plain = renderable.plain  # type: ignore[union-attr]
-        if not shown_as_is(plain):
-            raise Unprintable
-        _plain_lines(console, plain, width, options, margin, out)
+        _styled_lines(console, renderable.plain, width, options, margin, out)  # type: ignore[union-attr]
+    elif kind is _Evolve and not colour:
+        lines = renderable.plain_lines(width)  # type: ignore[union-attr]
+        if lines is None:
+            table = renderable.table()  # type: ignore[union-attr]
+            _flat(console, table, width, options, margin, colour, out)
+        else:
+            out.extend([(margin + line).rstrip(" ") for line in lines])
     elif kind is Text or kind is _Styled:
         text: Text = renderable if kind is Text else renderable.text()  # type: ignore[union-attr,assignment]
         if not shown_as_is(text.plain):
@@ -413,6 +420,31 @@ def _flat(
                 if not segment.control and not shown_as_is(segment.text):
                     raise Unprintable
         _segment_lines(console, rendered, margin, out)
+
+
+def _styled_lines(
+    console: Console,
+    plain: str,
+    width: int,
+    options: ConsoleOptions,
+    margin: str,
+    out: list[str],
+) -> None:
+    """A :class:`_Styled` text's lines without colour (:func:`_plain_lines`), the text
+    checked first for what the console would escape (:class:`Unprintable`)."""
+    if _PLAIN_CELLS.issuperset(plain):
+        # printable characters one cell wide each, and newlines: nothing to escape, and
+        # each line is as long as it is wide
+        append = out.append
+        for line in plain.split("\n") if "\n" in plain else (plain,):
+            if len(line) <= width:
+                append((margin + line).rstrip(" "))
+            else:
+                out.extend([(margin + piece).rstrip(" ") for piece in wrap_single(line, width)])
+        return
+    if not shown_as_is(plain):
+        raise Unprintable
+    _plain_lines(console, plain, width, options, margin, out)
 
 
 def _plain_lines(
@@ -483,9 +515,12 @@ def expand_tabs(line: str, tab_size: int) -> str:
     return "".join(out)
 
 
-#: characters known to take one cell on the screen, and known not to
-_ONE_CELL: set[str] = set()
+#: characters known to take one cell on the screen (printable ASCII, and each other one
+#: measured so far), and known not to
+_ONE_CELL: set[str] = set(map(chr, range(0x20, 0x7F)))
 _NOT_ONE_CELL: set[str] = set()
+#: the printable ones of :data:`_ONE_CELL`, and the newline
+_PLAIN_CELLS: set[str] = {*_ONE_CELL, "\n"}
 
 
 def _single_cells(line: str) -> bool:
@@ -500,6 +535,8 @@ def _single_cells(line: str) -> bool:
             _NOT_ONE_CELL.add(char)
             return False
         _ONE_CELL.add(char)
+        if char.isprintable():
+            _PLAIN_CELLS.add(char)
     return True
 
 
@@ -747,8 +784,15 @@ def _json(value: Any, options: ShowOptions) -> _Styled | Text:
     if not options.styles:
         return shown
     text = shown.text()
-    _JSON.highlight(text)
+    _json_highlighter().highlight(text)
     return text
+
+
+@lru_cache(maxsize=1)
+def _json_highlighter() -> Any:
+    from rich.highlighter import JSONHighlighter
+
+    return JSONHighlighter()
 
 
 def _folded(label: str, body: str, style: str, options: ShowOptions) -> list[RenderableType]:
@@ -949,16 +993,65 @@ def human_size(size: int) -> str:
     return f"{size} B"
 
 
-def _evolve(block: EvolveResultBlock) -> RenderableType:
-    table = Table(title="evolve_result", title_style="bold", show_header=False, box=None)
-    table.add_column(style="dim")
-    table.add_column()
+def _evolve(block: EvolveResultBlock) -> _Evolve:
+    rows = []
     for key, value in block.fields.items():
         if key == "type":
             continue
         shown = value if isinstance(value, str) else json_text(value)
-        table.add_row(Text(visible(str(key))), Text(visible(_cut(shown, 400), multiline=True)))
-    return table
+        rows.append((visible(str(key)), visible(_cut(shown, 400), multiline=True)))
+    return _Evolve(rows)
+
+
+_EVOLVE_TITLE = "evolve_result"
+
+
+class _Evolve:
+    """LoongFlow's ``evolve_result``: a table of its keys and values under a title, drawn by
+    rich's :class:`~rich.table.Table`; where no colour is drawn and each row is one line
+    of one-cell characters that fits, laid out directly as that table lays it out."""
+
+    __slots__ = ("rows",)
+
+    def __init__(self, rows: list[tuple[str, str]]):
+        #: (key, value), both shown with :func:`visible`
+        self.rows = rows
+
+    def table(self) -> Any:
+        from rich.table import Table
+
+        table = Table(title=_EVOLVE_TITLE, title_style="bold", show_header=False, box=None)
+        table.add_column(style="dim")
+        table.add_column()
+        for key, value in self.rows:
+            table.add_row(_shown(key).text(), _shown(value).text())
+        return table
+
+    def __rich__(self) -> Any:
+        return self.table()
+
+    def plain_lines(self, width: int) -> list[str] | None:
+        """The table's lines at ``width`` columns without colour, each ending at its last
+        visible character; None where rich must lay it out (a cell of several lines, of
+        characters other than printable one-cell ones, a table wider than ``width`` or
+        narrower than its title, no rows)."""
+        rows = self.rows
+        if not rows:
+            return None
+        for key, value in rows:
+            for cell in (key, value):
+                if not (cell.isprintable() and (cell.isascii() or _single_cells(cell))):
+                    return None  # (a newline or a tab is not printable)
+        # each column as wide as its widest cell, with a space either side (rich's
+        # padding); no border
+        keys = max(len(key) for key, _ in rows)
+        values = max(len(value) for _, value in rows)
+        table_width = keys + values + 4
+        if table_width > width or table_width < len(_EVOLVE_TITLE):
+            return None
+        out = [" " * ((table_width - len(_EVOLVE_TITLE)) // 2) + _EVOLVE_TITLE]
+        out.extend(f" {key}{' ' * (keys - len(key))}  {value}".rstrip(" ") for key, value in rows)
+        return out
 
 
 def footer_parts(msg: Message, show: Callable[[Any], str]) -> list[str]:
