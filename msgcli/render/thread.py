@@ -460,12 +460,17 @@ def _plain_lines(
     append = out.append
     tab_size = console.tab_size or 8
     for line in plain.split("\n") if "\n" in plain else (plain,):
-        if line.isprintable() and (line.isascii() or _single_cells(line)):
-            # (the most common line: one cell a character, no tab)
-            if len(line) <= width:
+        if line.isprintable():  # (no tab: as wrap_plain lays it out, each thing asked once)
+            if line.isascii() or _single_cells(line):
+                if len(line) <= width:
+                    append((margin + line).rstrip(" "))
+                    continue
+                pieces: list[str] | None = wrap_single(line, width)
+            elif cell_len(line) <= width:
                 append((margin + line).rstrip(" "))
                 continue
-            pieces: list[str] | None = wrap_single(line, width)
+            else:
+                pieces = None
         else:
             pieces = wrap_plain(line, width, tab_size)
         if pieces is None:
@@ -690,12 +695,8 @@ def message_header(msg: Message, item: Item, options: ShowOptions) -> Text:
 
 def _header(msg: Message, item: Item, options: ShowOptions) -> _Styled:
     role = str(msg.role) if msg.role is not None else "?"
-    pieces: list[tuple[str, str | None]] = [
-        (f" {visible(role.upper())} ", ROLE_STYLES.get(role.lower(), "bold white on magenta"))
-    ]
-    if msg.name is not None:
-        pieces.append((" ", None))
-        pieces.append((visible(str(msg.name)), name_style(msg.name)))
+    name = msg.name
+    pieces = list(_sender(role, None if name is None else str(name)))
     if msg.timestamp:
         pieces.append((f"  {visible(str(msg.timestamp))}", "dim"))
     if msg.id:
@@ -704,6 +705,18 @@ def _header(msg: Message, item: Item, options: ShowOptions) -> _Styled:
     if item.where:
         pieces.append((f"  at {visible(item.where)}", "dim"))
     return _assembled(pieces)
+
+
+@lru_cache(maxsize=1024)
+def _sender(role: str, name: str | None) -> tuple[tuple[str, str | None], ...]:
+    """The pieces of a header that say who speaks: the role, and the name (if any)."""
+    pieces: list[tuple[str, str | None]] = [
+        (f" {visible(role.upper())} ", ROLE_STYLES.get(role.lower(), "bold white on magenta"))
+    ]
+    if name is not None:
+        pieces.append((" ", None))
+        pieces.append((visible(name), name_style(name)))
+    return tuple(pieces)
 
 
 def _assembled(pieces: list[tuple[str, str | None]], style: str = "") -> _Styled:
