@@ -65,7 +65,8 @@ class _DeepRecursion:
             sys.setrecursionlimit(_DEEP)
 
     def __exit__(self, *exc: object) -> None:
-        sys.setrecursionlimit(self.limit)
+        if sys.getrecursionlimit() != self.limit:
+            sys.setrecursionlimit(self.limit)
 
 
 def nests_deeper(value: Any, limit: int = RECORD_DEPTH, raw: bytes | None = None) -> bool:

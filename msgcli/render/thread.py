@@ -231,7 +231,7 @@ def _render_unit(unit: Unit, options: ShowOptions) -> RenderableType:
     for block in msg.content:
         if isinstance(block, ToolResultBlock) and call_key(block.id) in calls:
             continue  # shown under its call
-        parts.extend(_indent(r) for r in _block(block, options, standalone=True))
+        parts.extend([_Indented(r, 2) for r in _block(block, options, standalone=True)])
         if isinstance(block, ToolCallBlock):
             answers: list[tuple[ToolResultBlock, Item | None]] = []
             cid = call_key(block.id)
@@ -239,7 +239,7 @@ def _render_unit(unit: Unit, options: ShowOptions) -> RenderableType:
                 answers.append((inline.pop(cid), None))
             answers.extend(unit.results.get(cid, ()))
             for result, source in answers:
-                parts.extend(_indent(r, 4) for r in _result(result, source, options))
+                parts.extend([_Indented(r, 4) for r in _result(result, source, options)])
     structured = msg.fields.get("structured_output")
     if structured is not None:
         # what the reply returned for the structured model (AgentScope Python)
@@ -432,7 +432,11 @@ def _styled_lines(
 ) -> None:
     """A :class:`_Styled` text's lines without colour (:func:`_plain_lines`), the text
     checked first for what the console would escape (:class:`Unprintable`)."""
-    if _PLAIN_CELLS.issuperset(plain):
+    if plain.isascii():  # (answered without reading the text)
+        simple = (plain.replace("\n", " ") if "\n" in plain else plain).isprintable()
+    else:
+        simple = _PLAIN_CELLS.issuperset(plain)
+    if simple:
         # printable characters one cell wide each, and newlines: nothing to escape, and
         # each line is as long as it is wide
         append = out.append
@@ -965,11 +969,11 @@ def _result(
     if isinstance(output, list):
         for inner in output:
             if isinstance(inner, TextBlock) and not options.markdown:
-                out.extend(_indent(r) for r in _result_text(inner.text, options))
+                out.extend([_Indented(r, 2) for r in _result_text(inner.text, options)])
             else:
-                out.extend(_indent(r) for r in _block(inner, options))
+                out.extend([_Indented(r, 2) for r in _block(inner, options)])
     elif output is not None and output != "":
-        out.extend(_indent(r) for r in _result_text(output, options))
+        out.extend([_Indented(r, 2) for r in _result_text(output, options)])
     return out
 
 
@@ -1100,20 +1104,21 @@ def footer_parts(msg: Message, show: Callable[[Any], str]) -> list[str]:
 
 
 def _footer(msg: Message) -> _Styled | None:
-    parts = footer_parts(msg, lambda value: visible(str(value)))
-    error = msg.fields.get("error")
-    bits = [
-        (text, "bold red" if i == len(parts) - 1 and isinstance(error, dict) else "dim")
-        for i, text in enumerate(parts)
-    ]
-    if not bits:
+    parts = footer_parts(msg, _visible_str)
+    if not parts:
         return None
     pieces: list[tuple[str, str | None]] = []
-    for i, (text, style) in enumerate(bits):
-        if i:
+    for text in parts:
+        if pieces:
             pieces.append(("  ", None))
-        pieces.append((text, style))
+        pieces.append((text, "dim"))
+    if isinstance(msg.fields.get("error"), dict):
+        pieces[-1] = (parts[-1], "bold red")  # (the error, the last part)
     return _assembled(pieces)
+
+
+def _visible_str(value: Any) -> str:
+    return visible(str(value))
 
 
 def without_nested(sources: Iterable[tuple[str, Any, str]]) -> list[tuple[str, Any, str]]:

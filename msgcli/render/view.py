@@ -172,9 +172,10 @@ def _write(console: Console, text: str, flush: bool = True) -> None:
     the file's buffer."""
     try:
         with console._lock:
-            console.file.write(text)
+            file = console.file
+            file.write(text)
             if flush:
-                console.file.flush()
+                file.flush()
     except BrokenPipeError:
         console.on_broken_pipe()
 
@@ -446,6 +447,7 @@ class View:
                     for item in log
                     if item.message is not None and item.message.id
                 ]
+                ids.extend([str(i) for i in log.ids if i])
         except (ReadError, OSError):
             return None
         return short_ids(ids)
