@@ -73,7 +73,7 @@ def nests_deeper(value: Any, limit: int = RECORD_DEPTH, raw: bytes | None = None
     """Whether ``value`` nests more than ``limit`` levels (a scalar is level 0). ``raw``,
     its JSON text, answers at C speed for the common record: it cannot nest deeper than it
     has brackets."""
-    if raw is not None and raw.count(b"[") + raw.count(b"{") <= limit:
+    if raw is not None and (len(raw) <= limit or raw.count(b"[") + raw.count(b"{") <= limit):
         return False
     stack = [(value, 1)]
     while stack:
