@@ -54,6 +54,8 @@ def visible(text: str, *, multiline: bool = False) -> str:
 
     With ``multiline=True``, line separators become newlines and tabs are kept.
     """
+    if text.isprintable():
+        return text  # (no control, separator or tab: nothing to change, either way)
     if multiline:
         if _CHANGED_MULTILINE.search(text) is None:
             return text  # (the most common text: one scan)

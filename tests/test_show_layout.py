@@ -212,3 +212,17 @@ def test_texts_are_made_visible_and_split_as_the_rule_says(text):
     # the rule: every line separator a newline, then every other control an escape
     joined = "\n".join(breaks.split(text))
     assert visible(text, multiline=True) == textsafe._CONTROL.sub(textsafe._escape, joined)
+
+
+def test_no_printable_character_is_changed_by_the_rule():
+    """``visible`` gives a printable text back as it is, unread: every character the rule
+    escapes or breaks at is one Python counts as not printable."""
+    from msgcli import textsafe
+
+    patterns = (textsafe._CONTROL_AND_BREAKS, textsafe._CHANGED_MULTILINE, textsafe._BREAK)
+    changed = [
+        c
+        for c in map(chr, range(0x110000))
+        if c.isprintable() and any(p.search(c) for p in patterns)
+    ]
+    assert changed == []
