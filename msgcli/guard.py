@@ -22,8 +22,6 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import orjson
@@ -50,23 +48,32 @@ _DEEP = 20_000
 _INT_LOW, _INT_HIGH = -(2**63), 2**64
 
 
-@contextmanager
-def deep_recursion() -> Iterator[None]:
-    """Room for recursing through the deepest JSON a record may hold."""
-    limit = sys.getrecursionlimit()
-    if limit < _DEEP:
-        sys.setrecursionlimit(_DEEP)
-    try:
-        yield
-    finally:
-        sys.setrecursionlimit(limit)
+def deep_recursion() -> _DeepRecursion:
+    """Room for recursing through the deepest JSON a record may hold (a context manager)."""
+    return _DeepRecursion()
+
+
+class _DeepRecursion:
+    """The recursion limit raised to :data:`_DEEP` inside, set back to what it was after.
+    (A class rather than a generator: it is entered for every message ``show`` prints.)"""
+
+    __slots__ = ("limit",)
+
+    def __enter__(self) -> None:
+        self.limit = limit = sys.getrecursionlimit()
+        if limit < _DEEP:
+            sys.setrecursionlimit(_DEEP)
+
+    def __exit__(self, *exc: object) -> None:
+        if sys.getrecursionlimit() != self.limit:
+            sys.setrecursionlimit(self.limit)
 
 
 def nests_deeper(value: Any, limit: int = RECORD_DEPTH, raw: bytes | None = None) -> bool:
     """Whether ``value`` nests more than ``limit`` levels (a scalar is level 0). ``raw``,
     its JSON text, answers at C speed for the common record: it cannot nest deeper than it
     has brackets."""
-    if raw is not None and raw.count(b"[") + raw.count(b"{") <= limit:
+    if raw is not None and (len(raw) <= limit or raw.count(b"[") + raw.count(b"{") <= limit):
         return False
     stack = [(value, 1)]
     while stack:

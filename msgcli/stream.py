@@ -19,10 +19,11 @@ from pathlib import Path
 from typing import IO, Any
 
 from .detect import READ, Detector
-from .dialects import EVENT, Dialect, get_dialect
+from .dialects import EVENT, MESSAGE, Dialect, get_dialect
 from .findings import ERROR
 from .model import Message
 from .reader import read_records, source_name
+from .records import line_problem, take_over
 from .rules import RULES
 
 __all__ = [
@@ -119,6 +120,14 @@ class LogReader:
         self.schema: Any = None
         self.assembler: Any = None
         self.records = 0
+        #: a message item holds only the message's id (``Dialect.message_id``), where a record
+        #: is one message: for a reader that needs the ids alone. Past the first message of a
+        #: JSONL message log, the rest of the ids are read in a loop of their own into
+        #: :attr:`ids`, with no item made for them
+        self.ids_only = False
+        self.ids: list[Any] = []
+        #: a loop that asks to read the rest of the lines itself (see ``take_over``)
+        self._take: Callable[[Iterator[tuple[int, bytes]]], int] | None = None
         #: the file holds no records (P008): why, as the reader says it; not an item, since
         #: an empty log reads as no messages
         self.empty: str | None = None
@@ -142,7 +151,7 @@ class LogReader:
         every record (a live view redraws what is still being built:
         :meth:`open_messages`)."""
         pending = self._pending
-        for record in read_records(source):
+        for record in self._records(source):
             if on_record is not None and record.line > 1:
                 on_record()
             problem = record.problem
@@ -195,6 +204,12 @@ class LogReader:
                 assert self.dialect is not None
                 for line, joined in self.assembler.feed(record.line, obj):
                     yield Item(self.name, line, self.dialect.read(joined), joined)
+            elif self.ids_only and getattr(self.dialect, "read_in", None) is None:
+                assert self.dialect is not None
+                message = Message(self.dialect.name, id=self.dialect.message_id(obj))
+                yield Item(self.name, record.line, message, obj, where=record.where)
+                if record.raw and on_record is None and not self.redact:
+                    self._take = self._id_lines  # (the rest of a JSONL log: ids alone)
             else:
                 assert self.dialect is not None
                 for one, message in _read_in(self.dialect, obj):
@@ -207,6 +222,57 @@ class LogReader:
             self.replayer.finish(self.replayer.line)
             while pending:
                 yield pending.popleft()
+
+    def _records(self, source: Any) -> Iterator[Any]:
+        """The records of the log; after a record, a loop set in :attr:`_take` reads the rest
+        of the lines of a JSONL input itself, and the records after it (if any) follow."""
+        records = read_records(source)
+        for record in records:
+            yield record
+            if self._take is not None:
+                reader, self._take = self._take, None
+                following = take_over(records, reader)
+                if following is not None:
+                    yield following
+
+    def _id_lines(self, lines: Iterator[tuple[int, bytes]]) -> int:
+        """The ids of the messages on the rest of a JSONL message log's lines, into
+        :attr:`ids`: what the message items :meth:`items` makes of them with
+        :attr:`ids_only` would hold. A line that is no message of the log (a problem, a
+        record of another kind or dialect) gives none. Returns how many records it read."""
+        import orjson
+
+        from .guard import nests_deeper
+
+        loads = orjson.loads
+        bad_json = orjson.JSONDecodeError
+        ids = self.ids
+        count = 0
+        for number, raw in lines:
+            try:
+                obj = loads(raw)
+            except bad_json as exc:
+                if not raw.strip():
+                    continue
+                obj = line_problem(number, raw, exc, last=False).obj  # (what can be recovered)
+                if obj is None:
+                    count += 1
+                    continue
+            else:
+                if type(obj) is not dict or nests_deeper(obj, raw=raw):
+                    count += 1
+                    continue
+            count += 1
+            self.records += 1
+            if self._kind_of(obj, number) != MESSAGE:
+                continue  # (not the log's, or an event in a message log: no message)
+            dialect = self.dialect
+            assert dialect is not None
+            if getattr(dialect, "read_in", None) is None:
+                ids.append(dialect.message_id(obj))
+            else:
+                ids.extend(message.id for _, message in _read_in(dialect, obj))
+        return count
 
     def open_messages(self) -> list[Message]:
         """What an event log's replay is still building, in the neutral model."""

@@ -32,6 +32,8 @@ _BREAK = re.compile("\r\n|[\n\u2028\u2029\x85]")
 # lone surrogates
 _OTHER = "\x00-\x08\x0b-\x1f\x7f-\x84\x86-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff"
 _CONTROL = re.compile(f"[{_OTHER}]")
+# the line separators but newline (a CR LF starts with one of them)
+_OTHER_BREAKS = re.compile("[\r\x85\u2028\u2029]")
 _CONTROL_AND_BREAKS = re.compile(f"[{_OTHER}\t\n\x85\u2028\u2029]")
 # what visible(..., multiline=True) changes: a control, a line break other than a newline
 _CHANGED_MULTILINE = re.compile(f"[{_OTHER}\x85\u2028\u2029]")
@@ -52,7 +54,11 @@ def visible(text: str, *, multiline: bool = False) -> str:
 
     With ``multiline=True``, line separators become newlines and tabs are kept.
     """
+    if text.isprintable():
+        return text  # (no control, separator or tab: nothing to change, either way)
     if multiline:
+        if _CHANGED_MULTILINE.search(text) is None:
+            return text  # (the most common text: one scan)
         if _BREAK.search(text):
             text = "\n".join(_BREAK.split(text))
         if not _CONTROL.search(text):
@@ -71,6 +77,8 @@ def shown_as_is(text: str) -> bool:
 
 def lines(text: str) -> list[str]:
     """``text`` split at its line separators (the same ones :func:`visible` breaks at)."""
+    if _OTHER_BREAKS.search(text) is None:
+        return text.split("\n")
     return _BREAK.split(text)
 
 

@@ -125,9 +125,18 @@ def says_nothing(check: Callable[..., None], *args: Any) -> bool:
     return True
 
 
+#: each tuple of known keys :func:`other_keys` was given, as a set
+_KNOWN_SETS: dict[Any, frozenset[str]] = {}
+
+
 def other_keys(obj: dict, known: tuple[str, ...] | frozenset[str]) -> dict[str, Any]:
     """The keys of ``obj`` that are not ``known``, with their values, in their order."""
-    return {k: v for k, v in obj.items() if k not in known}
+    keys = _KNOWN_SETS.get(known)
+    if keys is None:
+        keys = _KNOWN_SETS[known] = frozenset(known)
+    if obj.keys() <= keys:
+        return {}
+    return {k: v for k, v in obj.items() if k not in keys}
 
 
 def session_of(msg: Message) -> Any:
@@ -248,6 +257,11 @@ class Dialect:
 
     def read(self, obj: dict) -> Message:
         raise NotImplementedError
+
+    def message_id(self, obj: dict) -> Any:
+        """The id :meth:`read` gives the message of this record, for a reader that needs the
+        ids alone (``show``'s short ids). Default: the record read whole."""
+        return self.read(obj).id
 
     def write(self, msg: Message) -> dict:
         """One neutral message as a record of this dialect (a dialect whose records are

@@ -24,13 +24,12 @@ from typing import Any
 from rich.cells import cell_len
 from rich.color import ColorSystem
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
-from rich.highlighter import JSONHighlighter
 from rich.measure import Measurement
 from rich.segment import Segment
 from rich.style import Style
-from rich.table import Table
 from rich.text import Span, Text
 
+from ..dialects import DIALECTS
 from ..guard import deep_recursion, json_text
 from ..model import (
     DataBlock,
@@ -91,7 +90,6 @@ STATE_STYLES = {
 _HOLD_LIMIT = 64
 #: result states that say more is coming (a progress report, a result run elsewhere)
 _NOT_FINAL = frozenset({"in_progress", "running"})
-_JSON = JSONHighlighter()
 
 
 @dataclass(slots=True)
@@ -224,7 +222,7 @@ def render_unit(unit: Unit, options: ShowOptions) -> RenderableType:
 def _render_unit(unit: Unit, options: ShowOptions) -> RenderableType:
     msg = unit.item.message
     assert msg is not None
-    parts: list[RenderableType] = [message_header(msg, unit.item, options)]
+    parts: list[RenderableType] = [_header(msg, unit.item, options)]
     mark = msg.metadata.get(MARK_KEY) if isinstance(msg.metadata, dict) else None
     if isinstance(mark, dict):
         parts.append(_indent(_mark_line(mark)))
@@ -233,7 +231,7 @@ def _render_unit(unit: Unit, options: ShowOptions) -> RenderableType:
     for block in msg.content:
         if isinstance(block, ToolResultBlock) and call_key(block.id) in calls:
             continue  # shown under its call
-        parts.extend(_indent(r) for r in _block(block, options, standalone=True))
+        parts.extend([_Indented(r, 2) for r in _block(block, options, standalone=True)])
         if isinstance(block, ToolCallBlock):
             answers: list[tuple[ToolResultBlock, Item | None]] = []
             cid = call_key(block.id)
@@ -241,17 +239,17 @@ def _render_unit(unit: Unit, options: ShowOptions) -> RenderableType:
                 answers.append((inline.pop(cid), None))
             answers.extend(unit.results.get(cid, ()))
             for result, source in answers:
-                parts.extend(_indent(r, 4) for r in _result(result, source, options))
+                parts.extend([_Indented(r, 4) for r in _result(result, source, options)])
     structured = msg.fields.get("structured_output")
     if structured is not None:
         # what the reply returned for the structured model (AgentScope Python)
-        parts.append(_indent(Text("structured output", style="bold")))
+        parts.append(_indent(_Styled("structured output", "bold")))
         parts.append(_indent(_json(structured, options), 4))
     footer = _footer(msg)
     if footer is not None:
         parts.append(_indent(footer))
     if options.metadata and msg.metadata:
-        parts.append(_indent(Text("metadata", style="dim")))
+        parts.append(_indent(_Styled("metadata", "dim")))
         parts.append(_indent(_json(msg.metadata, options), 4))
     return Group(*parts)
 
@@ -309,6 +307,9 @@ def lay_out(
         for child in renderable.renderables:  # type: ignore[union-attr]
             out.extend(lay_out(console, child, width, options))
         return out
+    if kind is _Styled:
+        text = renderable.text()  # type: ignore[union-attr]
+        return _text_lines(console, text, width, options)
     if kind is Text:
         return _text_lines(console, renderable, width, options)  # type: ignore[arg-type]
     return console.render_lines(renderable, options.update_width(width), pad=False)
@@ -379,14 +380,29 @@ def _flat(
         left = renderable.left  # type: ignore[union-attr]
         if width - left < 10:  # narrower than rich lets it be: cut as rich cuts it
             _segment_lines(console, lay_out(console, renderable, width, options), margin, out)
+            return
+        renderable = renderable.renderable  # type: ignore[union-attr]
+        kind = type(renderable)
+        width -= left
+        margin += " " * left
+        if kind is _Styled and not colour:  # (the most common block: a plain text)
+            _styled_lines(console, renderable.plain, width, options, margin, out)  # type: ignore[union-attr]
         else:
-            inner = renderable.renderable  # type: ignore[union-attr]
-            _flat(console, inner, width - left, options, margin + " " * left, colour, out)
+            _flat(console, renderable, width, options, margin, colour, out)
     elif kind is Group:
         for child in renderable.renderables:  # type: ignore[union-attr]
             _flat(console, child, width, options, margin, colour, out)
-    elif kind is Text:
-        text: Text = renderable  # type: ignore[assignment]
+    elif kind is _Styled and not colour:
+        _styled_lines(console, renderable.plain, width, options, margin, out)  # type: ignore[union-attr]
+    elif kind is _Evolve and not colour:
+        lines = renderable.plain_lines(width)  # type: ignore[union-attr]
+        if lines is None:
+            table = renderable.table()  # type: ignore[union-attr]
+            _flat(console, table, width, options, margin, colour, out)
+        else:
+            out.extend([(margin + line).rstrip(" ") for line in lines])
+    elif kind is Text or kind is _Styled:
+        text: Text = renderable if kind is Text else renderable.text()  # type: ignore[union-attr,assignment]
         if not shown_as_is(text.plain):
             raise Unprintable
         if colour:
@@ -396,18 +412,7 @@ def _flat(
         if text.justify or text.overflow or text.no_wrap or text.end != "\n" or text.tab_size:
             _segment_lines(console, _text_lines(console, text, width, options), margin, out)
             return
-        tab_size = console.tab_size or 8
-        for line in plain.split("\n"):
-            pieces = wrap_plain(line, width, tab_size)
-            if pieces is None:
-                wrapped = console.render_lines(
-                    Text(expand_tabs(line, tab_size)), options.update_width(width), pad=False
-                )
-                _segment_lines(console, wrapped, margin, out)
-            elif margin:
-                out.extend([(margin + piece).rstrip(" ") for piece in pieces])
-            else:
-                out.extend([piece.rstrip(" ") for piece in pieces])
+        _plain_lines(console, plain, width, options, margin, out)
     else:
         rendered = console.render_lines(renderable, options.update_width(width), pad=False)
         for segments in rendered:
@@ -415,6 +420,70 @@ def _flat(
                 if not segment.control and not shown_as_is(segment.text):
                     raise Unprintable
         _segment_lines(console, rendered, margin, out)
+
+
+def _styled_lines(
+    console: Console,
+    plain: str,
+    width: int,
+    options: ConsoleOptions,
+    margin: str,
+    out: list[str],
+) -> None:
+    """A :class:`_Styled` text's lines without colour (:func:`_plain_lines`), the text
+    checked first for what the console would escape (:class:`Unprintable`)."""
+    if plain.isascii():  # (answered without reading the text)
+        simple = (plain.replace("\n", " ") if "\n" in plain else plain).isprintable()
+    else:
+        simple = _PLAIN_CELLS.issuperset(plain)
+    if simple:
+        # printable characters one cell wide each, and newlines: nothing to escape, and
+        # each line is as long as it is wide
+        append = out.append
+        for line in plain.split("\n") if "\n" in plain else (plain,):
+            if len(line) <= width:
+                append((margin + line).rstrip(" "))
+            else:
+                out.extend([(margin + piece).rstrip(" ") for piece in wrap_single(line, width)])
+        return
+    if not shown_as_is(plain):
+        raise Unprintable
+    _plain_lines(console, plain, width, options, margin, out)
+
+
+def _plain_lines(
+    console: Console,
+    plain: str,
+    width: int,
+    options: ConsoleOptions,
+    margin: str,
+    out: list[str],
+) -> None:
+    """A text of no style (nor justification, overflow or tab size of its own) laid out at
+    ``width`` columns without colour, as plain strings after ``margin``."""
+    append = out.append
+    tab_size = console.tab_size or 8
+    for line in plain.split("\n") if "\n" in plain else (plain,):
+        if line.isprintable():  # (no tab: as wrap_plain lays it out, each thing asked once)
+            if line.isascii() or _single_cells(line):
+                if len(line) <= width:
+                    append((margin + line).rstrip(" "))
+                    continue
+                pieces: list[str] | None = wrap_single(line, width)
+            elif cell_len(line) <= width:
+                append((margin + line).rstrip(" "))
+                continue
+            else:
+                pieces = None
+        else:
+            pieces = wrap_plain(line, width, tab_size)
+        if pieces is None:
+            wrapped = console.render_lines(
+                Text(expand_tabs(line, tab_size)), options.update_width(width), pad=False
+            )
+            _segment_lines(console, wrapped, margin, out)
+        else:
+            out.extend([(margin + piece).rstrip(" ") for piece in pieces])
 
 
 _WORD_AT = re.compile(r"( *[^ ]+) *")  # a word (group 1) and the spaces after it
@@ -455,9 +524,29 @@ def expand_tabs(line: str, tab_size: int) -> str:
     return "".join(out)
 
 
+#: characters known to take one cell on the screen (printable ASCII, and each other one
+#: measured so far), and known not to
+_ONE_CELL: set[str] = set(map(chr, range(0x20, 0x7F)))
+_NOT_ONE_CELL: set[str] = set()
+#: the printable ones of :data:`_ONE_CELL`, and the newline
+_PLAIN_CELLS: set[str] = {*_ONE_CELL, "\n"}
+
+
 def _single_cells(line: str) -> bool:
-    """Whether every character of ``line`` takes one cell on the screen."""
-    return all(cell_len(c) == 1 for c in set(line))
+    """Whether every character of ``line`` takes one cell on the screen (each character
+    measured by rich once per process)."""
+    if _ONE_CELL.issuperset(line):
+        return True
+    for char in set(line) - _ONE_CELL:
+        if char in _NOT_ONE_CELL:
+            return False
+        if cell_len(char) != 1:
+            _NOT_ONE_CELL.add(char)
+            return False
+        _ONE_CELL.add(char)
+        if char.isprintable():
+            _PLAIN_CELLS.add(char)
+    return True
 
 
 def wrap_single(line: str, width: int) -> list[str]:
@@ -584,22 +673,34 @@ def short_ids(ids: list[str], minimum: int = SHORT_ID) -> dict[str, str]:
     ordered = sorted(set(ids))
     need = dict.fromkeys(ordered, minimum)
     for a, b in pairwise(ordered):
-        common = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), None)
-        if common is None:  # one starts with the other
-            common = min(len(a), len(b))
+        common = _common_prefix(a, b)
         need[a] = max(need[a], common + 1)
         need[b] = max(need[b], common + 1)
     return {i: i[:n] for i, n in need.items()}
 
 
+def _common_prefix(a: str, b: str) -> int:
+    """How many characters ``a`` and ``b`` start with in common (found by halving)."""
+    same, differ = 0, min(len(a), len(b))
+    if a[:differ] == b[:differ]:
+        return differ
+    while differ - same > 1:  # a[:same] == b[:same], a[:differ] != b[:differ]
+        middle = (same + differ) // 2
+        if a[:middle] == b[:middle]:
+            same = middle
+        else:
+            differ = middle
+    return same
+
+
 def message_header(msg: Message, item: Item, options: ShowOptions) -> Text:
+    return _header(msg, item, options).text()
+
+
+def _header(msg: Message, item: Item, options: ShowOptions) -> _Styled:
     role = str(msg.role) if msg.role is not None else "?"
-    pieces: list[tuple[str, str | None]] = [
-        (f" {visible(role.upper())} ", ROLE_STYLES.get(role.lower(), "bold white on magenta"))
-    ]
-    if msg.name is not None:
-        pieces.append((" ", None))
-        pieces.append((visible(str(msg.name)), name_style(msg.name)))
+    name = msg.name
+    pieces = list(_sender(role, None if name is None else str(name)))
     if msg.timestamp:
         pieces.append((f"  {visible(str(msg.timestamp))}", "dim"))
     if msg.id:
@@ -610,21 +711,60 @@ def message_header(msg: Message, item: Item, options: ShowOptions) -> Text:
     return _assembled(pieces)
 
 
-def _assembled(pieces: list[tuple[str, str | None]]) -> Text:
-    """The text ``Text.append`` makes of these pieces (text, style) one after the other, made
-    at once (the pieces are shown with :func:`visible`: no control character to strip)."""
-    spans = []
-    offset = 0
-    for piece, style in pieces:
-        if piece and style:
-            spans.append(Span(offset, offset + len(piece), style))
-        offset += len(piece)
-    text = _shown("".join([piece for piece, _ in pieces]))
-    text._spans = spans
-    return text
+@lru_cache(maxsize=1024)
+def _sender(role: str, name: str | None) -> tuple[tuple[str, str | None], ...]:
+    """The pieces of a header that say who speaks: the role, and the name (if any)."""
+    pieces: list[tuple[str, str | None]] = [
+        (f" {visible(role.upper())} ", ROLE_STYLES.get(role.lower(), "bold white on magenta"))
+    ]
+    if name is not None:
+        pieces.append((" ", None))
+        pieces.append((visible(name), name_style(name)))
+    return tuple(pieces)
 
 
-def _mark_line(mark: dict) -> Text:
+def _assembled(pieces: list[tuple[str, str | None]], style: str = "") -> _Styled:
+    """The text ``Text(style=style)`` and ``Text.append`` make of these pieces (text, style)
+    one after the other (the pieces are shown with :func:`visible`: no control character to
+    strip)."""
+    return _Styled("".join([piece for piece, _ in pieces]), style, pieces)
+
+
+class _Styled:
+    """A text of the view: ``plain`` (already passed through :func:`visible`, so it holds
+    none of the control codes rich strips) in ``style``, and the ``pieces`` (text, style) it
+    is made of, if any, each piece's style a span over it. Where no colour is drawn it is laid
+    out as plain text; rich draws it as the :class:`~rich.text.Text` it stands for."""
+
+    __slots__ = ("pieces", "plain", "style")
+
+    def __init__(
+        self, plain: str, style: str = "", pieces: list[tuple[str, str | None]] | None = None
+    ):
+        self.plain = plain
+        self.style = style
+        self.pieces = pieces
+
+    def text(self) -> Text:
+        """The rich text: what ``Text(plain, style=style)`` (and appending the pieces) makes."""
+        text = Text(style=self.style)
+        text._text = [self.plain]
+        text._length = len(self.plain)
+        if self.pieces:
+            spans = []
+            offset = 0
+            for piece, style in self.pieces:
+                if piece and style:
+                    spans.append(Span(offset, offset + len(piece), style))
+                offset += len(piece)
+            text._spans = spans
+        return text
+
+    def __rich__(self) -> Text:
+        return self.text()
+
+
+def _mark_line(mark: dict) -> _Styled:
     state = mark.get("state")
     opened = ", ".join(visible(str(x)) for x in listed(mark.get("open")))
     what = {
@@ -634,7 +774,7 @@ def _mark_line(mark: dict) -> Text:
     }.get(str(state), f"replay state {visible(str(state))}")
     if opened:
         what += f" (open: {opened})"
-    return Text(f"⚠ {what}", style="bold yellow")
+    return _Styled(f"⚠ {what}", "bold yellow")
 
 
 def _cut(text: str, limit: int) -> str:
@@ -643,36 +783,42 @@ def _cut(text: str, limit: int) -> str:
     return text
 
 
-def _shown(plain: str, style: str = "") -> Text:
+def _shown(plain: str, style: str = "") -> _Styled:
     """``Text(plain, style=style)`` for a text already passed through :func:`visible`: it
     holds none of the control codes rich strips, so rich's pass over it (slow on a long
     text that is not ASCII) is left out."""
-    text = Text(style=style)
-    text._text = [plain]
-    text._length = len(plain)
-    return text
+    return _Styled(plain, style)
 
 
-def _plain(value: Any, options: ShowOptions) -> Text:
+def _plain(value: Any, options: ShowOptions) -> _Styled:
     text = value if isinstance(value, str) else json_text(value)
-    return _shown(visible(_cut(text, options.max_chars), multiline=True))
+    return _Styled(visible(_cut(text, options.max_chars), multiline=True))
 
 
-def _json(value: Any, options: ShowOptions) -> Text:
+def _json(value: Any, options: ShowOptions) -> _Styled | Text:
     dumped = json_text(value, indent=True)
-    text = _shown(visible(_cut(dumped, options.max_chars), multiline=True))
-    if options.styles:
-        _JSON.highlight(text)
+    shown = _Styled(visible(_cut(dumped, options.max_chars), multiline=True))
+    if not options.styles:
+        return shown
+    text = shown.text()
+    _json_highlighter().highlight(text)
     return text
+
+
+@lru_cache(maxsize=1)
+def _json_highlighter() -> Any:
+    from rich.highlighter import JSONHighlighter
+
+    return JSONHighlighter()
 
 
 def _folded(label: str, body: str, style: str, options: ShowOptions) -> list[RenderableType]:
-    head = Text(label, style=f"{style} italic")
+    head = _Styled(label, f"{style} italic")
     whole = options.thinking == "full" or options.full
     text, more = _fold(body, options.fold_lines, whole, options)
     out: list[RenderableType] = [head, _indent(_shown(text, style))]
     if more:
-        out.append(_indent(Text(f"{more} (--thinking full)", style=style)))
+        out.append(_indent(_Styled(f"{more} (--thinking full)", style)))
     return out
 
 
@@ -691,7 +837,7 @@ def _result_text(value: Any, options: ShowOptions) -> list[RenderableType]:
     text, more = _fold(body, options.result_lines, options.full, options)
     out: list[RenderableType] = [_shown(text)]
     if more:
-        out.append(Text(f"{more} (--full)", style="dim"))
+        out.append(_Styled(f"{more} (--full)", "dim"))
     return out
 
 
@@ -730,7 +876,7 @@ def _block(block: Any, options: ShowOptions, standalone: bool = False) -> list[R
     if isinstance(block, DataBlock):
         return [media_line(block)]
     if isinstance(block, ValueBlock):
-        kind = Text(f"value ({visible(str(block.mime_type or 'json'))})", style="dim")
+        kind = _Styled(f"value ({visible(str(block.mime_type or 'json'))})", "dim")
         mime = (
             block.mime_type.split(";")[0].strip().lower()
             if isinstance(block.mime_type, str)
@@ -749,10 +895,10 @@ def _block(block: Any, options: ShowOptions, standalone: bool = False) -> list[R
         return [_evolve(block)]
     if isinstance(block, UnknownBlock):
         return [
-            Text(f"block of unknown type {visible(str(block.type))}", style="dim"),
+            _Styled(f"block of unknown type {visible(str(block.type))}", "dim"),
             _indent(_json(block.raw, options)),
         ]
-    return [Text(f"{visible(str(getattr(block, 'type', '?')))} block", style="dim")]
+    return [_Styled(f"{visible(str(getattr(block, 'type', '?')))} block", "dim")]
 
 
 def _pretty(value: Any) -> str:
@@ -778,18 +924,18 @@ def _list_hint(label: str, items: list, options: ShowOptions) -> list[Renderable
     out = (
         _folded(label, "\n\n".join(texts), "dim", options)
         if texts
-        else [Text(label, style="dim italic")]
+        else [_Styled(label, "dim italic")]
     )
     return out + media
 
 
 def _call(block: ToolCallBlock, options: ShowOptions) -> list[RenderableType]:
-    head = Text("→ ", style="bold")
-    head.append(visible(str(block.name)), style="bold")
+    pieces: list[tuple[str, str | None]] = [("→ ", None), (visible(str(block.name)), "bold")]
     if block.id is not None:
-        head.append(f"  {visible(str(block.id))}", style="dim")
+        pieces.append((f"  {visible(str(block.id))}", "dim"))
     if block.state:
-        head.append(f"  {visible(str(block.state))}", style="dim")
+        pieces.append((f"  {visible(str(block.state))}", "dim"))
+    head = _assembled(pieces, "bold")
     args: Any = block.arguments
     if not args and isinstance(block.input, str) and block.input.strip() not in ("", "{}"):
         args = None  # the argument text says more (a call cut off while it streamed)
@@ -807,31 +953,31 @@ def _result(
     block: ToolResultBlock, source: Item | None, options: ShowOptions, standalone: bool = False
 ) -> list[RenderableType]:
     state = str(block.state) if block.state is not None else "no state"
-    head = Text("← ", style="bold")
+    pieces: list[tuple[str, str | None]] = [("← ", None)]
     if standalone:
-        head.append(f"result of {visible(str(block.name))}", style="bold")
+        pieces.append((f"result of {visible(str(block.name))}", "bold"))
         if block.id is not None:
-            head.append(f"  {visible(str(block.id))}", style="dim")
-        head.append("  ")
-    head.append(visible(state), style=STATE_STYLES.get(state.lower(), "bold"))
+            pieces.append((f"  {visible(str(block.id))}", "dim"))
+        pieces.append(("  ", None))
+    pieces.append((visible(state), STATE_STYLES.get(state.lower(), "bold")))
     if source is not None:
         msg = source.message
         who = f" from {visible(str(msg.name))}" if msg is not None and msg.name else ""
-        head.append(f"  line {source.line}{who}", style="dim")
-    out: list[RenderableType] = [head]
+        pieces.append((f"  line {source.line}{who}", "dim"))
+    out: list[RenderableType] = [_assembled(pieces, "bold")]
     output = block.output
     if isinstance(output, list):
         for inner in output:
             if isinstance(inner, TextBlock) and not options.markdown:
-                out.extend(_indent(r) for r in _result_text(inner.text, options))
+                out.extend([_Indented(r, 2) for r in _result_text(inner.text, options)])
             else:
-                out.extend(_indent(r) for r in _block(inner, options))
+                out.extend([_Indented(r, 2) for r in _block(inner, options)])
     elif output is not None and output != "":
-        out.extend(_indent(r) for r in _result_text(output, options))
+        out.extend([_Indented(r, 2) for r in _result_text(output, options)])
     return out
 
 
-def media_line(block: DataBlock) -> Text:
+def media_line(block: DataBlock) -> _Styled:
     """``▣ image/png · 67 B · red-pixel.png``: never the base64 itself."""
     source = block.source
     kind = str(block.kind) if block.kind not in (None, "content", "data") else ""
@@ -844,12 +990,12 @@ def media_line(block: DataBlock) -> Text:
     if source is not None and source.kind == "url" and source.url:
         url = visible(str(source.url))
         parts.append(url if len(url) <= 120 else url[:119] + "…")
-    return Text("▣ " + (" · ".join(parts) or "data"), style="cyan")
+    return _Styled("▣ " + (" · ".join(parts) or "data"), "cyan")
 
 
 def decoded_size(data: str) -> int:
     """Bytes a base64 text decodes to (without decoding it)."""
-    body = re.sub(r"\s+", "", data)
+    body = "".join(data.split())  # (without its whitespace, as re's \s sees it)
     if not body:
         return 0
     padding = len(body) - len(body.rstrip("="))
@@ -864,16 +1010,65 @@ def human_size(size: int) -> str:
     return f"{size} B"
 
 
-def _evolve(block: EvolveResultBlock) -> RenderableType:
-    table = Table(title="evolve_result", title_style="bold", show_header=False, box=None)
-    table.add_column(style="dim")
-    table.add_column()
+def _evolve(block: EvolveResultBlock) -> _Evolve:
+    rows = []
     for key, value in block.fields.items():
         if key == "type":
             continue
         shown = value if isinstance(value, str) else json_text(value)
-        table.add_row(Text(visible(str(key))), Text(visible(_cut(shown, 400), multiline=True)))
-    return table
+        rows.append((visible(str(key)), visible(_cut(shown, 400), multiline=True)))
+    return _Evolve(rows)
+
+
+_EVOLVE_TITLE = "evolve_result"
+
+
+class _Evolve:
+    """LoongFlow's ``evolve_result``: a table of its keys and values under a title, drawn by
+    rich's :class:`~rich.table.Table`; where no colour is drawn and each row is one line
+    of one-cell characters that fits, laid out directly as that table lays it out."""
+
+    __slots__ = ("rows",)
+
+    def __init__(self, rows: list[tuple[str, str]]):
+        #: (key, value), both shown with :func:`visible`
+        self.rows = rows
+
+    def table(self) -> Any:
+        from rich.table import Table
+
+        table = Table(title=_EVOLVE_TITLE, title_style="bold", show_header=False, box=None)
+        table.add_column(style="dim")
+        table.add_column()
+        for key, value in self.rows:
+            table.add_row(_shown(key).text(), _shown(value).text())
+        return table
+
+    def __rich__(self) -> Any:
+        return self.table()
+
+    def plain_lines(self, width: int) -> list[str] | None:
+        """The table's lines at ``width`` columns without colour, each ending at its last
+        visible character; None where rich must lay it out (a cell of several lines, of
+        characters other than printable one-cell ones, a table wider than ``width`` or
+        narrower than its title, no rows)."""
+        rows = self.rows
+        if not rows:
+            return None
+        for key, value in rows:
+            for cell in (key, value):
+                if not (cell.isprintable() and (cell.isascii() or _single_cells(cell))):
+                    return None  # (a newline or a tab is not printable)
+        # each column as wide as its widest cell, with a space either side (rich's
+        # padding); no border
+        keys = max(len(key) for key, _ in rows)
+        values = max(len(value) for _, value in rows)
+        table_width = keys + values + 4
+        if table_width > width or table_width < len(_EVOLVE_TITLE):
+            return None
+        out = [" " * ((table_width - len(_EVOLVE_TITLE)) // 2) + _EVOLVE_TITLE]
+        out.extend(f" {key}{' ' * (keys - len(key))}  {value}".rstrip(" ") for key, value in rows)
+        return out
 
 
 def footer_parts(msg: Message, show: Callable[[Any], str]) -> list[str]:
@@ -896,8 +1091,6 @@ def footer_parts(msg: Message, show: Callable[[Any], str]) -> list[str]:
             bits.append("tokens " + " · ".join(counts))
         if isinstance(usage.time, (int, float)) and not isinstance(usage.time, bool):
             bits.append(f"{usage.time:g} s")
-    from ..dialects import DIALECTS
-
     dialect = DIALECTS.get(msg.dialect)
     reason = dialect.finish_reason(msg) if dialect is not None else None
     if reason:
@@ -910,21 +1103,22 @@ def footer_parts(msg: Message, show: Callable[[Any], str]) -> list[str]:
     return bits
 
 
-def _footer(msg: Message) -> Text | None:
-    parts = footer_parts(msg, lambda value: visible(str(value)))
-    error = msg.fields.get("error")
-    bits = [
-        (text, "bold red" if i == len(parts) - 1 and isinstance(error, dict) else "dim")
-        for i, text in enumerate(parts)
-    ]
-    if not bits:
+def _footer(msg: Message) -> _Styled | None:
+    parts = footer_parts(msg, _visible_str)
+    if not parts:
         return None
     pieces: list[tuple[str, str | None]] = []
-    for i, (text, style) in enumerate(bits):
-        if i:
+    for text in parts:
+        if pieces:
             pieces.append(("  ", None))
-        pieces.append((text, style))
+        pieces.append((text, "dim"))
+    if isinstance(msg.fields.get("error"), dict):
+        pieces[-1] = (parts[-1], "bold red")  # (the error, the last part)
     return _assembled(pieces)
+
+
+def _visible_str(value: Any) -> str:
+    return visible(str(value))
 
 
 def without_nested(sources: Iterable[tuple[str, Any, str]]) -> list[tuple[str, Any, str]]:

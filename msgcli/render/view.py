@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shlex
+import stat
 import subprocess
 import sys
 import time
@@ -18,6 +19,7 @@ from rich.rule import Rule
 from rich.segment import Segment
 from rich.text import Text
 
+from ..dialects import DIALECTS
 from ..engine import Options
 from ..filters import Filter, error_lines
 from ..guard import deep_recursion
@@ -146,32 +148,49 @@ class _Lines:
         return out
 
 
-def _writes_directly(console: Console) -> bool:
+def _writes_directly(console: Console, settled: bool = False) -> bool:
     """Whether what ``console.print`` writes can be written to the console's file directly:
     a :class:`SafeConsole` that neither records nor shows a live display (render hooks), nor
-    buffers, nor renders for Jupyter or a legacy Windows console."""
+    buffers, nor renders for Jupyter or a legacy Windows console. ``settled``: what does not
+    change over a console's life is known to hold (only the rest is asked)."""
     return (
-        type(console) is SafeConsole
-        and not console.record
-        and not console.quiet
-        and not console._render_hooks
-        and not console._buffer_index
-        and not console.is_jupyter
-        and not console.legacy_windows
-        and not (console.no_color and console.color_system is not None)
-        and sys.platform != "win32"
-    )
+        settled
+        or (
+            type(console) is SafeConsole
+            and not console.record
+            and not console.is_jupyter
+            and not console.legacy_windows
+            and not (console.no_color and console.color_system is not None)
+            and sys.platform != "win32"
+        )
+    ) and not (console.quiet or console._render_hooks or console._buffer_index)
 
 
-def _write(console: Console, text: str) -> None:
+def _write(console: Console, text: str, flush: bool = True) -> None:
     """Write and flush as the console does after each print (a reader who went away ends the
-    command as the console's ``on_broken_pipe`` says)."""
+    command as the console's ``on_broken_pipe`` says); ``flush=False``: leave the text to
+    the file's buffer."""
     try:
         with console._lock:
-            console.file.write(text)
-            console.file.flush()
+            file = console.file
+            file.write(text)
+            if flush:
+                file.flush()
     except BrokenPipeError:
         console.on_broken_pipe()
+
+
+def _read_later(file: Any) -> bool:
+    """Whether what is written to ``file`` is read only once it is all there, so it need not
+    be flushed as it is written: a regular file, or a device that is not a terminal (the
+    null device). A terminal, a pipe (a pager) or a stream of another kind is flushed after
+    every message."""
+    try:
+        fd = file.fileno()
+        mode = os.fstat(fd).st_mode
+    except (AttributeError, OSError, ValueError):
+        return False
+    return stat.S_ISREG(mode) or (stat.S_ISCHR(mode) and not os.isatty(fd))
 
 
 def pipe_closed() -> None:
@@ -240,8 +259,6 @@ class Filters(Filter):
 
 
 def _aside(msg: Any) -> bool:
-    from ..dialects import DIALECTS
-
     dialect = DIALECTS.get(msg.dialect)
     return dialect is not None and dialect.aside(msg)
 
@@ -297,6 +314,10 @@ class View:
         self.depth = 0
         #: the options a unit is printed with (made again when the width changes)
         self._options: ConsoleOptions | None = None
+        #: whether each message is flushed as it is written (see :func:`_read_later`)
+        self._flush = not _read_later(console.file)
+        #: whether the console is of a kind whose output may be written directly
+        self._direct = _writes_directly(console)
 
     def _emit(self, unit: Unit) -> None:
         if unit.item.message is not None:
@@ -337,7 +358,7 @@ class View:
                     highlight=None,
                 )
             options = self._options
-            if _writes_directly(console):
+            if self._direct and _writes_directly(console, settled=True):
                 try:
                     flat = flat_lines(console, renderable, width - left, options, " " * left)
                 except Unprintable:
@@ -346,7 +367,7 @@ class View:
                     if blank:
                         flat.append("")
                     flat.append("")
-                    _write(console, "\n".join(flat))
+                    _write(console, "\n".join(flat), self._flush)
                     return
             laid = lay_out(console, renderable, width - left, options)
             console.print(_Lines(laid, left), crop=False)
@@ -359,8 +380,6 @@ class View:
 
     def _nested(self, unit: Unit) -> None:
         """Show the logs the dialect nests under this message (a subagent's transcript)."""
-        from ..dialects import DIALECTS
-
         msg = unit.item.message
         assert msg is not None
         dialect = DIALECTS.get(msg.dialect)
@@ -412,6 +431,8 @@ class View:
         if self.tail is not None:
             for unit in self.tail:
                 self._print(unit)
+        if not self._flush:
+            _write(self.console, "")
         return 2 if self.unreadable else 0
 
     @staticmethod
@@ -419,11 +440,14 @@ class View:
         """The short id of each message in a file: a first reading, for the ids alone."""
         try:
             with deep_recursion():  # an id may nest as deep as the reader takes (msgcli.guard)
+                log = open_log(source, Options(dialect), name=name)
+                log.ids_only = True  # (the messages are not read whole)
                 ids = [
                     str(item.message.id)
-                    for item in open_log(source, Options(dialect), name=name)
+                    for item in log
                     if item.message is not None and item.message.id
                 ]
+                ids.extend([str(i) for i in log.ids if i])
         except (ReadError, OSError):
             return None
         return short_ids(ids)
@@ -444,6 +468,7 @@ class View:
             self._unreadable(path, exc.strerror or str(exc))
             return 2
         reader = LogReader(path, dialect, self.redact)
+        self._flush = True  # (each message as soon as it is complete)
         self.filters.reset()
         thread = Thread(self._emit, self.filters)
         try:

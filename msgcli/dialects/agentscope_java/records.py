@@ -526,6 +526,9 @@ class Records(Dialect):
                 msg.extra[key] = value
         return msg
 
+    def message_id(self, obj: Any) -> Any:
+        return obj.get("id") if isinstance(obj, dict) else None
+
     def write(self, msg: Message) -> dict:
         native = msg.dialect == NAME
         v2 = msg.variant != V1

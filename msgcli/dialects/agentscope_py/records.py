@@ -593,6 +593,9 @@ class Records(Dialect):
             return _read_v1(obj)
         return _read_v2(obj)
 
+    def message_id(self, obj: Any) -> Any:
+        return obj.get("id") if isinstance(obj, dict) else None
+
     def write(self, msg: Message) -> dict:
         if msg.variant == V1:
             return _write_v1(msg)

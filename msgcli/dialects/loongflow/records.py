@@ -523,6 +523,9 @@ class Records(Dialect):
         msg.extra = other_keys(obj, MESSAGE_KEYS)
         return msg
 
+    def message_id(self, obj: Any) -> Any:
+        return obj.get("id") if isinstance(obj, dict) else None
+
     def write(self, msg: Message) -> dict:
         out: dict[str, Any] = {}
         if msg.id is not None:
