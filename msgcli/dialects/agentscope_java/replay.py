@@ -1075,10 +1075,24 @@ def java_hash_order(obj: dict) -> dict:
     """
     if len(obj) < 2:
         return obj
-    size = 16
-    while len(obj) > size * 0.75:
-        size *= 2
-    return {key: obj[key] for key in sorted(obj, key=lambda k: _java_bucket(k, size))}
+    keys = tuple(obj)
+    order = _ORDERS.get(keys)
+    if order is None:
+        size = 16
+        while len(obj) > size * 0.75:
+            size *= 2
+        order = tuple(sorted(keys, key=lambda k: _java_bucket(k, size)))
+        # (the same argument names come again and again: their order is kept, for a
+        # bounded number of short key sets)
+        if sum(len(str(key)) for key in keys) <= 1024:
+            if len(_ORDERS) >= 4096:
+                _ORDERS.clear()
+            _ORDERS[keys] = order
+    return {key: obj[key] for key in order}
+
+
+#: the HashMap order of key sets seen (keys in insertion order -> in hash order)
+_ORDERS: dict[tuple, tuple] = {}
 
 
 def _java_bucket(key: Any, size: int) -> int:
@@ -1122,6 +1136,24 @@ def message_differences(reported: dict, rebuilt: dict) -> list[str]:
     if reported.get("name") != rebuilt.get("name"):
         _diff(reported.get("name"), rebuilt.get("name"), "/name", out)
     return out
+
+
+def same_message(reported: dict, rebuilt: dict) -> bool:
+    """Whether two messages have the same content as :func:`message_differences` compares
+    it, with their values of the same JSON types (so it finds no difference); ``False``
+    says nothing (they may still not differ there)."""
+    name = reported.get("name")
+    other = rebuilt.get("name")
+    if name != other or type(name) is not type(other):
+        return False
+    try:
+        return _sorted_json(_essence(reported)) == _sorted_json(_essence(rebuilt))
+    except TypeError:  # (nested deeper than orjson writes)
+        return False
+
+
+def _sorted_json(value: Any) -> bytes:
+    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
 
 
 def _essence(message: dict) -> list:
