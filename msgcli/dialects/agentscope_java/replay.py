@@ -225,8 +225,14 @@ class JavaReplayer(TypedReplay, Replayer):
         self.chunks: dict[Any, tuple[Any, list[dict]]] = {}
         # REQUIRE_* reply id -> {tool-call id: tool_use block}, waiting for a *_RESULT
         self.pending: dict[str, dict[str, dict]] = {}
+        #: whether a held message may have a tentative decision (``_Held.tentative``)
+        self.tentative = False
+        #: whether a held message may have been decided since the typed loop last looked
+        #: (see :mod:`.typed_events`): after any event the whole way
+        self.settle = True
 
     def feed(self, line: int, event: dict, valid: bool = True) -> None:
+        self.settle = True
         if "isLast" in event and "createdAt" not in event:
             self.line = line
             self.stats.events += 1
@@ -540,29 +546,31 @@ class JavaReplayer(TypedReplay, Replayer):
         usage: Any = None,
         mark_as: tuple[str, list[str]] | None = None,
     ) -> None:
-        del stream.calls[call.rid]
-        stream.ended_calls[call.rid] = line
+        rid = call.rid
+        del stream.calls[rid]
+        stream.ended_calls[rid] = line
+        tools = call.tools
         unparsed: set[str] = set()  # the calls whose argument text is no JSON object
         content = _content(call, cut=mark_as is not None, unparsed=unparsed)
-        for key, tool in call.tools.items():
-            if key in unparsed and not tool["open"]:
-                raw = "".join(tool["raw"])
-                self.emit(
-                    "E006",
-                    f"the arguments of tool call {short(tool['id'] or key)} "
-                    f"({short(tool['name'])}) are not a JSON object: {short(raw, 80)}; "
-                    "the engine keeps '{}'",
-                    "/toolCallId",
-                    line=tool["ended"] or line,
-                )
-            if tool["id"]:
-                stream.tool_ids.add(tool["id"])
+        if tools:
+            tool_ids = stream.tool_ids
+            for key, tool in tools.items():
+                if unparsed and key in unparsed and not tool["open"]:
+                    raw = "".join(tool["raw"])
+                    self.emit(
+                        "E006",
+                        f"the arguments of tool call {short(tool['id'] or key)} "
+                        f"({short(tool['name'])}) are not a JSON object: {short(raw, 80)}; "
+                        "the engine keeps '{}'",
+                        "/toolCallId",
+                        line=tool["ended"] or line,
+                    )
+                if tool["id"]:
+                    tool_ids.add(tool["id"])
         if not content and mark_as is None:
             return  # the engine persists no message without blocks
         metadata: dict = {}
-        if type(usage) is dict and any(
-            _positive(usage.get(k)) for k in ("inputTokens", "outputTokens", "cachedTokens", "time")
-        ):
+        if type(usage) is dict and _any_positive(usage):
             metadata["_chat_usage"] = usage
         else:
             usage = None
@@ -574,8 +582,10 @@ class JavaReplayer(TypedReplay, Replayer):
         message = self._message(call.rid, call.agent, "ASSISTANT", content, metadata, usage)
         stream.last_message = message
         stream.last_line = line
-        self._release(stream)
-        if mark_as is None and any(b["type"] == "tool_use" for b in content):
+        if stream.held is not None:
+            self._release(stream)
+        # (a tool_use block in the content for each of the call's tools)
+        if mark_as is None and tools:
             stream.held = _Held(line, message)
         else:
             self.write(line, message)
@@ -692,6 +702,7 @@ class JavaReplayer(TypedReplay, Replayer):
         if stream.held is not None and cid in stream.held.undecided:
             self._decide(stream, cid, "allowed")
             stream.held.tentative = cid
+            self.tentative = True
         return result
 
     def _tool_result(self, stream: AgentStream, event: dict) -> None:
@@ -1041,7 +1052,7 @@ def _content(call: ModelCall, cut: bool = True, unparsed: set[str] | None = None
         content.append({"type": "text", "text": text})
     for key, tool in call.tools.items():
         raw = "".join(tool["raw"])
-        parsed = _parse_object(raw)
+        parsed = _parse_object(raw) if raw else None
         if unparsed is not None and raw and parsed is None:
             unparsed.add(key)
         content.append(
@@ -1114,6 +1125,15 @@ def _spread(text: str) -> int:
 
 def _positive(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0
+
+
+def _any_positive(usage: dict) -> bool:
+    """Whether a ``ChatUsage`` counts anything (a token count or time above zero)."""
+    for key in ("inputTokens", "outputTokens", "cachedTokens", "time"):
+        value = usage.get(key)
+        if value is not None and _positive(value):
+            return True
+    return False
 
 
 def _parse_object(raw: str) -> dict | None:

@@ -18,6 +18,7 @@ message the one rebuilt.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
@@ -212,22 +213,17 @@ EVENTS = (
     Custom,
 )
 
-#: the digits of an ASCII text as 0, and the forms of an ``Instant`` the schema reads
-_SHAPE = bytes.maketrans(b"0123456789", b"0000000000")
-_INSTANTS = frozenset(
-    {
-        b"0000-00-00T00:00:00Z",
-        b"0000-00-00T00:00:00.000Z",
-        b"0000-00-00T00:00:00.000000Z",
-        b"0000-00-00T00:00:00.000000000Z",
-    }
-)
+#: the forms of an ``Instant`` the event schema reads (seconds, milli-, micro- or
+#: nanoseconds; ASCII digits only)
+_INSTANT = re.compile(
+    r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{3}(?:[0-9]{3}){0,2})?Z"
+).fullmatch
 _INT32 = (-(2**31), 2**31 - 1)
 
 
 def is_instant(stamp: str) -> bool:
     """Whether ``stamp`` is an ``Instant`` as the event schema reads it (its pattern)."""
-    return stamp.isascii() and stamp.encode().translate(_SHAPE) in _INSTANTS
+    return _INSTANT(stamp) is not None
 
 
 def _metadata(raw: Any) -> tuple[bool, Any]:
@@ -293,6 +289,7 @@ def typed_events(rp: JavaReplayer) -> tuple[Any, dict[type, FastPath]]:
     streams = rp.streams
     stats = rp.stats
     by_type = stats.by_type
+    instant = _INSTANT
 
     def before(stream: AgentStream, kind: str, cid: Any) -> None:
         """What ``apply`` does before the event's handler: the hints waiting in the stream
@@ -300,14 +297,17 @@ def typed_events(rp: JavaReplayer) -> tuple[Any, dict[type, FastPath]]:
         only while that result goes on."""
         if stream.hints and kind != "HINT_BLOCK":
             rp._write_hints(stream)
-        for other in streams.values():
-            held = other.held
-            if (
-                held is not None
-                and held.tentative is not None
-                and not (other is stream and kind in RESULT_GOES_ON and cid == held.tentative)
-            ):
-                held.tentative = None
+        if rp.tentative:
+            left = False
+            for other in streams.values():
+                held = other.held
+                if held is not None and held.tentative is not None:
+                    if other is stream and kind in RESULT_GOES_ON and cid == held.tentative:
+                        left = True
+                    else:
+                        held.tentative = None
+                        rp.settle = True
+            rp.tentative = left
 
     def after() -> None:
         """What ``apply`` does after the event's handler: a held message whose calls are
@@ -324,7 +324,7 @@ def typed_events(rp: JavaReplayer) -> tuple[Any, dict[type, FastPath]]:
 
         def fast(event: Any, line: int) -> bool:
             stamp = event.createdAt
-            if not (stamp.isascii() and stamp.encode().translate(_SHAPE) in _INSTANTS):
+            if instant(stamp) is None:
                 return False
             stream = streams.get(event.source)
             if stream is None:
@@ -353,10 +353,13 @@ def typed_events(rp: JavaReplayer) -> tuple[Any, dict[type, FastPath]]:
             by_type[kind] += 1
             if eid is not None:
                 stream.event_ids.add(eid)
-            for other in streams.values():
-                held = other.held
-                if held is not None and held.settled():
-                    rp._release(other)
+            if rp.settle:
+                # (a held message may have been decided by this event)
+                rp.settle = False
+                for other in streams.values():
+                    held = other.held
+                    if held is not None and held.settled():
+                        rp._release(other)
             return True
 
         return fast
@@ -388,7 +391,8 @@ def typed_events(rp: JavaReplayer) -> tuple[Any, dict[type, FastPath]]:
         if stream is None:
             stream = streams[source] = AgentStream(source)
         by_type["AGENT_START"] += 1
-        before(stream, "AGENT_START", None)
+        if stream.hints or rp.tentative:
+            before(stream, "AGENT_START", None)
         if stream.held is not None and stream.held.paused is None:
             rp._release(stream)
         stream.run = event.replyId or ""
@@ -408,7 +412,8 @@ def typed_events(rp: JavaReplayer) -> tuple[Any, dict[type, FastPath]]:
     def agent_end(stream: AgentStream, event: AgentEnd, line: int) -> bool:
         if stream.run is None or stream.calls or stream.results or not metadata_fine(event):
             return False  # E002, E015
-        before(stream, "AGENT_END", None)
+        if stream.hints or rp.tentative:
+            before(stream, "AGENT_END", None)
         stream.run = None
         if stream.held is not None and stream.held.paused is None:
             rp._release(stream)
@@ -451,7 +456,8 @@ def typed_events(rp: JavaReplayer) -> tuple[Any, dict[type, FastPath]]:
                     same_message(result, rebuilt) or not message_differences(result, rebuilt)
                 ):
                     return False  # E011
-        before(stream, "AGENT_RESULT", None)
+        if stream.hints or rp.tentative:
+            before(stream, "AGENT_RESULT", None)
         if result is not None:
             stats.finished_reasons[reason if type(reason) is str else short(reason, 40)] += 1
         return True
@@ -461,14 +467,14 @@ def typed_events(rp: JavaReplayer) -> tuple[Any, dict[type, FastPath]]:
         rid = "" if rid is None else rid
         if rid in stream.calls or not metadata_fine(event):
             return False  # E003
-        before(stream, "MODEL_CALL_START", None)
+        if stream.hints or rp.tentative:
+            before(stream, "MODEL_CALL_START", None)
         rp._release(stream)
         stream.calls[rid] = ModelCall(rid, stream.agent, line, stream.max_iters)
         return True
 
     def model_end(stream: AgentStream, event: ModelCallEnd, line: int) -> bool:
-        rid = event.replyId
-        call = None if rid is None else stream.calls.get(rid)
+        call = stream.calls.get(event.replyId)
         if call is None or call.open_text or call.open_thinking:
             return False  # E002, E015
         for tool in call.tools.values():
@@ -479,40 +485,57 @@ def typed_events(rp: JavaReplayer) -> tuple[Any, dict[type, FastPath]]:
         fine, usage = _usage(event.usage)
         if not fine or not metadata_fine(event):
             return False
-        before(stream, "MODEL_CALL_END", None)
+        if stream.hints or rp.tentative:
+            before(stream, "MODEL_CALL_END", None)
         rp._finalise(stream, call, line, usage=usage)
         return True
 
     def text(kind: str, thinking: bool, part: str) -> Body:
-        def apply(stream: AgentStream, event: Any, line: int) -> bool:
-            rid = event.replyId
-            call = None if rid is None else stream.calls.get(rid)
+        if part == "delta":
+
+            def delta(stream: AgentStream, event: Any, line: int) -> bool:
+                call = stream.calls.get(event.replyId)
+                if call is None:
+                    return False  # E001, E004
+                if not (call.open_thinking if thinking else call.open_text):
+                    return False  # E002
+                if event.metadata is not _UNSET and not _metadata(event.metadata)[0]:
+                    return False
+                if stream.hints or rp.tentative:
+                    before(stream, kind, None)
+                text = event.delta
+                if text is not None:
+                    (call.thinking if thinking else call.text).append(text)
+                return True
+
+            return delta
+
+        starts = part == "start"
+
+        def bound(stream: AgentStream, event: Any, line: int) -> bool:
+            call = stream.calls.get(event.replyId)
             if call is None:
                 return False  # E001, E004
             opened = call.open_thinking if thinking else call.open_text
-            if (not opened) if part != "start" else opened:
-                return False  # E002, E003
+            if opened if starts else not opened:
+                return False  # E003, E002
             if event.metadata is not _UNSET and not _metadata(event.metadata)[0]:
                 return False
-            before(stream, kind, None)
-            if part == "delta":
-                delta = event.delta
-                if delta is not None:
-                    (call.thinking if thinking else call.text).append(delta)
+            if stream.hints or rp.tentative:
+                before(stream, kind, None)
+            opened = line if starts else 0
+            if thinking:
+                call.open_thinking = opened
             else:
-                opened = line if part == "start" else 0
-                if thinking:
-                    call.open_thinking = opened
-                else:
-                    call.open_text = opened
+                call.open_text = opened
             return True
 
-        return apply
+        return bound
 
     def tool_call(kind: str) -> Body:
         def apply(stream: AgentStream, event: Any, line: int) -> bool:
-            rid = event.replyId
-            call = None if rid is None else stream.calls.get(rid)
+            # (a model call's key is text: a null reply id finds none)
+            call = stream.calls.get(event.replyId)
             if call is None:
                 return False  # E001, E004
             cid = event.toolCallId or ""
@@ -535,7 +558,8 @@ def typed_events(rp: JavaReplayer) -> tuple[Any, dict[type, FastPath]]:
                 return False  # E002
             if event.metadata is not _UNSET and not _metadata(event.metadata)[0]:
                 return False
-            before(stream, kind, event.toolCallId)
+            if stream.hints or rp.tentative:
+                before(stream, kind, event.toolCallId)
             if tool is None:
                 tool = call.tools[key] = new_tool(cid, name if real else None)
             elif real:
@@ -564,13 +588,16 @@ def typed_events(rp: JavaReplayer) -> tuple[Any, dict[type, FastPath]]:
         fine, metadata = _metadata(event.metadata)
         if not fine:
             return False
-        before(stream, "TOOL_RESULT_START", event.toolCallId)
+        if stream.hints or rp.tentative:
+            before(stream, "TOOL_RESULT_START", event.toolCallId)
         result = ToolResult(event.replyId or "", cid, event.toolCallName, line, metadata)
         stream.results[cid] = result
+        rp.settle = True
         held = stream.held
         if held is not None and cid in held.undecided:
             rp._decide(stream, cid, "allowed")
             held.tentative = cid
+            rp.tentative = True
         return True
 
     def result_text(stream: AgentStream, event: ResultText, line: int) -> bool:
@@ -578,7 +605,8 @@ def typed_events(rp: JavaReplayer) -> tuple[Any, dict[type, FastPath]]:
         result = None if cid is None else stream.results.get(cid)
         if result is None or not metadata_fine(event):
             return False  # E002
-        before(stream, "TOOL_RESULT_TEXT_DELTA", cid)
+        if stream.hints or rp.tentative:
+            before(stream, "TOOL_RESULT_TEXT_DELTA", cid)
         delta = event.delta
         if delta is not None:
             output = result.output
@@ -596,11 +624,13 @@ def typed_events(rp: JavaReplayer) -> tuple[Any, dict[type, FastPath]]:
         fine, metadata = _metadata(event.metadata)
         if not fine:
             return False
-        before(stream, "TOOL_RESULT_END", cid)
+        if stream.hints or rp.tentative:
+            before(stream, "TOOL_RESULT_END", cid)
         if event.metadata is not _UNSET:
             result.metadata = metadata
         state = event.state
         held = stream.held
+        rp.settle = True
         if held is not None and held.tentative == result.cid:
             held.tentative = None
             if state == "denied":
@@ -627,7 +657,8 @@ def typed_events(rp: JavaReplayer) -> tuple[Any, dict[type, FastPath]]:
                 return False
             if kind == "CUSTOM" and event.value is not _UNSET and not _metadata(event.value)[0]:
                 return False
-            before(stream, kind, None)
+            if stream.hints or rp.tentative:
+                before(stream, kind, None)
             if kind == "EXCEED_MAX_ITERS":
                 stream.max_iters = True
             elif kind == "HINT_BLOCK":
