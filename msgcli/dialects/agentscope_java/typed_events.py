@@ -474,7 +474,8 @@ def typed_events(rp: JavaReplayer) -> tuple[Any, dict[type, FastPath]]:
         return True
 
     def model_end(stream: AgentStream, event: ModelCallEnd, line: int) -> bool:
-        call = stream.calls.get(event.replyId)
+        # (a model call's key is text: a null reply id finds none)
+        call = stream.calls.get(event.replyId)  # type: ignore[arg-type]
         if call is None or call.open_text or call.open_thinking:
             return False  # E002, E015
         for tool in call.tools.values():
