@@ -534,8 +534,10 @@ def typed_events(rp: JavaReplayer) -> tuple[Any, dict[type, FastPath]]:
         return bound
 
     def tool_call(kind: str) -> Body:
+        starts = kind == "TOOL_CALL_START"
+        ends = kind == "TOOL_CALL_END"
+
         def apply(stream: AgentStream, event: Any, line: int) -> bool:
-            # (a model call's key is text: a null reply id finds none)
             call = stream.calls.get(event.replyId)
             if call is None:
                 return False  # E001, E004
@@ -550,31 +552,28 @@ def typed_events(rp: JavaReplayer) -> tuple[Any, dict[type, FastPath]]:
                 key = call.last_tool
             else:
                 key = "index:0"
-            tool = call.tools.get(key)
-            if (
-                tool is None
-                and kind != "TOOL_CALL_START"
-                and (kind == "TOOL_CALL_END" or (cid and real))
-            ):
+            tools = call.tools
+            tool = tools.get(key)
+            if tool is None and not starts and (ends or (cid and real)):
                 return False  # E002
             if event.metadata is not _UNSET and not _metadata(event.metadata)[0]:
                 return False
             if stream.hints or rp.tentative:
                 before(stream, kind, event.toolCallId)
             if tool is None:
-                tool = call.tools[key] = new_tool(cid, name if real else None)
+                tool = tools[key] = new_tool(cid, name if real else None)
             elif real:
                 tool["name"] = name
             call.last_tool = key
-            if kind == "TOOL_CALL_START":
+            if starts:
                 tool["open"] = line
-            elif kind == "TOOL_CALL_DELTA":
+            elif ends:
+                tool["open"] = 0
+                tool["ended"] = line
+            else:
                 delta = event.delta
                 if delta is not None:
                     tool["raw"].append(delta)
-            else:
-                tool["open"] = 0
-                tool["ended"] = line
             return True
 
         return apply
