@@ -224,3 +224,18 @@ def test_python_deltas_that_cannot_be_placed_are_reported_the_same(monkeypatch, 
         for edit, code in ((unknown_block, "E002"), (back_in_time, "E008"), (repeated, "E014")):
             replay, _taken = _both_ways(_python_with(tmp_path, edit), monkeypatch)
             assert code in {code for _, code in _codes(replay)}, (kind, code, _codes(replay))
+
+
+def test_event_counts_keep_the_order_the_kinds_came_in(monkeypatch):
+    # (the fast paths count most events on their own, and add them up when the loop ends)
+    from test_typed_replay import _event_logs
+
+    compared = 0
+    for path in _event_logs():
+        typed = _replay(path, monkeypatch, True)[2]["replay"]
+        whole = _replay(path, monkeypatch, False)[2]["replay"]
+        if typed is None:
+            continue
+        assert list(typed["by_type"].items()) == list(whole["by_type"].items()), path
+        compared += 1
+    assert compared > 60

@@ -293,6 +293,11 @@ def typed_events(rp: JavaReplayer) -> tuple[Any, dict[type, FastPath]]:
     streams = rp.streams
     stats = rp.stats
     by_type = stats.by_type
+    #: the events of a stream are counted in their fast paths and added to ``by_type``
+    #: when the loop ends (each kind's first one at once, so the kinds keep the order
+    #: they came in)
+    tallies: list[Callable[[], None]] = []
+    rp.tallies = tallies
 
     def before(stream: AgentStream, kind: str, cid: Any) -> None:
         """What ``apply`` does before the event's handler: the hints waiting in the stream
@@ -325,7 +330,11 @@ def typed_events(rp: JavaReplayer) -> tuple[Any, dict[type, FastPath]]:
         ``createdAt`` an ``Instant``, its stream known, its id new in the run, its time not
         earlier than the latest), then the event's own part."""
 
+        uncounted = 0  # events of this kind not yet in by_type (see tally)
+        seen = False
+
         def fast(event: Any, line: int) -> bool:
+            nonlocal uncounted, seen
             stamp = event.createdAt
             if not (stamp.isascii() and stamp.encode().translate(_SHAPE) in _INSTANTS):
                 return False
@@ -353,7 +362,11 @@ def typed_events(rp: JavaReplayer) -> tuple[Any, dict[type, FastPath]]:
                     return False
             else:
                 return False
-            by_type[kind] += 1
+            if seen:
+                uncounted += 1
+            else:
+                seen = True
+                by_type[kind] += 1
             if eid is not None:
                 stream.event_ids.add(eid)
             if rp.settle:
@@ -365,6 +378,13 @@ def typed_events(rp: JavaReplayer) -> tuple[Any, dict[type, FastPath]]:
                         rp._release(other)
             return True
 
+        def count() -> None:
+            nonlocal uncounted
+            if uncounted:
+                by_type[kind] += uncounted
+                uncounted = 0
+
+        tallies.append(count)
         return fast
 
     def agent_start(event: AgentStart, line: int) -> bool:

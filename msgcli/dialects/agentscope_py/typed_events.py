@@ -191,6 +191,11 @@ def typed_events(rp: PyReplayer) -> tuple[Any, dict[type, FastPath]]:
     stats = rp.stats
     by_type = stats.by_type
     write = rp.write
+    #: the commonest events are counted in the fast paths themselves and added to
+    #: ``by_type`` when the loop ends (each kind's first one at once, so the kinds keep
+    #: the order they came in)
+    tallies: list[Callable[[], None]] = []
+    rp.tallies = tallies
 
     def later(stamp: str) -> str | None:
         """The key ``Replayer.check_time`` compares ``stamp`` by, when it has nothing to say
@@ -216,7 +221,11 @@ def typed_events(rp: PyReplayer) -> tuple[Any, dict[type, FastPath]]:
         reply is open, its id new in the reply, its time not earlier than the latest), then
         the event's own part (``body``)."""
 
+        uncounted = 0  # events of this kind not yet in by_type (see tally)
+        seen = False
+
         def fast(event: Any, line: int) -> bool:
+            nonlocal uncounted, seen
             reply = replies.get(event.reply_id)
             if reply is None:
                 return False
@@ -244,16 +253,31 @@ def typed_events(rp: PyReplayer) -> tuple[Any, dict[type, FastPath]]:
             rp.stamp = stamp
             ids.add(eid)
             reply.last_type = kind
-            by_type[kind] += 1
+            if seen:
+                uncounted += 1
+            else:
+                seen = True
+                by_type[kind] += 1
             return True
 
+        def count() -> None:
+            nonlocal uncounted
+            if uncounted:
+                by_type[kind] += uncounted
+                uncounted = 0
+
+        tallies.append(count)
         return fast
 
     # The deltas (the most common events) have fast paths of their own: ``in_reply`` and
     # the body in one, the block the delta goes to found before anything is changed.
 
     def block_delta(kind: str, word: str, name: str) -> FastPath:
+        uncounted = 0
+        seen = False
+
         def fast(event: Any, line: int) -> bool:
+            nonlocal uncounted, seen
             reply = replies.get(event.reply_id)
             if reply is None:
                 return False
@@ -279,82 +303,129 @@ def typed_events(rp: PyReplayer) -> tuple[Any, dict[type, FastPath]]:
             rp.stamp = stamp
             ids.add(eid)
             reply.last_type = kind
-            by_type[kind] += 1
+            if seen:
+                uncounted += 1
+            else:
+                seen = True
+                by_type[kind] += 1
             return True
 
+        def count() -> None:
+            nonlocal uncounted
+            if uncounted:
+                by_type[kind] += uncounted
+                uncounted = 0
+
+        tallies.append(count)
         return fast
 
-    def call_delta(event: CallDelta, line: int) -> bool:
-        reply = replies.get(event.reply_id)
-        if reply is None:
-            return False
-        eid = event.id
-        ids = reply.event_ids
-        if eid in ids:
-            return False
-        block = reply.calls.get(event.tool_call_id)
-        if block is None:
-            return False  # E002
-        stamp = event.created_at
-        key = stamp[:-1] if stamp[-1:] == "Z" else stamp
-        last = rp._last_time
-        if last is None or key >= last:
-            if key != last:
-                rp._last_time = key
-                rp._last_seconds = None
-            rp._last_time_line = line
-        elif not in_time(rp, key, last):
-            return False
-        rp.line = line
-        block["input"] += event.delta
-        rp.stamp = stamp
-        ids.add(eid)
-        reply.last_type = "TOOL_CALL_DELTA"
-        by_type["TOOL_CALL_DELTA"] += 1
-        return True
+    def call_delta_path() -> FastPath:
+        uncounted = 0
+        seen = False
 
-    def result_text(event: ResultText, line: int) -> bool:
-        reply = replies.get(event.reply_id)
-        if reply is None:
-            return False
-        eid = event.id
-        ids = reply.event_ids
-        if eid in ids:
-            return False
-        block = reply.results.get(event.tool_call_id)
-        if block is None:
-            return False  # E002
-        output = block["output"]
-        if type(output) is not list:
-            return False
-        stamp = event.created_at
-        key = stamp[:-1] if stamp[-1:] == "Z" else stamp
-        last = rp._last_time
-        if last is None or key >= last:
-            if key != last:
-                rp._last_time = key
-                rp._last_seconds = None
-            rp._last_time_line = line
-        elif not in_time(rp, key, last):
-            return False
-        rp.line = line
-        if output and output[-1].get("type") == "text":
-            output[-1]["text"] += event.delta
-        else:
-            output.append(
-                {
-                    "type": "text",
-                    "text": event.delta,
-                    "id": eid,
-                    "created_at": stamp,
-                    "finished_at": None,
-                }
-            )
-        rp.stamp = stamp
-        ids.add(eid)
-        reply.last_type = "TOOL_RESULT_TEXT_DELTA"
-        by_type["TOOL_RESULT_TEXT_DELTA"] += 1
-        return True
+        def fast(event: CallDelta, line: int) -> bool:
+            nonlocal uncounted, seen
+            reply = replies.get(event.reply_id)
+            if reply is None:
+                return False
+            eid = event.id
+            ids = reply.event_ids
+            if eid in ids:
+                return False
+            block = reply.calls.get(event.tool_call_id)
+            if block is None:
+                return False  # E002
+            stamp = event.created_at
+            key = stamp[:-1] if stamp[-1:] == "Z" else stamp
+            last = rp._last_time
+            if last is None or key >= last:
+                if key != last:
+                    rp._last_time = key
+                    rp._last_seconds = None
+                rp._last_time_line = line
+            elif not in_time(rp, key, last):
+                return False
+            rp.line = line
+            block["input"] += event.delta
+            rp.stamp = stamp
+            ids.add(eid)
+            reply.last_type = "TOOL_CALL_DELTA"
+            if seen:
+                uncounted += 1
+            else:
+                seen = True
+                by_type["TOOL_CALL_DELTA"] += 1
+            return True
+
+        def count() -> None:
+            nonlocal uncounted
+            if uncounted:
+                by_type["TOOL_CALL_DELTA"] += uncounted
+                uncounted = 0
+
+        tallies.append(count)
+        return fast
+
+    def result_text_path() -> FastPath:
+        uncounted = 0
+        seen = False
+
+        def fast(event: ResultText, line: int) -> bool:
+            nonlocal uncounted, seen
+            reply = replies.get(event.reply_id)
+            if reply is None:
+                return False
+            eid = event.id
+            ids = reply.event_ids
+            if eid in ids:
+                return False
+            block = reply.results.get(event.tool_call_id)
+            if block is None:
+                return False  # E002
+            output = block["output"]
+            if type(output) is not list:
+                return False
+            stamp = event.created_at
+            key = stamp[:-1] if stamp[-1:] == "Z" else stamp
+            last = rp._last_time
+            if last is None or key >= last:
+                if key != last:
+                    rp._last_time = key
+                    rp._last_seconds = None
+                rp._last_time_line = line
+            elif not in_time(rp, key, last):
+                return False
+            rp.line = line
+            if output and output[-1].get("type") == "text":
+                output[-1]["text"] += event.delta
+            else:
+                output.append(
+                    {
+                        "type": "text",
+                        "text": event.delta,
+                        "id": eid,
+                        "created_at": stamp,
+                        "finished_at": None,
+                    }
+                )
+            rp.stamp = stamp
+            ids.add(eid)
+            reply.last_type = "TOOL_RESULT_TEXT_DELTA"
+            if seen:
+                uncounted += 1
+            else:
+                seen = True
+                by_type["TOOL_RESULT_TEXT_DELTA"] += 1
+            return True
+
+        def count() -> None:
+            nonlocal uncounted
+            if uncounted:
+                by_type["TOOL_RESULT_TEXT_DELTA"] += uncounted
+                uncounted = 0
+
+        tallies.append(count)
+        return fast
 
     def judged(reply: _Reply) -> bool:
         """Whether the arguments of every call still to be judged are a JSON object (so
@@ -575,10 +646,10 @@ def typed_events(rp: PyReplayer) -> tuple[Any, dict[type, FastPath]]:
         ThinkingEnd: in_reply("THINKING_BLOCK_END", block_end("thinking")),
         Hint: in_reply("HINT_BLOCK", hint),
         CallStart: in_reply("TOOL_CALL_START", call_start),
-        CallDelta: call_delta,
+        CallDelta: call_delta_path(),
         CallEnd: in_reply("TOOL_CALL_END", call_end),
         ResultStart: in_reply("TOOL_RESULT_START", result_start),
-        ResultText: result_text,
+        ResultText: result_text_path(),
         ResultEnd: in_reply("TOOL_RESULT_END", result_end),
         MaxIters: in_reply("EXCEED_MAX_ITERS", max_iters),
         Custom: custom,
