@@ -41,7 +41,12 @@ class JsonlOutput:
         self.count += 1
 
     def message(self, path: str, line: int, obj: dict) -> None:
-        self.write(obj)
+        try:
+            data = orjson.dumps(obj, option=orjson.OPT_APPEND_NEWLINE)
+        except TypeError:
+            data = deep_dumps(obj).encode() + b"\n"
+        self._stream.write(data)
+        self.count += 1
 
     def __enter__(self) -> JsonlOutput:
         return self

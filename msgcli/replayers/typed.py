@@ -14,7 +14,7 @@ exactly the findings it always got.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 __all__ = ["EMPTY_OBJECT", "TypedReplay", "in_time", "object_of"]
@@ -66,6 +66,15 @@ class TypedReplay:
     #: where the event types live: ``"module:function"``, the function of the replayer
     #: giving what :meth:`typed_events` gives (imported only when a log comes to it)
     typed = ""
+
+    #: what adds the events the fast paths counted on their own to the replay's counts
+    #: (set by :meth:`typed_events`)
+    tallies: Sequence[Callable[[], None]] = ()
+
+    def tally(self) -> None:
+        """Add the events the fast paths counted on their own to the replay's counts."""
+        for count in self.tallies:
+            count()
 
     def typed_events(self) -> tuple[Callable[[bytes], Any], dict[type, FastPath]]:
         """``(decode, fast)``: ``decode(line)`` reads a JSONL line into the event types (and
@@ -144,6 +153,7 @@ class TypedReplay:
         finally:
             check.summary.records += fasted
             self.stats.events += fasted  # type: ignore[attr-defined]
+            self.tally()
             check.last = last
         if pending is not None:
             last = check.last = take(line_problem(*pending, last=True)) or last

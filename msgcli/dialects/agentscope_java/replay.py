@@ -225,8 +225,14 @@ class JavaReplayer(TypedReplay, Replayer):
         self.chunks: dict[Any, tuple[Any, list[dict]]] = {}
         # REQUIRE_* reply id -> {tool-call id: tool_use block}, waiting for a *_RESULT
         self.pending: dict[str, dict[str, dict]] = {}
+        #: whether a held message may have a tentative decision (``_Held.tentative``)
+        self.tentative = False
+        #: whether a held message may have been decided since the typed loop last looked
+        #: (see :mod:`.typed_events`): after any event the whole way
+        self.settle = True
 
     def feed(self, line: int, event: dict, valid: bool = True) -> None:
+        self.settle = True
         if "isLast" in event and "createdAt" not in event:
             self.line = line
             self.stats.events += 1
@@ -540,29 +546,31 @@ class JavaReplayer(TypedReplay, Replayer):
         usage: Any = None,
         mark_as: tuple[str, list[str]] | None = None,
     ) -> None:
-        del stream.calls[call.rid]
-        stream.ended_calls[call.rid] = line
+        rid = call.rid
+        del stream.calls[rid]
+        stream.ended_calls[rid] = line
+        tools = call.tools
         unparsed: set[str] = set()  # the calls whose argument text is no JSON object
         content = _content(call, cut=mark_as is not None, unparsed=unparsed)
-        for key, tool in call.tools.items():
-            if key in unparsed and not tool["open"]:
-                raw = "".join(tool["raw"])
-                self.emit(
-                    "E006",
-                    f"the arguments of tool call {short(tool['id'] or key)} "
-                    f"({short(tool['name'])}) are not a JSON object: {short(raw, 80)}; "
-                    "the engine keeps '{}'",
-                    "/toolCallId",
-                    line=tool["ended"] or line,
-                )
-            if tool["id"]:
-                stream.tool_ids.add(tool["id"])
+        if tools:
+            tool_ids = stream.tool_ids
+            for key, tool in tools.items():
+                if unparsed and key in unparsed and not tool["open"]:
+                    raw = "".join(tool["raw"])
+                    self.emit(
+                        "E006",
+                        f"the arguments of tool call {short(tool['id'] or key)} "
+                        f"({short(tool['name'])}) are not a JSON object: {short(raw, 80)}; "
+                        "the engine keeps '{}'",
+                        "/toolCallId",
+                        line=tool["ended"] or line,
+                    )
+                if tool["id"]:
+                    tool_ids.add(tool["id"])
         if not content and mark_as is None:
             return  # the engine persists no message without blocks
         metadata: dict = {}
-        if type(usage) is dict and any(
-            _positive(usage.get(k)) for k in ("inputTokens", "outputTokens", "cachedTokens", "time")
-        ):
+        if type(usage) is dict and _any_positive(usage):
             metadata["_chat_usage"] = usage
         else:
             usage = None
@@ -574,8 +582,10 @@ class JavaReplayer(TypedReplay, Replayer):
         message = self._message(call.rid, call.agent, "ASSISTANT", content, metadata, usage)
         stream.last_message = message
         stream.last_line = line
-        self._release(stream)
-        if mark_as is None and any(b["type"] == "tool_use" for b in content):
+        if stream.held is not None:
+            self._release(stream)
+        # (a tool_use block in the content for each of the call's tools)
+        if mark_as is None and tools:
             stream.held = _Held(line, message)
         else:
             self.write(line, message)
@@ -692,6 +702,7 @@ class JavaReplayer(TypedReplay, Replayer):
         if stream.held is not None and cid in stream.held.undecided:
             self._decide(stream, cid, "allowed")
             stream.held.tentative = cid
+            self.tentative = True
         return result
 
     def _tool_result(self, stream: AgentStream, event: dict) -> None:
@@ -1041,7 +1052,7 @@ def _content(call: ModelCall, cut: bool = True, unparsed: set[str] | None = None
         content.append({"type": "text", "text": text})
     for key, tool in call.tools.items():
         raw = "".join(tool["raw"])
-        parsed = _parse_object(raw)
+        parsed = _parse_object(raw) if raw else None
         if unparsed is not None and raw and parsed is None:
             unparsed.add(key)
         content.append(
@@ -1075,10 +1086,24 @@ def java_hash_order(obj: dict) -> dict:
     """
     if len(obj) < 2:
         return obj
-    size = 16
-    while len(obj) > size * 0.75:
-        size *= 2
-    return {key: obj[key] for key in sorted(obj, key=lambda k: _java_bucket(k, size))}
+    keys = tuple(obj)
+    order = _ORDERS.get(keys)
+    if order is None:
+        size = 16
+        while len(obj) > size * 0.75:
+            size *= 2
+        order = tuple(sorted(keys, key=lambda k: _java_bucket(k, size)))
+        # (the same argument names come again and again: their order is kept, for a
+        # bounded number of short key sets)
+        if sum(len(str(key)) for key in keys) <= 1024:
+            if len(_ORDERS) >= 4096:
+                _ORDERS.clear()
+            _ORDERS[keys] = order
+    return {key: obj[key] for key in order}
+
+
+#: the HashMap order of key sets seen (keys in insertion order -> in hash order)
+_ORDERS: dict[tuple, tuple] = {}
 
 
 def _java_bucket(key: Any, size: int) -> int:
@@ -1102,6 +1127,15 @@ def _positive(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0
 
 
+def _any_positive(usage: dict) -> bool:
+    """Whether a ``ChatUsage`` counts anything (a token count or time above zero)."""
+    for key in ("inputTokens", "outputTokens", "cachedTokens", "time"):
+        value = usage.get(key)
+        if value is not None and _positive(value):
+            return True
+    return False
+
+
 def _parse_object(raw: str) -> dict | None:
     if not raw:
         return None
@@ -1122,6 +1156,24 @@ def message_differences(reported: dict, rebuilt: dict) -> list[str]:
     if reported.get("name") != rebuilt.get("name"):
         _diff(reported.get("name"), rebuilt.get("name"), "/name", out)
     return out
+
+
+def same_message(reported: dict, rebuilt: dict) -> bool:
+    """Whether two messages have the same content as :func:`message_differences` compares
+    it, with their values of the same JSON types (so it finds no difference); ``False``
+    says nothing (they may still not differ there)."""
+    name = reported.get("name")
+    other = rebuilt.get("name")
+    if name != other or type(name) is not type(other):
+        return False
+    try:
+        return _sorted_json(_essence(reported)) == _sorted_json(_essence(rebuilt))
+    except TypeError:  # (nested deeper than orjson writes)
+        return False
+
+
+def _sorted_json(value: Any) -> bytes:
+    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
 
 
 def _essence(message: dict) -> list:

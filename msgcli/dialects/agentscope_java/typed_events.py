@@ -33,6 +33,7 @@ from .replay import (
     ToolResult,
     message_differences,
     new_tool,
+    same_message,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -264,6 +265,15 @@ def _usage(raw: Any) -> tuple[bool, Any]:
     return True, usage
 
 
+def typed_message(typed: tuple[Any, Any], raw: Any) -> bool:
+    """Whether the typed path of message validation takes a message held as written."""
+    decode, digest = typed
+    try:
+        return digest(decode(raw)) is not None
+    except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
+        return False
+
+
 _DECODE: Any = None
 
 #: what a fast path does once the event's stream, id and time are known to be fine:
@@ -283,6 +293,11 @@ def typed_events(rp: JavaReplayer) -> tuple[Any, dict[type, FastPath]]:
     streams = rp.streams
     stats = rp.stats
     by_type = stats.by_type
+    #: the events of a stream are counted in their fast paths and added to ``by_type``
+    #: when the loop ends (each kind's first one at once, so the kinds keep the order
+    #: they came in)
+    tallies: list[Callable[[], None]] = []
+    rp.tallies = tallies
 
     def before(stream: AgentStream, kind: str, cid: Any) -> None:
         """What ``apply`` does before the event's handler: the hints waiting in the stream
@@ -290,14 +305,17 @@ def typed_events(rp: JavaReplayer) -> tuple[Any, dict[type, FastPath]]:
         only while that result goes on."""
         if stream.hints and kind != "HINT_BLOCK":
             rp._write_hints(stream)
-        for other in streams.values():
-            held = other.held
-            if (
-                held is not None
-                and held.tentative is not None
-                and not (other is stream and kind in RESULT_GOES_ON and cid == held.tentative)
-            ):
-                held.tentative = None
+        if rp.tentative:
+            left = False
+            for other in streams.values():
+                held = other.held
+                if held is not None and held.tentative is not None:
+                    if other is stream and kind in RESULT_GOES_ON and cid == held.tentative:
+                        left = True
+                    else:
+                        held.tentative = None
+                        rp.settle = True
+            rp.tentative = left
 
     def after() -> None:
         """What ``apply`` does after the event's handler: a held message whose calls are
@@ -312,7 +330,11 @@ def typed_events(rp: JavaReplayer) -> tuple[Any, dict[type, FastPath]]:
         ``createdAt`` an ``Instant``, its stream known, its id new in the run, its time not
         earlier than the latest), then the event's own part."""
 
+        uncounted = 0  # events of this kind not yet in by_type (see tally)
+        seen = False
+
         def fast(event: Any, line: int) -> bool:
+            nonlocal uncounted, seen
             stamp = event.createdAt
             if not (stamp.isascii() and stamp.encode().translate(_SHAPE) in _INSTANTS):
                 return False
@@ -340,15 +362,29 @@ def typed_events(rp: JavaReplayer) -> tuple[Any, dict[type, FastPath]]:
                     return False
             else:
                 return False
-            by_type[kind] += 1
+            if seen:
+                uncounted += 1
+            else:
+                seen = True
+                by_type[kind] += 1
             if eid is not None:
                 stream.event_ids.add(eid)
-            for other in streams.values():
-                held = other.held
-                if held is not None and held.settled():
-                    rp._release(other)
+            if rp.settle:
+                # (a held message may have been decided by this event)
+                rp.settle = False
+                for other in streams.values():
+                    held = other.held
+                    if held is not None and held.settled():
+                        rp._release(other)
             return True
 
+        def count() -> None:
+            nonlocal uncounted
+            if uncounted:
+                by_type[kind] += uncounted
+                uncounted = 0
+
+        tallies.append(count)
         return fast
 
     def agent_start(event: AgentStart, line: int) -> bool:
@@ -378,7 +414,8 @@ def typed_events(rp: JavaReplayer) -> tuple[Any, dict[type, FastPath]]:
         if stream is None:
             stream = streams[source] = AgentStream(source)
         by_type["AGENT_START"] += 1
-        before(stream, "AGENT_START", None)
+        if stream.hints or rp.tentative:
+            before(stream, "AGENT_START", None)
         if stream.held is not None and stream.held.paused is None:
             rp._release(stream)
         stream.run = event.replyId or ""
@@ -398,7 +435,8 @@ def typed_events(rp: JavaReplayer) -> tuple[Any, dict[type, FastPath]]:
     def agent_end(stream: AgentStream, event: AgentEnd, line: int) -> bool:
         if stream.run is None or stream.calls or stream.results or not metadata_fine(event):
             return False  # E002, E015
-        before(stream, "AGENT_END", None)
+        if stream.hints or rp.tentative:
+            before(stream, "AGENT_END", None)
         stream.run = None
         if stream.held is not None and stream.held.paused is None:
             rp._release(stream)
@@ -406,9 +444,10 @@ def typed_events(rp: JavaReplayer) -> tuple[Any, dict[type, FastPath]]:
         return True
 
     message_valid: Any = None
+    message_typed: Any = None
 
     def agent_result(stream: AgentStream, event: AgentResult, line: int) -> bool:
-        nonlocal message_valid
+        nonlocal message_valid, message_typed
         raw = event.result
         result = None
         if raw is not _UNSET and bytes(raw) != b"null":
@@ -417,9 +456,13 @@ def typed_events(rp: JavaReplayer) -> tuple[Any, dict[type, FastPath]]:
                 return False
             if message_valid is None:
                 from ...schemas import compiled
+                from .typed import typed_path
 
                 message_valid = compiled("agentscope-java/message").is_valid
-            if not message_valid(result):
+                message_typed = typed_path()
+            # a message the typed path of validation takes is valid against the message
+            # schema (tests/test_typed_path.py holds it so); any other is asked of the schema
+            if not (typed_message(message_typed, raw) or message_valid(result)):
                 return False
         if not metadata_fine(event):
             return False
@@ -432,9 +475,12 @@ def typed_events(rp: JavaReplayer) -> tuple[Any, dict[type, FastPath]]:
                 return False  # (its model calls are finalised: E006 may be said)
             if reason != "TOOL_SUSPENDED":
                 rebuilt = stream.last_message
-                if rebuilt is None or message_differences(result, rebuilt):
+                if rebuilt is None or not (
+                    same_message(result, rebuilt) or not message_differences(result, rebuilt)
+                ):
                     return False  # E011
-        before(stream, "AGENT_RESULT", None)
+        if stream.hints or rp.tentative:
+            before(stream, "AGENT_RESULT", None)
         if result is not None:
             stats.finished_reasons[reason if type(reason) is str else short(reason, 40)] += 1
         return True
@@ -444,14 +490,15 @@ def typed_events(rp: JavaReplayer) -> tuple[Any, dict[type, FastPath]]:
         rid = "" if rid is None else rid
         if rid in stream.calls or not metadata_fine(event):
             return False  # E003
-        before(stream, "MODEL_CALL_START", None)
+        if stream.hints or rp.tentative:
+            before(stream, "MODEL_CALL_START", None)
         rp._release(stream)
         stream.calls[rid] = ModelCall(rid, stream.agent, line, stream.max_iters)
         return True
 
     def model_end(stream: AgentStream, event: ModelCallEnd, line: int) -> bool:
-        rid = event.replyId
-        call = None if rid is None else stream.calls.get(rid)
+        # (a model call's key is text: a null reply id finds none)
+        call = stream.calls.get(event.replyId)  # type: ignore[arg-type]
         if call is None or call.open_text or call.open_thinking:
             return False  # E002, E015
         for tool in call.tools.values():
@@ -462,40 +509,59 @@ def typed_events(rp: JavaReplayer) -> tuple[Any, dict[type, FastPath]]:
         fine, usage = _usage(event.usage)
         if not fine or not metadata_fine(event):
             return False
-        before(stream, "MODEL_CALL_END", None)
+        if stream.hints or rp.tentative:
+            before(stream, "MODEL_CALL_END", None)
         rp._finalise(stream, call, line, usage=usage)
         return True
 
     def text(kind: str, thinking: bool, part: str) -> Body:
-        def apply(stream: AgentStream, event: Any, line: int) -> bool:
-            rid = event.replyId
-            call = None if rid is None else stream.calls.get(rid)
+        if part == "delta":
+
+            def delta(stream: AgentStream, event: Any, line: int) -> bool:
+                call = stream.calls.get(event.replyId)
+                if call is None:
+                    return False  # E001, E004
+                if not (call.open_thinking if thinking else call.open_text):
+                    return False  # E002
+                if event.metadata is not _UNSET and not _metadata(event.metadata)[0]:
+                    return False
+                if stream.hints or rp.tentative:
+                    before(stream, kind, None)
+                text = event.delta
+                if text is not None:
+                    (call.thinking if thinking else call.text).append(text)
+                return True
+
+            return delta
+
+        starts = part == "start"
+
+        def bound(stream: AgentStream, event: Any, line: int) -> bool:
+            call = stream.calls.get(event.replyId)
             if call is None:
                 return False  # E001, E004
             opened = call.open_thinking if thinking else call.open_text
-            if (not opened) if part != "start" else opened:
-                return False  # E002, E003
+            if opened if starts else not opened:
+                return False  # E003, E002
             if event.metadata is not _UNSET and not _metadata(event.metadata)[0]:
                 return False
-            before(stream, kind, None)
-            if part == "delta":
-                delta = event.delta
-                if delta is not None:
-                    (call.thinking if thinking else call.text).append(delta)
+            if stream.hints or rp.tentative:
+                before(stream, kind, None)
+            opened = line if starts else 0
+            if thinking:
+                call.open_thinking = opened
             else:
-                opened = line if part == "start" else 0
-                if thinking:
-                    call.open_thinking = opened
-                else:
-                    call.open_text = opened
+                call.open_text = opened
             return True
 
-        return apply
+        return bound
 
     def tool_call(kind: str) -> Body:
+        starts = kind == "TOOL_CALL_START"
+        ends = kind == "TOOL_CALL_END"
+
         def apply(stream: AgentStream, event: Any, line: int) -> bool:
-            rid = event.replyId
-            call = None if rid is None else stream.calls.get(rid)
+            call = stream.calls.get(event.replyId)
             if call is None:
                 return False  # E001, E004
             cid = event.toolCallId or ""
@@ -509,30 +575,28 @@ def typed_events(rp: JavaReplayer) -> tuple[Any, dict[type, FastPath]]:
                 key = call.last_tool
             else:
                 key = "index:0"
-            tool = call.tools.get(key)
-            if (
-                tool is None
-                and kind != "TOOL_CALL_START"
-                and (kind == "TOOL_CALL_END" or (cid and real))
-            ):
+            tools = call.tools
+            tool = tools.get(key)
+            if tool is None and not starts and (ends or (cid and real)):
                 return False  # E002
             if event.metadata is not _UNSET and not _metadata(event.metadata)[0]:
                 return False
-            before(stream, kind, event.toolCallId)
+            if stream.hints or rp.tentative:
+                before(stream, kind, event.toolCallId)
             if tool is None:
-                tool = call.tools[key] = new_tool(cid, name if real else None)
+                tool = tools[key] = new_tool(cid, name if real else None)
             elif real:
                 tool["name"] = name
             call.last_tool = key
-            if kind == "TOOL_CALL_START":
+            if starts:
                 tool["open"] = line
-            elif kind == "TOOL_CALL_DELTA":
+            elif ends:
+                tool["open"] = 0
+                tool["ended"] = line
+            else:
                 delta = event.delta
                 if delta is not None:
                     tool["raw"].append(delta)
-            else:
-                tool["open"] = 0
-                tool["ended"] = line
             return True
 
         return apply
@@ -547,13 +611,16 @@ def typed_events(rp: JavaReplayer) -> tuple[Any, dict[type, FastPath]]:
         fine, metadata = _metadata(event.metadata)
         if not fine:
             return False
-        before(stream, "TOOL_RESULT_START", event.toolCallId)
+        if stream.hints or rp.tentative:
+            before(stream, "TOOL_RESULT_START", event.toolCallId)
         result = ToolResult(event.replyId or "", cid, event.toolCallName, line, metadata)
         stream.results[cid] = result
+        rp.settle = True
         held = stream.held
         if held is not None and cid in held.undecided:
             rp._decide(stream, cid, "allowed")
             held.tentative = cid
+            rp.tentative = True
         return True
 
     def result_text(stream: AgentStream, event: ResultText, line: int) -> bool:
@@ -561,7 +628,8 @@ def typed_events(rp: JavaReplayer) -> tuple[Any, dict[type, FastPath]]:
         result = None if cid is None else stream.results.get(cid)
         if result is None or not metadata_fine(event):
             return False  # E002
-        before(stream, "TOOL_RESULT_TEXT_DELTA", cid)
+        if stream.hints or rp.tentative:
+            before(stream, "TOOL_RESULT_TEXT_DELTA", cid)
         delta = event.delta
         if delta is not None:
             output = result.output
@@ -579,11 +647,13 @@ def typed_events(rp: JavaReplayer) -> tuple[Any, dict[type, FastPath]]:
         fine, metadata = _metadata(event.metadata)
         if not fine:
             return False
-        before(stream, "TOOL_RESULT_END", cid)
+        if stream.hints or rp.tentative:
+            before(stream, "TOOL_RESULT_END", cid)
         if event.metadata is not _UNSET:
             result.metadata = metadata
         state = event.state
         held = stream.held
+        rp.settle = True
         if held is not None and held.tentative == result.cid:
             held.tentative = None
             if state == "denied":
@@ -610,7 +680,8 @@ def typed_events(rp: JavaReplayer) -> tuple[Any, dict[type, FastPath]]:
                 return False
             if kind == "CUSTOM" and event.value is not _UNSET and not _metadata(event.value)[0]:
                 return False
-            before(stream, kind, None)
+            if stream.hints or rp.tentative:
+                before(stream, kind, None)
             if kind == "EXCEED_MAX_ITERS":
                 stream.max_iters = True
             elif kind == "HINT_BLOCK":

@@ -191,6 +191,11 @@ def typed_events(rp: PyReplayer) -> tuple[Any, dict[type, FastPath]]:
     stats = rp.stats
     by_type = stats.by_type
     write = rp.write
+    #: the commonest events are counted in the fast paths themselves and added to
+    #: ``by_type`` when the loop ends (each kind's first one at once, so the kinds keep
+    #: the order they came in)
+    tallies: list[Callable[[], None]] = []
+    rp.tallies = tallies
 
     def later(stamp: str) -> str | None:
         """The key ``Replayer.check_time`` compares ``stamp`` by, when it has nothing to say
@@ -216,7 +221,11 @@ def typed_events(rp: PyReplayer) -> tuple[Any, dict[type, FastPath]]:
         reply is open, its id new in the reply, its time not earlier than the latest), then
         the event's own part (``body``)."""
 
+        uncounted = 0  # events of this kind not yet in by_type (see tally)
+        seen = False
+
         def fast(event: Any, line: int) -> bool:
+            nonlocal uncounted, seen
             reply = replies.get(event.reply_id)
             if reply is None:
                 return False
@@ -244,9 +253,178 @@ def typed_events(rp: PyReplayer) -> tuple[Any, dict[type, FastPath]]:
             rp.stamp = stamp
             ids.add(eid)
             reply.last_type = kind
-            by_type[kind] += 1
+            if seen:
+                uncounted += 1
+            else:
+                seen = True
+                by_type[kind] += 1
             return True
 
+        def count() -> None:
+            nonlocal uncounted
+            if uncounted:
+                by_type[kind] += uncounted
+                uncounted = 0
+
+        tallies.append(count)
+        return fast
+
+    # The deltas (the most common events) have fast paths of their own: ``in_reply`` and
+    # the body in one, the block the delta goes to found before anything is changed.
+
+    def block_delta(kind: str, word: str, name: str) -> FastPath:
+        uncounted = 0
+        seen = False
+
+        def fast(event: Any, line: int) -> bool:
+            nonlocal uncounted, seen
+            reply = replies.get(event.reply_id)
+            if reply is None:
+                return False
+            eid = event.id
+            ids = reply.event_ids
+            if eid in ids:
+                return False
+            block = reply.blocks.get((word, event.block_id))
+            if block is None:
+                return False  # E002
+            stamp = event.created_at
+            key = stamp[:-1] if stamp[-1:] == "Z" else stamp
+            last = rp._last_time
+            if last is None or key >= last:
+                if key != last:
+                    rp._last_time = key
+                    rp._last_seconds = None
+                rp._last_time_line = line
+            elif not in_time(rp, key, last):
+                return False
+            rp.line = line
+            block[name] += event.delta
+            rp.stamp = stamp
+            ids.add(eid)
+            reply.last_type = kind
+            if seen:
+                uncounted += 1
+            else:
+                seen = True
+                by_type[kind] += 1
+            return True
+
+        def count() -> None:
+            nonlocal uncounted
+            if uncounted:
+                by_type[kind] += uncounted
+                uncounted = 0
+
+        tallies.append(count)
+        return fast
+
+    def call_delta_path() -> FastPath:
+        uncounted = 0
+        seen = False
+
+        def fast(event: CallDelta, line: int) -> bool:
+            nonlocal uncounted, seen
+            reply = replies.get(event.reply_id)
+            if reply is None:
+                return False
+            eid = event.id
+            ids = reply.event_ids
+            if eid in ids:
+                return False
+            block = reply.calls.get(event.tool_call_id)
+            if block is None:
+                return False  # E002
+            stamp = event.created_at
+            key = stamp[:-1] if stamp[-1:] == "Z" else stamp
+            last = rp._last_time
+            if last is None or key >= last:
+                if key != last:
+                    rp._last_time = key
+                    rp._last_seconds = None
+                rp._last_time_line = line
+            elif not in_time(rp, key, last):
+                return False
+            rp.line = line
+            block["input"] += event.delta
+            rp.stamp = stamp
+            ids.add(eid)
+            reply.last_type = "TOOL_CALL_DELTA"
+            if seen:
+                uncounted += 1
+            else:
+                seen = True
+                by_type["TOOL_CALL_DELTA"] += 1
+            return True
+
+        def count() -> None:
+            nonlocal uncounted
+            if uncounted:
+                by_type["TOOL_CALL_DELTA"] += uncounted
+                uncounted = 0
+
+        tallies.append(count)
+        return fast
+
+    def result_text_path() -> FastPath:
+        uncounted = 0
+        seen = False
+
+        def fast(event: ResultText, line: int) -> bool:
+            nonlocal uncounted, seen
+            reply = replies.get(event.reply_id)
+            if reply is None:
+                return False
+            eid = event.id
+            ids = reply.event_ids
+            if eid in ids:
+                return False
+            block = reply.results.get(event.tool_call_id)
+            if block is None:
+                return False  # E002
+            output = block["output"]
+            if type(output) is not list:
+                return False
+            stamp = event.created_at
+            key = stamp[:-1] if stamp[-1:] == "Z" else stamp
+            last = rp._last_time
+            if last is None or key >= last:
+                if key != last:
+                    rp._last_time = key
+                    rp._last_seconds = None
+                rp._last_time_line = line
+            elif not in_time(rp, key, last):
+                return False
+            rp.line = line
+            if output and output[-1].get("type") == "text":
+                output[-1]["text"] += event.delta
+            else:
+                output.append(
+                    {
+                        "type": "text",
+                        "text": event.delta,
+                        "id": eid,
+                        "created_at": stamp,
+                        "finished_at": None,
+                    }
+                )
+            rp.stamp = stamp
+            ids.add(eid)
+            reply.last_type = "TOOL_RESULT_TEXT_DELTA"
+            if seen:
+                uncounted += 1
+            else:
+                seen = True
+                by_type["TOOL_RESULT_TEXT_DELTA"] += 1
+            return True
+
+        def count() -> None:
+            nonlocal uncounted
+            if uncounted:
+                by_type["TOOL_RESULT_TEXT_DELTA"] += uncounted
+                uncounted = 0
+
+        tallies.append(count)
         return fast
 
     def judged(reply: _Reply) -> bool:
@@ -346,16 +524,6 @@ def typed_events(rp: PyReplayer) -> tuple[Any, dict[type, FastPath]]:
 
         return start
 
-    def block_delta(word: str, name: str) -> Body:
-        def delta(reply: _Reply, event: Any, line: int) -> bool:
-            block = reply.blocks.get((word, event.block_id))
-            if block is None:
-                return False  # E002
-            block[name] += event.delta
-            return True
-
-        return delta
-
     def block_end(word: str) -> Body:
         def end(reply: _Reply, event: Any, line: int) -> bool:
             key = (word, event.block_id)
@@ -401,13 +569,6 @@ def typed_events(rp: PyReplayer) -> tuple[Any, dict[type, FastPath]]:
         reply.calls.setdefault(cid, block)
         return True
 
-    def call_delta(reply: _Reply, event: CallDelta, line: int) -> bool:
-        block = reply.calls.get(event.tool_call_id)
-        if block is None:
-            return False  # E002
-        block["input"] += event.delta
-        return True
-
     def call_end(reply: _Reply, event: CallEnd, line: int) -> bool:
         cid = event.tool_call_id
         block = reply.calls.get(cid)
@@ -436,27 +597,6 @@ def typed_events(rp: PyReplayer) -> tuple[Any, dict[type, FastPath]]:
         }
         reply.msg["content"].append(block)
         reply.results.setdefault(cid, block)
-        return True
-
-    def result_text(reply: _Reply, event: ResultText, line: int) -> bool:
-        block = reply.results.get(event.tool_call_id)
-        if block is None:
-            return False  # E002
-        output = block["output"]
-        if type(output) is not list:
-            return False
-        if output and output[-1].get("type") == "text":
-            output[-1]["text"] += event.delta
-        else:
-            output.append(
-                {
-                    "type": "text",
-                    "text": event.delta,
-                    "id": event.id,
-                    "created_at": event.created_at,
-                    "finished_at": None,
-                }
-            )
         return True
 
     def result_end(reply: _Reply, event: ResultEnd, line: int) -> bool:
@@ -499,17 +639,17 @@ def typed_events(rp: PyReplayer) -> tuple[Any, dict[type, FastPath]]:
         ModelCallStart: in_reply("MODEL_CALL_START", model_start),
         ModelCallEnd: in_reply("MODEL_CALL_END", model_end),
         TextStart: in_reply("TEXT_BLOCK_START", block_start("text", "text")),
-        TextDelta: in_reply("TEXT_BLOCK_DELTA", block_delta("text", "text")),
+        TextDelta: block_delta("TEXT_BLOCK_DELTA", "text", "text"),
         TextEnd: in_reply("TEXT_BLOCK_END", block_end("text")),
         ThinkingStart: in_reply("THINKING_BLOCK_START", block_start("thinking", "thinking")),
-        ThinkingDelta: in_reply("THINKING_BLOCK_DELTA", block_delta("thinking", "thinking")),
+        ThinkingDelta: block_delta("THINKING_BLOCK_DELTA", "thinking", "thinking"),
         ThinkingEnd: in_reply("THINKING_BLOCK_END", block_end("thinking")),
         Hint: in_reply("HINT_BLOCK", hint),
         CallStart: in_reply("TOOL_CALL_START", call_start),
-        CallDelta: in_reply("TOOL_CALL_DELTA", call_delta),
+        CallDelta: call_delta_path(),
         CallEnd: in_reply("TOOL_CALL_END", call_end),
         ResultStart: in_reply("TOOL_RESULT_START", result_start),
-        ResultText: in_reply("TOOL_RESULT_TEXT_DELTA", result_text),
+        ResultText: result_text_path(),
         ResultEnd: in_reply("TOOL_RESULT_END", result_end),
         MaxIters: in_reply("EXCEED_MAX_ITERS", max_iters),
         Custom: custom,
