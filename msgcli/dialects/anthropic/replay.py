@@ -95,6 +95,14 @@ class AnthropicReplayer(WireReplayer):
         fasted = 0
         DELTA = "content_block_delta"
         STOP = "content_block_stop"
+        START = "content_block_start"
+        MESSAGE_START = "message_start"
+        MESSAGE_DELTA = "message_delta"
+        MESSAGE_STOP = "message_stop"
+        plain_start = _plain_start
+        plain_block = _plain_block
+        message_delta = _message_delta
+        done = self.done
 
         def counted() -> int:
             if deltas:
@@ -193,6 +201,65 @@ class AnthropicReplayer(WireReplayer):
                         tally[STOP] += 1
                     except KeyError:
                         tally[STOP] = 1
+                    fast_last = number
+                    continue
+            elif kind == START:  # _fast_start and _start_block
+                index = obj.get("index")
+                block = obj.get("content_block")
+                message = self.message
+                if (
+                    type(index) is int
+                    and type(block) is dict
+                    and message is not None
+                    and index == len(message["content"])
+                    and index not in self.blocks
+                    and plain_block(block)
+                ):
+                    message["content"].append(block)
+                    self.blocks[index] = block
+                    try:
+                        tally[START] += 1
+                    except KeyError:
+                        tally[START] = 1
+                    fast_last = number
+                    continue
+            elif kind == MESSAGE_START:  # _fast_message_start and _start_message
+                message = obj.get("message")
+                if self.message is None and type(message) is dict and plain_start(message):
+                    self.message = message
+                    self.blocks, self.json, self.json_line, self.stopped = {}, {}, {}, set()
+                    self.start = number
+                    try:
+                        tally[MESSAGE_START] += 1
+                    except KeyError:
+                        tally[MESSAGE_START] = 1
+                    fast_last = number
+                    continue
+            elif kind == MESSAGE_DELTA:  # _fast_message_delta
+                message = self.message
+                delta = obj.get("delta")
+                usage = obj.get("usage", _NO_USAGE)
+                if (
+                    message is not None
+                    and type(delta) is dict
+                    and (usage is _NO_USAGE or type(usage) is dict)
+                ):
+                    message_delta(message, delta, usage)
+                    try:
+                        tally[MESSAGE_DELTA] += 1
+                    except KeyError:
+                        tally[MESSAGE_DELTA] = 1
+                    fast_last = number
+                    continue
+            elif kind == MESSAGE_STOP:  # _fast_message_stop and _stop_message
+                message = self.message
+                if message is not None and len(self.stopped) == len(self.blocks):
+                    self.message = None
+                    done(number, message, message.get("stop_reason"))
+                    try:
+                        tally[MESSAGE_STOP] += 1
+                    except KeyError:
+                        tally[MESSAGE_STOP] = 1
                     fast_last = number
                     continue
             try:
@@ -319,33 +386,7 @@ class AnthropicReplayer(WireReplayer):
         if message is None:
             return False
         content = message["content"]
-        if index != len(content) or index in self.blocks:
-            return False
-        what = block.get("type")
-        if what == "text":
-            if type(block.get("text")) is not str or type(block.get("citations", [])) not in (
-                list,
-                type(None),
-            ):
-                return False
-        elif what == "tool_use":
-            name = block.get("name")
-            ident = block.get("id")
-            if (
-                type(ident) is not str
-                or type(name) is not str
-                or not ident
-                or not name
-                or type(block.get("input")) is not dict
-            ):
-                return False
-        elif what == "thinking":
-            if (
-                type(block.get("thinking")) is not str
-                or type(block.get("signature", "")) is not str
-            ):
-                return False
-        else:
+        if index != len(content) or index in self.blocks or not _plain_block(block):
             return False
         content.append(block)
         self.blocks[index] = block
@@ -655,6 +696,29 @@ def _plain_start(message: dict) -> bool:
         return False
     value = get("cache_read_input_tokens")
     return value is None or type(value) is int
+
+
+def _plain_block(block: dict) -> bool:
+    """Whether the block of a ``content_block_start`` is of a common kind and shape."""
+    what = block.get("type")
+    if what == "text":
+        return type(block.get("text")) is str and type(block.get("citations", [])) in (
+            list,
+            type(None),
+        )
+    if what == "tool_use":
+        name = block.get("name")
+        ident = block.get("id")
+        return (
+            type(ident) is str
+            and type(name) is str
+            and bool(ident)
+            and bool(name)
+            and type(block.get("input")) is dict
+        )
+    if what == "thinking":
+        return type(block.get("thinking")) is str and type(block.get("signature", "")) is str
+    return False
 
 
 def _message_delta(message: dict, delta: Any, usage: Any) -> None:
