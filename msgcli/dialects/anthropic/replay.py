@@ -103,6 +103,11 @@ class AnthropicReplayer(WireReplayer):
         plain_block = _plain_block
         message_delta = _message_delta
         done = self.done
+        # the key strings orjson makes (it keeps one of each short key and gives it every
+        # time): a lookup with the very object finds it at once, without comparing text
+        K_TYPE, K_DELTA, K_INDEX, K_TEXT, K_PARTIAL, K_THINKING = loads(
+            b'{"type":0,"delta":0,"index":0,"text":0,"partial_json":0,"thinking":0}'
+        )
 
         def counted() -> int:
             if deltas:
@@ -114,7 +119,35 @@ class AnthropicReplayer(WireReplayer):
             tally.clear()
             return n
 
+        short = _SHORT_LINES
+        short_length = _SHORT
         for number, raw in lines:
+            if len(raw) < short_length:
+                stop = short.get(raw)
+                # a block's stop and the message's, in the very bytes the SDKs write them:
+                # such a line is that event (of that index) and no other, so it needs no
+                # parsing to be applied as its fast path would (_fast_message_stop and
+                # _stop_message, _fast_stop and _stop_block); else it is read as any other
+                if stop is not None:
+                    if stop < 0:
+                        message = self.message
+                        if message is not None and len(self.stopped) == len(self.blocks):
+                            self.message = None
+                            done(number, message, message.get("stop_reason"))
+                            try:
+                                tally[MESSAGE_STOP] += 1
+                            except KeyError:
+                                tally[MESSAGE_STOP] = 1
+                            fast_last = number
+                            continue
+                    elif self.message is not None and stop in self.blocks and stop not in self.json:
+                        self.stopped.add(stop)
+                        try:
+                            tally[STOP] += 1
+                        except KeyError:
+                            tally[STOP] = 1
+                        fast_last = number
+                        continue
             try:
                 obj = loads(raw)
             except bad_json:
@@ -128,7 +161,7 @@ class AnthropicReplayer(WireReplayer):
                     last = take(record) or last
                 break
             try:
-                kind = obj["type"]
+                kind = obj[K_TYPE]
             except KeyError:
                 kind = None
             except TypeError:  # a JSON value that is no object (only an object takes a name)
@@ -146,23 +179,24 @@ class AnthropicReplayer(WireReplayer):
                 continue
             if kind == DELTA:
                 try:
-                    delta = obj["delta"]
-                    index = obj["index"]
+                    delta = obj[K_DELTA]
+                    index = obj[K_INDEX]
                     if type(index) is int and index >= 0 and self.message is not None:
                         block = self.blocks[index]
-                        what = delta["type"]  # (only an object takes a name)
+                        what = delta[K_TYPE]  # (only an object takes a name)
                         if what == "text_delta":
-                            text = delta["text"]
-                            old = block["text"]
-                            if type(text) is str and type(old) is str:
-                                block["text"] = old + text
+                            text = delta[K_TEXT]
+                            if type(text) is str:
+                                # (the block's own value, joined only if a string: any other
+                                # JSON value and a string make a TypeError, before the store)
+                                block[K_TEXT] = block[K_TEXT] + text
                                 if not deltas:
                                     tally.setdefault(DELTA, 0)
                                 deltas += 1
                                 fast_last = number
                                 continue
                         elif what == "input_json_delta":
-                            piece = delta["partial_json"]
+                            piece = delta[K_PARTIAL]
                             if type(piece) is str:
                                 pieces = self.json.get(index)
                                 if pieces is None:
@@ -176,10 +210,11 @@ class AnthropicReplayer(WireReplayer):
                                 fast_last = number
                                 continue
                         elif what == "thinking_delta":
-                            text = delta["thinking"]
-                            old = block["thinking"]
-                            if type(text) is str and type(old) is str:
-                                block["thinking"] = old + text
+                            text = delta[K_THINKING]
+                            if type(text) is str:
+                                # (the block's own value, joined only if a string: any other
+                                # JSON value and a string make a TypeError, before the store)
+                                block[K_THINKING] = block[K_THINKING] + text
                                 if not deltas:
                                     tally.setdefault(DELTA, 0)
                                 deltas += 1
@@ -187,22 +222,6 @@ class AnthropicReplayer(WireReplayer):
                                 continue
                 except (KeyError, TypeError):
                     pass
-            elif kind == STOP:
-                index = obj.get("index")
-                if (
-                    type(index) is int
-                    and index >= 0
-                    and self.message is not None
-                    and index in self.blocks
-                    and index not in self.json
-                ):
-                    self.stopped.add(index)
-                    try:
-                        tally[STOP] += 1
-                    except KeyError:
-                        tally[STOP] = 1
-                    fast_last = number
-                    continue
             elif kind == START:  # _fast_start and _start_block
                 index = obj.get("index")
                 block = obj.get("content_block")
@@ -249,17 +268,6 @@ class AnthropicReplayer(WireReplayer):
                         tally[MESSAGE_DELTA] += 1
                     except KeyError:
                         tally[MESSAGE_DELTA] = 1
-                    fast_last = number
-                    continue
-            elif kind == MESSAGE_STOP:  # _fast_message_stop and _stop_message
-                message = self.message
-                if message is not None and len(self.stopped) == len(self.blocks):
-                    self.message = None
-                    done(number, message, message.get("stop_reason"))
-                    try:
-                        tally[MESSAGE_STOP] += 1
-                    except KeyError:
-                        tally[MESSAGE_STOP] = 1
                     fast_last = number
                     continue
             try:
@@ -643,6 +651,19 @@ class AnthropicReplayer(WireReplayer):
     def open_messages(self) -> list[dict]:
         return [] if self.message is None else [self.message]
 
+
+#: the lines of a block's stop (the value: its index) and of the message's stop (-1), as the
+#: SDKs write them (``to_json()`` and ``model_dump_json()`` alike), the last line of a file
+#: perhaps without its line end
+_SHORT_LINES = {
+    line + end: index
+    for index, line in [
+        (-1, b'{"type":"message_stop"}'),
+        *((i, b'{"index":%d,"type":"content_block_stop"}' % i) for i in range(64)),
+    ]
+    for end in (b"\n", b"")
+}
+_SHORT = max(map(len, _SHORT_LINES)) + 1
 
 _BLOCK_OF = {
     "text_delta": "text",
