@@ -347,7 +347,7 @@ class FileCheck(_Findings):
             self.event_schema = compiled(f"{dialect.name}/event")
             self.replayer = dialect.replayer(
                 self.emit,
-                None if sink is None else (lambda line, message: sink(name, line, message)),
+                None if sink is None else functools.partial(sink, name),
                 zone=self.zone,
             )
             self.prepare = dialect.prepare_event

@@ -23,6 +23,14 @@ def dumps(obj: Any) -> bytes:
         return deep_dumps(obj).encode()
 
 
+def dumps_line(obj: Any) -> bytes:
+    """:func:`dumps` and a newline."""
+    try:
+        return orjson.dumps(obj, option=orjson.OPT_APPEND_NEWLINE)
+    except TypeError:
+        return deep_dumps(obj).encode() + b"\n"
+
+
 class JsonlOutput:
     """A JSONL destination. ``message(path, line, obj)`` is a replay sink.
 
@@ -37,10 +45,11 @@ class JsonlOutput:
         self.count = 0
 
     def write(self, obj: Any) -> None:
-        self._stream.write(dumps(obj) + b"\n")
+        self._stream.write(dumps_line(obj))
         self.count += 1
 
     def message(self, path: str, line: int, obj: dict) -> None:
+        # (write() written out: a replay sends every message it rebuilds here)
         try:
             data = orjson.dumps(obj, option=orjson.OPT_APPEND_NEWLINE)
         except TypeError:

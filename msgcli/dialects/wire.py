@@ -164,7 +164,11 @@ class WireReplayer(Replayer):
         else:
             stats.cut += 1
             response[MARK_KEY] = {"state": state, "line": line, "from": self.start}
-        self.write(line, response)
+        # (Replayer.write, written out: this runs once a response)
+        stats.messages += 1
+        sink = self._sink
+        if sink is not None:
+            sink(line, response)
 
     def finish(self, line: int, cut: bool = False) -> None:
         self.close(line, "open" if cut else "cut")

@@ -20,7 +20,7 @@ import orjson
 
 from ...guard import as_key
 from ...textsafe import short
-from ..wire import WireReplayer, joined
+from ..wire import WireReplayer, _chain, joined
 
 _KNOWN = frozenset(
     {
@@ -34,16 +34,6 @@ _KNOWN = frozenset(
         "error",
     }
 )
-#: usage counts message_delta overwrites only when it carries them
-_USAGE_IF_PRESENT = (
-    "input_tokens",
-    "cache_creation_input_tokens",
-    "cache_read_input_tokens",
-    "server_tool_use",
-    "output_tokens_details",
-)
-
-
 _NO_USAGE = object()
 _DELTAS = frozenset(
     {"text_delta", "input_json_delta", "thinking_delta", "signature_delta", "citations_delta"}
@@ -71,6 +61,244 @@ class AnthropicReplayer(WireReplayer):
             "message_start": self._fast_message_start,
             "ping": _always,
         }
+
+    def _lean(self, lines: Any, check: Any) -> int:
+        """The loop of :meth:`WireReplayer._lean`, with the commonest events applied inline
+        (a text, thinking or tool-input delta to a block that started: over half of a
+        stream's events; a block's stop), each with exactly the checks of its fast path
+        (:meth:`_fast_delta`, :meth:`_fast_stop`): a missing key, or a value of another type
+        than those, leaves the event to the whole way, as there. Each statement here runs a
+        million times for a million events, so the loop keeps to as few as it can."""
+        from ...guard import RECORD_DEPTH, nests_deeper
+        from ...records import Record, not_object, records_of_lines, too_deep
+
+        loads = orjson.loads
+        bad_json = orjson.JSONDecodeError
+        valid = check.event_schema.is_valid_typed
+        summary = check.summary
+        stats = self.stats
+        by_type = stats.by_type
+        event = self.event
+        quick = self.quick
+        fast = self.fast_paths()
+        own = self.lean_types
+        take = check.take
+        count = 0  # the records read that no fast path applied (those are counted in tally)
+        last = check.last  # the line of the last record counted
+        fast_last = 0  # the line of the last event a fast path applied
+        # events the fast paths applied, by type, in the order the types first came; added
+        # to the stats before anything else counts (so they keep that order). The deltas
+        # are counted in ``deltas`` and added to their place in ``tally`` (held by a 0 put
+        # there at the first of them).
+        tally: dict[str, int] = {}
+        deltas = 0
+        fasted = 0
+        DELTA = "content_block_delta"
+        STOP = "content_block_stop"
+        START = "content_block_start"
+        MESSAGE_START = "message_start"
+        MESSAGE_DELTA = "message_delta"
+        MESSAGE_STOP = "message_stop"
+        plain_start = _plain_start
+        plain_block = _plain_block
+        message_delta = _message_delta
+        done = self.done
+        # the key strings orjson makes (it keeps one of each short key and gives it every
+        # time): a lookup with the very object finds it at once, without comparing text
+        K_TYPE, K_DELTA, K_INDEX, K_TEXT, K_PARTIAL, K_THINKING = loads(
+            b'{"type":0,"delta":0,"index":0,"text":0,"partial_json":0,"thinking":0}'
+        )
+
+        def counted() -> int:
+            if deltas:
+                tally[DELTA] += deltas
+            n = 0
+            for kind, k in tally.items():
+                by_type[kind] += k
+                n += k
+            tally.clear()
+            return n
+
+        short = _SHORT_LINES
+        short_length = _SHORT
+        for number, raw in lines:
+            if len(raw) < short_length:
+                stop = short.get(raw)
+                # a block's stop and the message's, in the very bytes the SDKs write them:
+                # such a line is that event (of that index) and no other, so it needs no
+                # parsing to be applied as its fast path would (_fast_message_stop and
+                # _stop_message, _fast_stop and _stop_block); else it is read as any other
+                if stop is not None:
+                    if stop < 0:
+                        message = self.message
+                        if message is not None and len(self.stopped) == len(self.blocks):
+                            self.message = None
+                            done(number, message, message.get("stop_reason"))
+                            try:
+                                tally[MESSAGE_STOP] += 1
+                            except KeyError:
+                                tally[MESSAGE_STOP] = 1
+                            fast_last = number
+                            continue
+                    elif self.message is not None and stop in self.blocks and stop not in self.json:
+                        self.stopped.add(stop)
+                        try:
+                            tally[STOP] += 1
+                        except KeyError:
+                            tally[STOP] = 1
+                        fast_last = number
+                        continue
+            try:
+                obj = loads(raw)
+            except bad_json:
+                if not raw.strip():
+                    continue
+                fasted += counted()
+                deltas = 0
+                # the rest the reader's way: it says precisely what is wrong with a line
+                for record in records_of_lines(_chain([(number, raw)], lines)):
+                    count += 1
+                    last = take(record) or last
+                break
+            try:
+                kind = obj[K_TYPE]
+            except KeyError:
+                kind = None
+            except TypeError:  # a JSON value that is no object (only an object takes a name)
+                fasted += counted()
+                deltas = 0
+                count += 1
+                last = take(Record(number, None, not_object(obj))) or last
+                continue
+            # (a line shorter than the depth limit cannot nest past it)
+            if len(raw) > RECORD_DEPTH and nests_deeper(obj, raw=raw):
+                fasted += counted()
+                deltas = 0
+                count += 1
+                last = take(Record(number, None, too_deep())) or last
+                continue
+            if kind == DELTA:
+                try:
+                    delta = obj[K_DELTA]
+                    index = obj[K_INDEX]
+                    if type(index) is int and index >= 0 and self.message is not None:
+                        block = self.blocks[index]
+                        what = delta[K_TYPE]  # (only an object takes a name)
+                        if what == "text_delta":
+                            text = delta[K_TEXT]
+                            if type(text) is str:
+                                # (the block's own value, joined only if a string: any other
+                                # JSON value and a string make a TypeError, before the store)
+                                block[K_TEXT] = block[K_TEXT] + text
+                                if not deltas:
+                                    tally.setdefault(DELTA, 0)
+                                deltas += 1
+                                fast_last = number
+                                continue
+                        elif what == "input_json_delta":
+                            piece = delta[K_PARTIAL]
+                            if type(piece) is str:
+                                pieces = self.json.get(index)
+                                if pieces is None:
+                                    self.json[index] = [piece]
+                                    self.json_line[index] = number
+                                else:
+                                    pieces.append(piece)
+                                if not deltas:
+                                    tally.setdefault(DELTA, 0)
+                                deltas += 1
+                                fast_last = number
+                                continue
+                        elif what == "thinking_delta":
+                            text = delta[K_THINKING]
+                            if type(text) is str:
+                                # (the block's own value, joined only if a string: any other
+                                # JSON value and a string make a TypeError, before the store)
+                                block[K_THINKING] = block[K_THINKING] + text
+                                if not deltas:
+                                    tally.setdefault(DELTA, 0)
+                                deltas += 1
+                                fast_last = number
+                                continue
+                except (KeyError, TypeError):
+                    pass
+            elif kind == START:  # _fast_start and _start_block
+                index = obj.get("index")
+                block = obj.get("content_block")
+                message = self.message
+                if (
+                    type(index) is int
+                    and type(block) is dict
+                    and message is not None
+                    and index == len(message["content"])
+                    and index not in self.blocks
+                    and plain_block(block)
+                ):
+                    message["content"].append(block)
+                    self.blocks[index] = block
+                    try:
+                        tally[START] += 1
+                    except KeyError:
+                        tally[START] = 1
+                    fast_last = number
+                    continue
+            elif kind == MESSAGE_START:  # _fast_message_start and _start_message
+                message = obj.get("message")
+                if self.message is None and type(message) is dict and plain_start(message):
+                    self.message = message
+                    self.blocks, self.json, self.json_line, self.stopped = {}, {}, {}, set()
+                    self.start = number
+                    try:
+                        tally[MESSAGE_START] += 1
+                    except KeyError:
+                        tally[MESSAGE_START] = 1
+                    fast_last = number
+                    continue
+            elif kind == MESSAGE_DELTA:  # _fast_message_delta
+                message = self.message
+                delta = obj.get("delta")
+                usage = obj.get("usage", _NO_USAGE)
+                if (
+                    message is not None
+                    and type(delta) is dict
+                    and (usage is _NO_USAGE or type(usage) is dict)
+                ):
+                    message_delta(message, delta, usage)
+                    try:
+                        tally[MESSAGE_DELTA] += 1
+                    except KeyError:
+                        tally[MESSAGE_DELTA] = 1
+                    fast_last = number
+                    continue
+            try:
+                apply = fast.get(kind)
+            except TypeError:  # a type that is no name (a list, an object)
+                apply = None
+            if apply is not None and apply(obj, number):
+                try:
+                    tally[kind] += 1
+                except KeyError:
+                    tally[kind] = 1
+                fast_last = number
+                continue
+            fasted += counted()
+            deltas = 0
+            count += 1
+            if type(kind) is str and kind in own and (quick(kind, obj) or valid(obj)):
+                check.line = number
+                summary.records += 1
+                self.line = last = number
+                stats.events += 1
+                event(number, obj)
+                continue
+            last = take(Record(number, obj, None, raw)) or last
+        fasted += counted()
+        summary.records += fasted
+        stats.events += fasted
+        # the last record counted, and the last event applied (where a cut stream is reported)
+        check.last = max(last, fast_last)
+        self.line = max(self.line, fast_last)
+        return count + fasted
 
     def _fast_message_start(self, event: dict, line: int) -> bool:
         return self._start_message(event.get("message"), line)
@@ -116,7 +344,8 @@ class AnthropicReplayer(WireReplayer):
         block = event.get("content_block")
         if type(index) is not int or type(block) is not dict:
             return False
-        return self._start_block(index, dict(block))
+        # (the fast paths take events parsed for them alone: their values become the message's)
+        return self._start_block(index, block)
 
     def _fast_stop(self, event: dict, line: int) -> bool:
         index = event.get("index")
@@ -139,15 +368,12 @@ class AnthropicReplayer(WireReplayer):
         return self._stop_message(line)
 
     def _start_message(self, message: Any, line: int) -> bool:
+        """A message that starts as it should (``message``, of an event parsed for the fast
+        path alone, becomes the one being built: its content is an empty list)."""
         if self.message is not None:
             return False  # the message before is cut: reported the whole way
         if type(message) is not dict or not _plain_start(message):
             return False
-        message = dict(message)
-        message["content"] = []
-        usage = message.get("usage")
-        if usage is not None:
-            message["usage"] = dict(usage)
         self.message = message
         self.blocks, self.json, self.json_line, self.stopped = {}, {}, {}, set()
         self.start = line
@@ -168,33 +394,7 @@ class AnthropicReplayer(WireReplayer):
         if message is None:
             return False
         content = message["content"]
-        if index != len(content) or index in self.blocks:
-            return False
-        what = block.get("type")
-        if what == "text":
-            if type(block.get("text")) is not str or type(block.get("citations", [])) not in (
-                list,
-                type(None),
-            ):
-                return False
-        elif what == "tool_use":
-            name = block.get("name")
-            ident = block.get("id")
-            if (
-                type(ident) is not str
-                or type(name) is not str
-                or not ident
-                or not name
-                or type(block.get("input")) is not dict
-            ):
-                return False
-        elif what == "thinking":
-            if (
-                type(block.get("thinking")) is not str
-                or type(block.get("signature", "")) is not str
-            ):
-                return False
-        else:
+        if index != len(content) or index in self.blocks or not _plain_block(block):
             return False
         content.append(block)
         self.blocks[index] = block
@@ -452,6 +652,19 @@ class AnthropicReplayer(WireReplayer):
         return [] if self.message is None else [self.message]
 
 
+#: the lines of a block's stop (the value: its index) and of the message's stop (-1), as the
+#: SDKs write them (``to_json()`` and ``model_dump_json()`` alike), the last line of a file
+#: perhaps without its line end
+_SHORT_LINES = {
+    line + end: index
+    for index, line in [
+        (-1, b'{"type":"message_stop"}'),
+        *((i, b'{"index":%d,"type":"content_block_stop"}' % i) for i in range(64)),
+    ]
+    for end in (b"\n", b"")
+}
+_SHORT = max(map(len, _SHORT_LINES)) + 1
+
 _BLOCK_OF = {
     "text_delta": "text",
     "thinking_delta": "thinking",
@@ -465,39 +678,68 @@ def _always(event: dict, line: int) -> bool:
     return True
 
 
-_NUMBERS = (
-    "input_tokens",
-    "output_tokens",
-    "cache_creation_input_tokens",
-    "cache_read_input_tokens",
-)
-
-
 def _plain_start(message: dict) -> bool:
     """Whether the message of a ``message_start`` is certainly what the schema asks (a
-    response with no content yet, its usage counts whole numbers); else the schema says."""
-    if (
-        message.get("type") != "message"
-        or message.get("role") != "assistant"
-        or type(message.get("id")) is not str
-        or type(message.get("model")) is not str
-        or message.get("content") != []
-    ):
-        return False
-    for key in ("stop_reason", "stop_sequence"):
-        value = message.get(key)
-        if value is not None and type(value) is not str:
+    response with no content yet, its usage counts whole numbers); else the schema says.
+    (Written out key by key: it runs for every message of a stream.)"""
+    get = message.get
+    try:
+        if (
+            message["type"] != "message"
+            or message["role"] != "assistant"
+            or type(message["id"]) is not str
+            or type(message["model"]) is not str
+            or message["content"] != []
+        ):
             return False
-    usage = message.get("usage")
+    except KeyError:
+        return False
+    value = get("stop_reason")
+    if value is not None and type(value) is not str:
+        return False
+    value = get("stop_sequence")
+    if value is not None and type(value) is not str:
+        return False
+    usage = get("usage")
     if usage is None:
         return "usage" not in message
     if type(usage) is not dict:
         return False
-    for key in _NUMBERS:
-        value = usage.get(key)
-        if value is not None and type(value) is not int:
-            return False
-    return True
+    get = usage.get
+    value = get("input_tokens")
+    if value is not None and type(value) is not int:
+        return False
+    value = get("output_tokens")
+    if value is not None and type(value) is not int:
+        return False
+    value = get("cache_creation_input_tokens")
+    if value is not None and type(value) is not int:
+        return False
+    value = get("cache_read_input_tokens")
+    return value is None or type(value) is int
+
+
+def _plain_block(block: dict) -> bool:
+    """Whether the block of a ``content_block_start`` is of a common kind and shape."""
+    what = block.get("type")
+    if what == "text":
+        return type(block.get("text")) is str and type(block.get("citations", [])) in (
+            list,
+            type(None),
+        )
+    if what == "tool_use":
+        name = block.get("name")
+        ident = block.get("id")
+        return (
+            type(ident) is str
+            and type(name) is str
+            and bool(ident)
+            and bool(name)
+            and type(block.get("input")) is dict
+        )
+    if what == "thinking":
+        return type(block.get("thinking")) is str and type(block.get("signature", "")) is str
+    return False
 
 
 def _message_delta(message: dict, delta: Any, usage: Any) -> None:
@@ -513,11 +755,25 @@ def _message_delta(message: dict, delta: Any, usage: Any) -> None:
         mine = message.get("usage")
         if type(mine) is not dict:
             mine = message["usage"] = {}
-        mine["output_tokens"] = usage.get("output_tokens")
-        for key in _USAGE_IF_PRESENT:
-            value = usage.get(key)
-            if value is not None:
-                mine[key] = value
+        get = usage.get
+        mine["output_tokens"] = get("output_tokens")
+        # the counts it overwrites only when it carries them, in this order (written out:
+        # this runs for every message)
+        value = get("input_tokens")
+        if value is not None:
+            mine["input_tokens"] = value
+        value = get("cache_creation_input_tokens")
+        if value is not None:
+            mine["cache_creation_input_tokens"] = value
+        value = get("cache_read_input_tokens")
+        if value is not None:
+            mine["cache_read_input_tokens"] = value
+        value = get("server_tool_use")
+        if value is not None:
+            mine["server_tool_use"] = value
+        value = get("output_tokens_details")
+        if value is not None:
+            mine["output_tokens_details"] = value
 
 
 def _partial_input(block: dict, text: str) -> None:
