@@ -122,7 +122,8 @@ class AnthropicReplayer(WireReplayer):
         short = _SHORT_LINES
         short_length = _SHORT
         for number, raw in lines:
-            if len(raw) < short_length:
+            size = len(raw)
+            if size < short_length:
                 stop = short.get(raw)
                 # a block's stop and the message's, in the very bytes the SDKs write them:
                 # such a line is that event (of that index) and no other, so it needs no
@@ -171,7 +172,7 @@ class AnthropicReplayer(WireReplayer):
                 last = take(Record(number, None, not_object(obj))) or last
                 continue
             # (a line shorter than the depth limit cannot nest past it)
-            if len(raw) > RECORD_DEPTH and nests_deeper(obj, raw=raw):
+            if size > RECORD_DEPTH and nests_deeper(obj, raw=raw):
                 fasted += counted()
                 deltas = 0
                 count += 1
