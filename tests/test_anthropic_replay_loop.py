@@ -143,7 +143,7 @@ def test_odd_lines_anywhere_in_a_real_stream_are_reported_as_the_whole_way(
     stream, and another stream after it: the same messages, findings and counts as the whole
     way."""
     lines = _events("text-unicode")
-    changed = [*lines[:at], *[odd] * times, *lines[at:]] + _events("thinking")
+    changed = [*lines[:at], *([odd] * times), *lines[at:], *_events("thinking")]
     _same_both_ways(b"\n".join(changed) + b"\n")
 
 
