@@ -14,13 +14,14 @@ replay reports it at its line and still writes what arrived, marked.
 from __future__ import annotations
 
 from collections.abc import Callable
+from itertools import chain
 from typing import Any
 
 import orjson
 
 from ...guard import as_key
 from ...textsafe import short
-from ..wire import WireReplayer, _chain, joined
+from ..wire import WireReplayer, joined
 
 _KNOWN = frozenset(
     {
@@ -157,7 +158,7 @@ class AnthropicReplayer(WireReplayer):
                 fasted += counted()
                 deltas = 0
                 # the rest the reader's way: it says precisely what is wrong with a line
-                for record in records_of_lines(_chain([(number, raw)], lines)):
+                for record in records_of_lines(chain([(number, raw)], lines)):
                     count += 1
                     last = take(record) or last
                 break
