@@ -64,12 +64,14 @@ class AnthropicReplayer(WireReplayer):
         }
 
     def _lean(self, lines: Any, check: Any) -> int:
-        """The loop of :meth:`WireReplayer._lean`, with the commonest events applied inline
-        (a text, thinking or tool-input delta to a block that started: over half of a
-        stream's events; a block's stop), each with exactly the checks of its fast path
-        (:meth:`_fast_delta`, :meth:`_fast_stop`): a missing key, or a value of another type
-        than those, leaves the event to the whole way, as there. Each statement here runs a
-        million times for a million events, so the loop keeps to as few as it can."""
+        """The loop of :meth:`WireReplayer._lean`, with the common events applied inline
+        rather than by a call: a text, thinking or tool-input delta (over half of a stream's
+        events), a block's start, ``message_start``, ``message_delta``, and a block's or the
+        message's stop written in the SDKs' own bytes (known without parsing the line). Each
+        has exactly the checks of its fast path (:meth:`fast_paths`): a missing key, or a
+        value of another type than those, leaves the event to its fast path and then the
+        whole way, as there. Each statement here runs once an event, a million times for a
+        million events, so the loop keeps to as few as it can."""
         from ...guard import RECORD_DEPTH, nests_deeper
         from ...records import Record, not_object, records_of_lines, too_deep
 
