@@ -158,9 +158,12 @@ class WireReplayer(Replayer):
         stats = self.stats
         if state is None:
             stats.completed += 1
-            scalar = reason is None or type(reason) in (str, int, float, bool)
-            # (a reason may be a value nested as deep as the reader takes: shown short)
-            stats.finished_reasons[str(reason) if scalar else short(reason, 40)] += 1
+            if type(reason) is str:  # (the common case first: a string is its own name)
+                stats.finished_reasons[reason] += 1
+            else:
+                scalar = reason is None or type(reason) in (int, float, bool)
+                # (a reason may be a value nested as deep as the reader takes: shown short)
+                stats.finished_reasons[str(reason) if scalar else short(reason, 40)] += 1
         else:
             stats.cut += 1
             response[MARK_KEY] = {"state": state, "line": line, "from": self.start}

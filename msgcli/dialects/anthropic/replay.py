@@ -14,13 +14,14 @@ replay reports it at its line and still writes what arrived, marked.
 from __future__ import annotations
 
 from collections.abc import Callable
+from itertools import chain
 from typing import Any
 
 import orjson
 
 from ...guard import as_key
 from ...textsafe import short
-from ..wire import WireReplayer, _chain, joined
+from ..wire import WireReplayer, joined
 
 _KNOWN = frozenset(
     {
@@ -63,12 +64,14 @@ class AnthropicReplayer(WireReplayer):
         }
 
     def _lean(self, lines: Any, check: Any) -> int:
-        """The loop of :meth:`WireReplayer._lean`, with the commonest events applied inline
-        (a text, thinking or tool-input delta to a block that started: over half of a
-        stream's events; a block's stop), each with exactly the checks of its fast path
-        (:meth:`_fast_delta`, :meth:`_fast_stop`): a missing key, or a value of another type
-        than those, leaves the event to the whole way, as there. Each statement here runs a
-        million times for a million events, so the loop keeps to as few as it can."""
+        """The loop of :meth:`WireReplayer._lean`, with the common events applied inline
+        rather than by a call: a text, thinking or tool-input delta (over half of a stream's
+        events), a block's start, ``message_start``, ``message_delta``, and a block's or the
+        message's stop written in the SDKs' own bytes (known without parsing the line). Each
+        has exactly the checks of its fast path (:meth:`fast_paths`): a missing key, or a
+        value of another type than those, leaves the event to its fast path and then the
+        whole way, as there. Each statement here runs once an event, a million times for a
+        million events, so the loop keeps to as few as it can."""
         from ...guard import RECORD_DEPTH, nests_deeper
         from ...records import Record, not_object, records_of_lines, too_deep
 
@@ -122,7 +125,8 @@ class AnthropicReplayer(WireReplayer):
         short = _SHORT_LINES
         short_length = _SHORT
         for number, raw in lines:
-            if len(raw) < short_length:
+            size = len(raw)
+            if size < short_length:
                 stop = short.get(raw)
                 # a block's stop and the message's, in the very bytes the SDKs write them:
                 # such a line is that event (of that index) and no other, so it needs no
@@ -156,7 +160,7 @@ class AnthropicReplayer(WireReplayer):
                 fasted += counted()
                 deltas = 0
                 # the rest the reader's way: it says precisely what is wrong with a line
-                for record in records_of_lines(_chain([(number, raw)], lines)):
+                for record in records_of_lines(chain([(number, raw)], lines)):
                     count += 1
                     last = take(record) or last
                 break
@@ -171,7 +175,7 @@ class AnthropicReplayer(WireReplayer):
                 last = take(Record(number, None, not_object(obj))) or last
                 continue
             # (a line shorter than the depth limit cannot nest past it)
-            if len(raw) > RECORD_DEPTH and nests_deeper(obj, raw=raw):
+            if size > RECORD_DEPTH and nests_deeper(obj, raw=raw):
                 fasted += counted()
                 deltas = 0
                 count += 1
