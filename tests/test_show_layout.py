@@ -226,3 +226,34 @@ def test_no_printable_character_is_changed_by_the_rule():
         if c.isprintable() and any(p.search(c) for p in patterns)
     ]
     assert changed == []
+
+
+def test_a_file_gets_what_a_stream_gets(tmp_path, monkeypatch):
+    """Written to a regular file, where the view holds its text back and writes it in large
+    pieces, the output is what a stream gets message by message: notices, rules between logs,
+    unreadable inputs and the held text in their order, with ``--tail`` too."""
+    from conftest import ROOT
+
+    big = tmp_path / "big.jsonl"
+    real = (FIXTURES / "real" / "agentscope-py" / "transcript.jsonl").read_bytes()
+    big.write_bytes(real * 60 + b"{broken\n" + real * 20)
+    paths = [
+        str(big),
+        "fixtures/invalid/bad-input",
+        "fixtures/real/claude-code",
+        "fixtures/real/loongflow/transcript.jsonl",
+        str(tmp_path / "missing.jsonl"),
+    ]
+    monkeypatch.chdir(ROOT)
+    for tail in (None, 5):
+        stream = io.StringIO()
+        code = View(console_for(stream, colour=False, width=100), ShowOptions(), tail=tail).run(
+            paths, None
+        )
+        target = tmp_path / "out.txt"
+        with target.open("w", encoding="utf-8") as out:
+            view = View(console_for(out, colour=False, width=100), ShowOptions(), tail=tail)
+            assert not view._flush  # (the file is written in pieces)
+            assert view.run(paths, None) == code
+        assert target.read_text(encoding="utf-8") == stream.getvalue()
+        assert len(stream.getvalue()) > 200_000 or tail

@@ -283,6 +283,9 @@ def _size(source: Any) -> int:
         return SHORT_ID_READ_LIMIT + 1
 
 
+#: how much laid-out text is held back at most for a file read once it is all there
+_HELD = 64 * 1024
+
 #: subagents nest no deeper than this in the view
 _MAX_DEPTH = 8
 
@@ -316,6 +319,10 @@ class View:
         self._options: ConsoleOptions | None = None
         #: whether each message is flushed as it is written (see :func:`_read_later`)
         self._flush = not _read_later(console.file)
+        #: text laid out for a file read only once it is all there, not yet handed to it:
+        #: written in pieces of at least :data:`_HELD`, not a write per message
+        self._held: list[str] = []
+        self._held_size = 0
         #: whether the console is of a kind whose output may be written directly
         self._direct = _writes_directly(console)
 
@@ -331,6 +338,7 @@ class View:
 
     def _print(self, unit: Unit) -> None:
         if unit.item.message is None:
+            self._release()
             self.console.print(Trimmed(render_notice(unit.item)))
             return
         with deep_recursion():  # rich walks the renderables (msgcli.guard)
@@ -367,13 +375,19 @@ class View:
                     if blank:
                         flat.append("")
                     flat.append("")
-                    _write(console, "\n".join(flat), self._flush)
+                    text = "\n".join(flat)
+                    if self._flush:
+                        _write(console, text)
+                    else:
+                        self._hold(text)
                     return
+            self._release()
             laid = lay_out(console, renderable, width - left, options)
             console.print(_Lines(laid, left), crop=False)
         else:
             from rich.padding import Padding
 
+            self._release()
             console.print(Trimmed(Padding(renderable, (0, 0, 0, left))))
         if blank:
             console.print()
@@ -406,10 +420,17 @@ class View:
         from .thread import without_nested
 
         sources = without_nested(expand_paths(paths))
+        try:
+            return self._run(sources, dialect)
+        finally:
+            self._release()
+
+    def _run(self, sources: list[tuple[str, Any, str]], dialect: str | None) -> int:
         several = len(sources) > 1
         try:
             for name, source, problem in sources:
                 if several:
+                    self._release()
                     self.console.print(Rule(Text(visible(name)), style="dim"))
                 if source is None:
                     self._unreadable(name, "no such file" if problem == "missing" else "no logs")
@@ -431,9 +452,22 @@ class View:
         if self.tail is not None:
             for unit in self.tail:
                 self._print(unit)
-        if not self._flush:
-            _write(self.console, "")
         return 2 if self.unreadable else 0
+
+    def _hold(self, text: str) -> None:
+        self._held.append(text)
+        self._held_size += len(text)
+        if self._held_size >= _HELD:
+            self._release(flush=False)
+
+    def _release(self, flush: bool = True) -> None:
+        """Hand the text held back to the file (before anything else is written to it), and
+        with ``flush`` flush the file."""
+        if self._held or flush:
+            text = "".join(self._held)
+            self._held.clear()
+            self._held_size = 0
+            _write(self.console, text, flush)
 
     @staticmethod
     def _short_ids(name: str, source: Any, dialect: str | None) -> dict[str, str] | None:
@@ -454,6 +488,7 @@ class View:
 
     def _unreadable(self, name: str, why: str) -> None:
         self.unreadable += 1
+        self._release()
         self.console.print(Text(f"{visible(name)}: cannot read: {visible(why)}", style="bold red"))
 
     def follow(

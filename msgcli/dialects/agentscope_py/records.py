@@ -150,8 +150,12 @@ _V2_ONLY = ("created_at", "finished_at", "finished_reason", "structured_output")
 
 
 def _pick(obj: dict, keys: tuple[str, ...]) -> dict:
-    """The present keys among ``keys``, with their values."""
-    return {k: obj[k] for k in keys if k in obj}
+    """The present keys among ``keys``, with their values (in the order of ``keys``)."""
+    out = {}
+    for key in keys:
+        if key in obj:
+            out[key] = obj[key]
+    return out
 
 
 def _read_content(value: Any, v1: bool) -> list[Block]:
