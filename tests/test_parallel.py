@@ -216,3 +216,11 @@ def test_workers_collect_cycles_while_the_owner_waits(monkeypatch):
     assert len(reports) == 4
     assert {v for r in reports for v in r.summary.variants} == {"collecting"}
     assert gc.isenabled()  # and the owner collects again once the run is done
+
+
+def test_a_part_s_digests_go_back_marshalled_or_as_they_are():
+    digests = [(3, ("m1", "m1", 12, None, (("call", "c1", ("content", 2), "f", "done", "c1"),)))]
+    sent = parallel._sent(digests)
+    assert type(sent) is bytes  # (what the owner takes back with marshal)
+    odd = [(1, (object(),))]  # anything marshal cannot write goes as it is
+    assert parallel._sent(odd) is odd
