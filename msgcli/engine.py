@@ -28,7 +28,7 @@ from .checks import CrossChecks, check_message, digest
 from .detect import Detector
 from .dialects import EVENT, MESSAGE, Dialect, get_dialect
 from .findings import ERROR, WARNING, FileReport, FileSummary, Finding, Severity
-from .guard import RECORD_DEPTH, nests_deeper
+from .guard import may_nest_deeper, nests_deeper
 from .inputs import suffix_list
 from .reader import ReadError, read_records, source_name
 from .records import Truncated, collector_paused, line_problem, parsed_record, take_over
@@ -49,10 +49,6 @@ __all__ = [
     "unusable",
     "validate_file",
 ]
-
-#: the shortest JSON text that can nest past the depth limit is longer than this (each level
-#: opens a bracket and closes it)
-_NESTS_PAST = 2 * RECORD_DEPTH + 1
 
 #: ``sink(path, line, message)``: a message rebuilt from an event log
 MessageSink = Callable[[str, int, dict], None]
@@ -457,7 +453,7 @@ class FileCheck(_Findings):
                 value = decode(raw)
             except refused:
                 return False
-            if len(raw) > _NESTS_PAST and raw.count(b"[") + raw.count(b"{") > RECORD_DEPTH:
+            if may_nest_deeper(raw):
                 return False
             fast = digest_of(value)
             if fast is None:
@@ -486,15 +482,7 @@ class FileCheck(_Findings):
                 obj = loads(raw)
             except bad_json:
                 return False
-            if (
-                type(obj) is not dict
-                or (
-                    len(raw) > _NESTS_PAST
-                    and raw.count(b"[") + raw.count(b"{") > RECORD_DEPTH
-                    and nests_deeper(obj)
-                )
-                or classify(obj) != MESSAGE
-            ):
+            if type(obj) is not dict or nests_deeper(obj, raw=raw) or classify(obj) != MESSAGE:
                 return False
             self.line = number
             check(number, obj)

@@ -34,6 +34,7 @@ __all__ = [
     "has_lone_surrogate",
     "json_int",
     "json_text",
+    "may_nest_deeper",
     "nests_deeper",
 ]
 
@@ -69,11 +70,18 @@ class _DeepRecursion:
             sys.setrecursionlimit(self.limit)
 
 
+def may_nest_deeper(raw: bytes, limit: int = RECORD_DEPTH) -> bool:
+    """Whether the JSON text ``raw`` could nest more than ``limit`` levels, at C speed: each
+    level opens a bracket and closes it, so a text of fewer than twice that many bytes cannot,
+    nor one with no more brackets than the limit."""
+    return len(raw) > 2 * limit + 1 and raw.count(b"[") + raw.count(b"{") > limit
+
+
 def nests_deeper(value: Any, limit: int = RECORD_DEPTH, raw: bytes | None = None) -> bool:
     """Whether ``value`` nests more than ``limit`` levels (a scalar is level 0). ``raw``,
     its JSON text, answers at C speed for the common record: it cannot nest deeper than it
     has brackets."""
-    if raw is not None and (len(raw) <= limit or raw.count(b"[") + raw.count(b"{") <= limit):
+    if raw is not None and not may_nest_deeper(raw, limit):
         return False
     stack = [(value, 1)]
     while stack:

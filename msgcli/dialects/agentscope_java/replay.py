@@ -629,15 +629,7 @@ class JavaReplayer(TypedReplay, Replayer):
         kind = event["type"]
         cid = event.get("toolCallId") or ""
         name = event.get("toolCallName")
-        real = type(name) is str and not name.startswith("__")
-        if cid:
-            key = cid
-        elif real:
-            key = f"name:{name}"
-        elif call.last_tool is not None:
-            key = call.last_tool
-        else:
-            key = "index:0"
+        real, key = tool_key(call, cid, name)
         tool = call.tools.get(key)
         if kind == "TOOL_CALL_START":
             if tool is None:
@@ -1070,6 +1062,20 @@ def _content(call: ModelCall, cut: bool = True, unparsed: set[str] | None = None
             }
         )
     return content
+
+
+def tool_key(call: ModelCall, cid: str, name: Any) -> tuple[bool, str]:
+    """``(real, key)`` of a tool-call event in ``call``: whether it names a real tool (not a
+    ``__`` placeholder fragment), and the key its tool is kept under (its id, else its name,
+    else the tool the call's last event was about)."""
+    real = type(name) is str and not name.startswith("__")
+    if cid:
+        return real, cid
+    if real:
+        return real, f"name:{name}"
+    if call.last_tool is not None:
+        return real, call.last_tool
+    return real, "index:0"
 
 
 def new_tool(cid: str, name: Any) -> dict:

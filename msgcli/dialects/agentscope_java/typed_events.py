@@ -34,6 +34,7 @@ from .replay import (
     message_differences,
     new_tool,
     same_message,
+    tool_key,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -566,15 +567,7 @@ def typed_events(rp: JavaReplayer) -> tuple[Any, dict[type, FastPath]]:
                 return False  # E001, E004
             cid = event.toolCallId or ""
             name = event.toolCallName
-            real = name is not None and not name.startswith("__")
-            if cid:
-                key = cid
-            elif real:
-                key = f"name:{name}"
-            elif call.last_tool is not None:
-                key = call.last_tool
-            else:
-                key = "index:0"
+            real, key = tool_key(call, cid, name)
             tools = call.tools
             tool = tools.get(key)
             if tool is None and not starts and (ends or (cid and real)):
