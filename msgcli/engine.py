@@ -312,8 +312,7 @@ class FileCheck(_Findings):
         if self.kind == MESSAGE:
             self.cross.finish()
         elif self.replayer is not None:
-            # a broken stream is reported after the last event that could be read
-            self.replayer.finish(self.replayer.line or last, cut=cut)
+            self._end_replay(last, cut)
             self.summary.replay = self.replayer.stats
             if until is not None and not cut:
                 self.summary.until_missed = True
@@ -366,6 +365,11 @@ class FileCheck(_Findings):
 
     def _cross_checks(self, dialect: Dialect) -> Any:
         return CrossChecks(dialect, self.emit)
+
+    def _end_replay(self, last: int, cut: bool) -> None:
+        # a broken stream is reported after the last event that could be read
+        assert self.replayer is not None
+        self.replayer.finish(self.replayer.line or last, cut=cut)
 
     def take(self, record: Any) -> int:
         """One record, the whole way (what a lean replay loop hands back); its line."""
@@ -561,6 +565,35 @@ class PartCheck(FileCheck):
         return _DigestRecorder(dialect, self.digests)
 
 
+class ReplayPartCheck(FileCheck):
+    """Part of a large event log, replayed in a worker: it starts at a line that opens a
+    stream (the dialect is what the owner of the file found in its first records), and
+    its lines are numbered as in the whole file. ``next_line``: the line the next part
+    starts at (``None``: this is the last part); the stream still open there is closed as
+    that line would close it."""
+
+    def __init__(
+        self,
+        name: str,
+        options: Options,
+        preset: Preset,
+        sink: MessageSink,
+        next_line: int | None,
+    ):
+        super().__init__(name, options, options.forced(), Budget(None), sink)
+        self.next_line = next_line
+        dialect, kind, self.line = preset
+        self.detector.settle(dialect, kind, self.line)
+        self._settle(dialect, kind)
+
+    def _end_replay(self, last: int, cut: bool) -> None:
+        assert self.replayer is not None
+        if self.next_line is None:
+            super()._end_replay(last, cut)
+        else:
+            self.replayer.cut_before(self.next_line)
+
+
 class PartsMerge(_Findings):
     """A split file's report, from its parts' results: their counts and findings, and the
     cross-record checks run here over their digests, in file order."""
@@ -595,6 +628,33 @@ class PartsMerge(_Findings):
     def finish(self) -> FileReport:
         self.cross.finish()
         return self.report()
+
+
+class ReplayMerge(_Findings):
+    """A large event log's report, from the results of its parts replayed in order."""
+
+    def __init__(self, name: str, options: Options, preset: Preset):
+        super().__init__(name, options, Budget(None))
+        self.summary.dialect = preset[0].name
+        self.summary.kind = "events"
+
+    def add(self, part: FileSummary, findings: list[tuple]) -> None:
+        """One part's result, in file order (its findings as ``(code, message, pointer,
+        line)``, lines those of the file)."""
+        summary = self.summary
+        summary.records += part.records
+        summary.errors += part.errors
+        summary.warnings += part.warnings
+        summary.readable = summary.readable and part.readable
+        for variant in part.variants:
+            self.variants.setdefault(variant, None)
+        if part.replay is not None:
+            if summary.replay is None:
+                summary.replay = part.replay
+            else:
+                summary.replay.add(part.replay)
+        for code, message, ptr, line in findings:
+            self.findings.append(Finding(self.name, line, code, RULES[code].severity, message, ptr))
 
 
 class _DigestRecorder:

@@ -16,6 +16,15 @@ Event logs, gzip, JSON-array and SSE files, standard input and runs with
 cannot be cut at a byte offset); such a file is still checked in a worker of
 its own while the others run.
 
+``msgcli replay -j N`` (:func:`iter_replay_reports`) cuts one kind of event log:
+a large plain JSONL log of provider streams whose replayer can tell a line that
+opens a stream afresh (Anthropic's plain ``message_start``: whatever came before
+it, it closes the stream still open, as cut, and starts anew). Each part but the
+first starts at such a line; a worker replays it with the file's line numbers
+and, at its end, closes what is open as the next part's first line would. The
+messages come back as the JSONL lines the output writes (or as values for any
+other sink) and are written in file order.
+
 Reports come back in the order of the inputs, each as soon as it and the ones
 before it are done.
 """
@@ -32,14 +41,25 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from .detect import Detector
-from .dialects import MESSAGE, Dialect, get_dialect
-from .engine import Options, PartCheck, PartsMerge, Preset, unusable, validate_file
+from .dialects import EVENT, MESSAGE, Dialect, get_dialect
+from .engine import (
+    MessageSink,
+    Options,
+    PartCheck,
+    PartsMerge,
+    Preset,
+    ReplayMerge,
+    ReplayPartCheck,
+    unusable,
+    validate_file,
+)
 from .expect import settled
 from .findings import FileReport
 from .inputs import planned
 from .reader import ReadError, read_records
 from .records import BOM, GZIP_MAGIC, collector_paused, part_records
 from .remote import open_binary, size
+from .writer import JsonlOutput, dumps_line
 
 if TYPE_CHECKING:  # pragma: no cover
     from .progress import Tracker
@@ -293,10 +313,13 @@ def ranges(source: str | Path, size: int, count: int) -> list[tuple[int, int]]:
 
 def run_task(task: tuple) -> Any:
     """What a worker does with one task of :func:`plan`: a whole file's report, or a
-    part's result (see :func:`check_part`)."""
+    part's result (see :func:`check_part`); or a part of an event log to replay
+    (:func:`replay_part`)."""
     if task[0] == "file":
         _, name, path, options = task
         return validate_file(path, name=name, options=options)
+    if task[0] == "replay-part":
+        return replay_part(*task[1:])
     _, name, path, options, preset_names, start, end = task
     lines, summary, findings, digests = check_part(name, path, options, preset_names, start, end)
     return lines, summary, findings, _sent(digests)
@@ -339,6 +362,58 @@ def check_part(
     return lines, report.summary, findings, digests
 
 
+def replay_part(
+    name: str,
+    path: str,
+    options: Options,
+    preset_names: tuple,
+    start: int,
+    end: int,
+    first_line: int,
+    next_line: int | None,
+    as_lines: bool,
+) -> tuple:
+    """Replay bytes ``[start, end)`` of an event log, whose first line is ``first_line`` of
+    the file and opens a stream; ``next_line``: the line the next part starts at (``None``:
+    this part ends the file).
+
+    Returns ``(summary, findings, messages)``: findings as ``(code, message, pointer,
+    line)``; the messages as ``(line, message)`` pairs, marshalled (see :func:`_sent`), or
+    with ``as_lines`` as ``(JSONL bytes, count)``, the lines a :class:`JsonlOutput` writes."""
+    dialect_name, kind, line = preset_names
+    messages: list = []
+    if as_lines:
+        keep = messages.append
+
+        def sink(_name: str, _line: int, message: dict) -> None:
+            keep(dumps_line(message))
+
+    else:
+
+        def sink(_name: str, line: int, message: dict) -> None:
+            messages.append((line, message))
+
+    check = ReplayPartCheck(name, options, (get_dialect(dialect_name), kind, line), sink, next_line)
+    try:
+        with open_binary(path) as stream:
+            stream.seek(start)
+            data = stream.read(end - start)
+    except OSError as exc:
+        check.summary.readable = False
+        check.emit("P009", f"cannot read: {exc.strerror or exc}")
+    else:
+        check.run(part_records(data, first=start == 0, start=first_line))
+    report = check.report()
+    findings = [(f.code, f.message, f.pointer, f.line) for f in report.findings]
+    # the part's check holds its bytes in reference cycles: gone now, not at some later
+    # collection (a worker took on some 40 MB a part without)
+    del check, data
+    gc.collect()
+    if as_lines:
+        return report.summary, findings, (b"".join(messages), len(messages))
+    return report.summary, findings, _sent(messages)
+
+
 # -- back in the process that owns the file ------------------------------------------
 
 
@@ -360,3 +435,171 @@ def merge_parts(
             digests = marshal.loads(digests)
         merge.add(lines, part, findings, digests)
     return merge.finish()
+
+
+# -- replaying large event logs in parts -------------------------------------------------
+
+
+def iter_replay_reports(
+    paths: Iterable[str | Path],
+    options: Options,
+    sink: MessageSink,
+    streams: Iterable[IO[bytes]] = (),
+    excluded: list[str] | None = None,
+    skipped: list[str] | None = None,
+    tracker: Tracker | None = None,
+) -> Iterator[FileReport]:
+    """Like :func:`msgcli.pipeline.iter_file_reports` with a ``sink``, the inputs one after
+    the other: a large event log whose streams can be told apart (its replayer's
+    :attr:`~msgcli.replayers.Replayer.opens_stream`) is cut before a line that opens a
+    stream, and its parts replayed on ``options.jobs`` workers; the messages reach ``sink``
+    in the order a single pass writes them, the findings and counts are a single pass's."""
+    for stream in streams:
+        yield settled(validate_file(stream, options=options, sink=sink), options, None)
+    # a JSONL output takes a part's messages as the lines it would write for them, made by
+    # the worker; any other sink gets each message itself
+    output = getattr(sink, "__self__", None)
+    written = output.lines if type(output) is JsonlOutput else None
+    pool = None
+    try:
+        for name, source, problem, chosen in planned(paths, options, excluded, skipped):
+            if source is None or chosen is None:
+                yield unusable(name, problem, options.select)
+                continue
+            parts = _plan_replay_parts(source, options.jobs, chosen.forced())
+            if parts is None:
+                report = validate_file(
+                    source, name=name, options=chosen, sink=sink, tracker=tracker
+                )
+                yield settled(report, chosen, source)
+                continue
+            if pool is None:
+                pool = _pool(options.jobs, tracker)
+            preset, cuts = parts
+            tasks = _replay_tasks(name, absolute(source), chosen, preset, cuts, written is not None)
+            results = _in_order(pool, tasks, window=2 * options.jobs)
+            merge = ReplayMerge(name, chosen, preset)
+            # (the messages arriving are many small containers: the cycle collector waits)
+            with collector_paused():
+                for (start, end), (summary, findings, messages) in zip(cuts, results, strict=True):
+                    if tracker is not None:
+                        tracker.done(end - start, summary.records)
+                    merge.add(summary, findings)
+                    if written is not None:
+                        written(*messages)
+                        continue
+                    if type(messages) is bytes:
+                        messages = marshal.loads(messages)
+                    for line, message in messages:
+                        sink(name, line, message)
+                    del messages
+            yield settled(merge.report(), chosen, source)
+    finally:
+        if pool is not None:
+            pool.shutdown()
+
+
+def _pool(jobs: int, tracker: Tracker | None) -> Any:
+    """A pool of ``jobs`` forked workers, every one started before anything else runs."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    pool = ProcessPoolExecutor(jobs, mp_context=_context(), initializer=gc.enable)
+    if tracker is None:
+        pool.submit(int).result()
+    else:
+        with tracker.paused():  # (see iter_file_reports_parallel)
+            pool.submit(int).result()
+    return pool
+
+
+def _plan_replay_parts(
+    source: str | Path, jobs: int, forced: Dialect | None
+) -> tuple[Preset, list[tuple[int, int]]] | None:
+    """``(preset, byte ranges)`` to replay a large plain event log in parts, each but the
+    first starting at a line that opens a stream; else ``None``."""
+    if source == "-" or jobs < 2:
+        return None
+    try:
+        total = size(source)
+        if total < SPLIT_BYTES:
+            return None
+        with open_binary(source) as stream:
+            head = stream.read(64 << 10)
+    except OSError:
+        return None
+    if head.startswith(GZIP_MAGIC):
+        return None
+    start = head[len(BOM) :] if head.startswith(BOM) else head
+    if start.lstrip().startswith((b"[", b"data:", b":", b"event:", b"id:", b"retry:")):
+        return None
+    preset = sniff(source, forced)
+    if preset is None or preset[1] != EVENT:
+        return None
+    try:
+        opens = preset[0].replayer_type().opens_stream
+    except KeyError:
+        return None
+    if opens is None:
+        return None
+    count = max(jobs, -(-total // PART_BYTES))
+    count += -count % jobs
+    cuts = stream_ranges(source, total, count, opens)
+    return (preset, cuts) if len(cuts) > 1 else None
+
+
+def stream_ranges(
+    source: str | Path, size: int, count: int, opens: Any, reach: int = PART_BYTES
+) -> list[tuple[int, int]]:
+    """About ``count`` byte ranges of about equal size, each but the first starting at a
+    line that ``opens(line)`` a stream (looked for up to ``reach`` bytes past the even cut;
+    none there: no cut)."""
+    cuts = [0]
+    with open_binary(source) as stream:
+        for i in range(1, count):
+            at = max(size * i // count, cuts[-1] + 1)
+            stream.seek(at - 1)
+            stream.readline()  # to the start of the line after the one holding byte at-1
+            where = stream.tell()
+            while where < size and where - at < reach:
+                line = stream.readline()
+                if opens(line):
+                    cuts.append(where)
+                    break
+                where += len(line)
+    cuts.append(size)
+    return [(cuts[i], cuts[i + 1]) for i in range(len(cuts) - 1) if cuts[i] < cuts[i + 1]]
+
+
+def _replay_tasks(
+    name: str,
+    path: str,
+    options: Options,
+    preset: Preset,
+    cuts: list[tuple[int, int]],
+    as_lines: bool,
+) -> Iterator[tuple]:
+    """The tasks of :func:`replay_part`, made as they are wanted: a part's lines are
+    counted (for the line the next part starts at) only once the parts before it are out."""
+    preset_names = (preset[0].name, preset[1], preset[2])
+    first = 1
+    with open_binary(path) as stream:
+        for index, (start, end) in enumerate(cuts):
+            if index + 1 == len(cuts):
+                following = None
+            else:
+                stream.seek(start)
+                following = first + stream.read(end - start).count(b"\n")
+            yield (
+                "replay-part",
+                name,
+                path,
+                options,
+                preset_names,
+                start,
+                end,
+                first,
+                following,
+                as_lines,
+            )
+            if following is not None:
+                first = following

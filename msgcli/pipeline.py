@@ -86,6 +86,19 @@ def iter_file_reports(
             paths, options, streams, excluded, skipped, tracker=tracker
         )
         return
+    if (
+        options.jobs > 1
+        and sink is not None
+        and options.max_errors is None
+        and options.until is None
+    ):
+        # a replay: a large event log whose streams can be told apart is cut into parts
+        from .parallel import iter_replay_reports
+
+        yield from iter_replay_reports(
+            paths, options, sink, streams, excluded, skipped, tracker=tracker
+        )
+        return
     yield from _serial(paths, options, streams, sink, excluded, skipped, tracker)
 
 

@@ -77,16 +77,17 @@ class Truncated(Exception):
         self.reason = reason
 
 
-def part_records(data: bytes, first: bool) -> Iterator[Record]:
+def part_records(data: bytes, first: bool, start: int = 1) -> Iterator[Record]:
     """The records of JSONL lines cut out of a file at line starts (``first``: the
     file's first part, which may open with a byte order mark).
 
-    Lines are numbered from 1 within the part; the caller adds the lines before it.
-    A part is not the whole file, so having no record is no problem of its own.
+    Lines are numbered from ``start`` (by default from 1 within the part: the caller adds
+    the lines before it). A part is not the whole file, so having no record is no problem
+    of its own.
     """
     if first and data.startswith(BOM):
         data = data[len(BOM) :]
-    yield from read_jsonl(enumerate(io.BytesIO(data), 1), whole=False)
+    yield from read_jsonl(enumerate(io.BytesIO(data), start), whole=False)
 
 
 def read_jsonl(lines, whole: bool = True, direct: Any = None) -> Iterator[Record]:

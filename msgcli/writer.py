@@ -57,6 +57,12 @@ class JsonlOutput:
         self._stream.write(data)
         self.count += 1
 
+    def lines(self, data: bytes, count: int) -> None:
+        """``count`` messages at once, written as :meth:`message` writes each (by
+        :func:`dumps_line`: a part of a replay done in another process)."""
+        self._stream.write(data)
+        self.count += count
+
     def __enter__(self) -> JsonlOutput:
         return self
 

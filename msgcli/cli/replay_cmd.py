@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from .common import fail, open_output, parse_zone, resolve
+from .common import fail, jobs_or_default, open_output, parse_zone, resolve
 from .options import (
     ConfigOption,
     DialectOption,
@@ -56,6 +56,19 @@ def replay(
         ),
     ] = None,
     dialect: DialectOption = None,
+    jobs: Annotated[
+        int | None,
+        typer.Option(
+            "--jobs",
+            "-j",
+            min=1,
+            metavar="N",
+            help="Worker processes (default: one per core). A large log of provider "
+            "streams (Anthropic) is cut where a stream starts and its parts replayed side "
+            "by side; the messages, findings and counts are a single pass's.",
+            show_default=False,
+        ),
+    ] = None,
     output_format: FindingsFormatOption = "text",
     select: SelectOption = None,
     ignore: IgnoreOption = None,
@@ -102,6 +115,7 @@ def replay(
         until=stop,
         events_only=True,
         zone=tz,
+        jobs=jobs_or_default(jobs),
     ).top()
     from ..api import run_replay
     from ..report import get_reporter

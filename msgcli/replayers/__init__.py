@@ -46,6 +46,22 @@ class ReplayStats:
     cut: int = 0  # still open when the log ended
     finished_reasons: Counter = field(default_factory=Counter)
 
+    def add(self, other: ReplayStats) -> None:
+        """The counts of a replay of the next part of the same log added (each count map
+        keeps its keys in the order they first came in the whole log)."""
+        self.events += other.events
+        self.messages += other.messages
+        self.completed += other.completed
+        self.parked += other.parked
+        self.cut += other.cut
+        for mine, theirs in (
+            (self.by_type, other.by_type),
+            (self.unknown, other.unknown),
+            (self.finished_reasons, other.finished_reasons),
+        ):
+            for key, count in theirs.items():
+                mine[key] += count
+
     def to_dict(self) -> dict:
         """Counts of event types in the order they first came (the order of the stream);
         the other count maps most frequent first."""
@@ -80,6 +96,16 @@ class Replayer:
         self._last_time: str | None = None
         self._last_seconds: float | None = None
         self._last_time_line = 0
+
+    #: whether a line of a log opens a stream that replays the same whatever came before
+    #: it (a replay of a large log may then start afresh there, in a part of its own:
+    #: :func:`msgcli.parallel.iter_replay_reports`); ``None``: the log is never cut
+    opens_stream: Callable[[bytes], bool] | None = None
+
+    def cut_before(self, line: int) -> None:
+        """What the event at ``line``, one that :attr:`opens_stream`, does to the stream
+        still open before it (the end of a part whose next part starts at ``line``)."""
+        raise NotImplementedError
 
     def write(self, line: int, message: dict) -> None:
         self.stats.messages += 1

@@ -19,7 +19,7 @@ from typing import Any
 
 import orjson
 
-from ...guard import as_key
+from ...guard import as_key, nests_deeper
 from ...textsafe import short
 from ..wire import WireReplayer, joined
 
@@ -72,7 +72,7 @@ class AnthropicReplayer(WireReplayer):
         value of another type than those, leaves the event to its fast path and then the
         whole way, as there. Each statement here runs once an event, a million times for a
         million events, so the loop keeps to as few as it can."""
-        from ...guard import RECORD_DEPTH, nests_deeper
+        from ...guard import RECORD_DEPTH
         from ...records import Record, not_object, records_of_lines, too_deep
 
         loads = orjson.loads
@@ -654,6 +654,26 @@ class AnthropicReplayer(WireReplayer):
 
     def open_messages(self) -> list[dict]:
         return [] if self.message is None else [self.message]
+
+    @staticmethod
+    def opens_stream(raw: bytes) -> bool:
+        # a message_start with nothing to report (the fast path's plain start): whatever
+        # came before, it closes the message still open on the line before it (as cut) and
+        # starts anew, and nothing else of the stream before reaches past it
+        if b"message_start" not in raw:
+            return False
+        try:
+            event = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            return False
+        if type(event) is not dict or event.get("type") != "message_start":
+            return False
+        message = event.get("message")
+        return type(message) is dict and _plain_start(message) and not nests_deeper(event, raw=raw)
+
+    def cut_before(self, line: int) -> None:
+        if self.message is not None:  # as event() at a message_start
+            self.close(line - 1, "cut")
 
 
 #: the lines of a block's stop (the value: its index) and of the message's stop (-1), as the
