@@ -4,8 +4,8 @@ For every corpus (see corpora.py) it runs, each in its own process:
 
 - the limit: an ``orjson.loads`` loop over the same lines (only the loop is timed);
 - ``msgcli validate`` (with ``-j 1`` and ``-j 2`` when msgcli has that option), ``msgcli stats``,
-  ``msgcli replay -o OUT`` (event logs) and ``msgcli show --no-pager``, ``--export-html`` and
-  ``--export-markdown`` (on the 10k cuts);
+  ``msgcli replay -o OUT`` (event logs; Anthropic streams with ``-j 1`` too) and
+  ``msgcli show --no-pager``, ``--export-html`` and ``--export-markdown`` (on the 10k cuts);
 - on the first 20,000 lines of each 100k corpus, a loop with the ``jsonschema`` package over the
   same schemas, what a user would write instead of msgcli;
 - start-up: ``python -c pass``, ``msgcli --help``, ``msgcli validate`` of a one-line log and
@@ -262,6 +262,9 @@ def corpus_rows(built: corpora.Built, jobs: bool) -> list[Row]:
     if spec.kind == "events":
         replayed = str(out.with_suffix(".replay.jsonl"))
         add("msgcli replay -o OUT", [msgcli, "replay", "-o", replayed, path])
+        if jobs and spec.dialect == "anthropic":
+            # the one event log replay cuts into parts (default -j): in one process beside it
+            add("msgcli replay -j 1 -o OUT", [msgcli, "replay", "-j", "1", "-o", replayed, path])
     add("msgcli stats", [msgcli, "stats", path])
     if spec.kind == "messages" and spec.cut == "100k":
         # convert to the next dialect (the way back is the same work); format to OpenAI
