@@ -138,6 +138,7 @@ def replay(
     ignore: list[str] | None = None,
     sink: Callable[[str, int, dict], None] | None = None,
     zone: tzinfo | None = None,
+    jobs: int = 1,
 ) -> ReplayResult:
     """Rebuild the messages of event logs, as ``msgcli replay`` does.
 
@@ -145,8 +146,13 @@ def replay(
     id. ``zone`` writes AgentScope Java message times in that zone (the JVM's) rather
     than UTC. Pass ``sink(path, line, message)`` to receive each message as soon as it
     completes instead of collecting them (a long log then needs no memory for them).
+    ``jobs`` > 1 replays a large log of Anthropic streams in parts on that many worker
+    processes, as ``-j`` does (the default here is this process only); the messages reach
+    ``sink`` in the same order.
     """
-    options = Options(dialect=dialect, select=select_codes(select, ignore), until=until, zone=zone)
+    options = Options(
+        dialect=dialect, select=select_codes(select, ignore), until=until, zone=zone, jobs=jobs
+    )
     result = ReplayResult(RunReport())
     if sink is None:
 

@@ -496,7 +496,7 @@ def iter_replay_reports(
             yield settled(merge.report(), chosen, source)
     finally:
         if pool is not None:
-            pool.shutdown()
+            pool.shutdown(cancel_futures=True)  # (parts not started yet are not wanted)
 
 
 def _pool(jobs: int, tracker: Tracker | None) -> Any:

@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 from test_provider_streams import _STREAMS, ROOT, _mutated
 from typer.testing import CliRunner
 
+import msgcli
 from msgcli import parallel
 from msgcli.cli import app
 from msgcli.dialects import get_dialect
@@ -42,7 +43,7 @@ class _HereExecutor:
         done.set_result(fn(*args))
         return done
 
-    def shutdown(self):
+    def shutdown(self, cancel_futures=False):
         pass
 
 
@@ -171,6 +172,17 @@ def test_only_logs_whose_streams_can_be_told_apart_are_cut(cut, tmp_path):
     two.write_bytes(one.read_bytes() * 2)
     assert parallel._plan_replay_parts(two, 1, None) is None  # -j 1
     assert parallel._plan_replay_parts(two, 2, None) is not None
+
+
+def test_the_library_replays_in_parts_when_asked(cut, tmp_path):
+    path = tmp_path / "all.jsonl"
+    path.write_bytes(b"".join(p.read_bytes() for p in _FILES) * 2)
+    planned = cut(2048)
+    single = msgcli.replay(path)
+    parts = msgcli.replay(path, jobs=2)
+    assert len(planned) == 1 and len(planned[0]) > 5
+    assert parts.messages == single.messages and len(single.messages) > 10
+    assert parts.report.findings() == single.report.findings()
 
 
 def test_a_line_opens_a_stream_only_when_nothing_before_it_matters():
