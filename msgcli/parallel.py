@@ -16,7 +16,8 @@ Event logs, gzip, JSON-array and SSE files, standard input and runs with
 cannot be cut at a byte offset); such a file is still checked in a worker of
 its own while the others run.
 
-``msgcli replay -j N`` (:func:`iter_replay_reports`) cuts one kind of event log:
+``msgcli replay -j N`` (:func:`iter_replay_reports`), and ``validate -j N`` alike,
+cut one kind of event log:
 a large plain JSONL log of provider streams whose replayer can tell a line that
 opens a stream afresh (Anthropic's plain ``message_start``: whatever came before
 it, it closes the stream still open, as cut, and starts anew). Each part but the
@@ -118,7 +119,7 @@ def iter_file_reports_parallel(
         yield settled(validate_file(stream, options=options), options, None)
 
     slots, tasks = plan(paths, options, excluded, options.jobs, skipped)
-    if len(tasks) < 2 and all(kind != "parts" for kind, _ in slots):
+    if len(tasks) < 2 and all(kind in ("file", "done", "stdin") for kind, _ in slots):
         # at most one small file: a worker would only cost its start-up
         for kind, value in slots:
             if kind == "done":
@@ -132,26 +133,16 @@ def iter_file_reports_parallel(
                 yield settled(report, chosen, path)
         return
 
-    from concurrent.futures import ProcessPoolExecutor
-
     workers = min(options.jobs, len(tasks))
-    # (a worker that dies, say killed for memory, fails the run: BrokenProcessPool, not a hang)
     # (the cycle collector waits in this process while the parts' results come in: they are
     # many small tuples, and collecting as each is unpickled took longer than the checks
-    # across records; a worker, forked meanwhile, collects as usual)
-    with (
-        collector_paused(),
-        ProcessPoolExecutor(workers, mp_context=_context(), initializer=gc.enable) as pool,
-    ):
-        if tracker is None:
-            pool.submit(int).result()
-        else:
-            with tracker.paused():
-                # the first task forks every worker, before the pool starts threads of its
-                # own; the progress bar's thread is paused meanwhile, so the fork copies no
-                # thread's lock
-                pool.submit(int).result()
-        yield from assemble(slots, _in_order(pool, tasks, window=2 * workers), tracker)
+    # across records; a worker collects as usual)
+    with collector_paused():
+        pool = _pool(workers, tracker)
+        try:
+            yield from assemble(slots, _in_order(pool, tasks, window=2 * workers), tracker)
+        finally:
+            pool.shutdown(cancel_futures=True)
 
 
 def assemble(
@@ -173,6 +164,15 @@ def assemble(
             if state is not None:
                 state.done(size(path), report.summary.records)
             yield settled(report, chosen, path)
+        elif kind == "replay-parts":
+            name, chosen, path, preset, ranges = value
+            merge = ReplayMerge(name, chosen, preset)
+            for start, end in ranges:
+                summary, findings, _ = next(results)
+                if state is not None:
+                    state.done(end - start, summary.records)
+                merge.add(summary, findings)
+            yield settled(merge.report(), chosen, path)
         else:
             name, chosen, path, preset, ranges = value
             arriving = (next(results) for _ in ranges)  # each merged as it comes
@@ -206,7 +206,15 @@ def plan(
         parts = _plan_parts(source, workers, chosen.forced(), SPLIT_BYTES, PART_BYTES)
         # a task names its file absolutely: a worker of a cluster has a directory of its own
         where = absolute(source)
-        if parts is None:
+        streams = (
+            None if parts is not None else _plan_replay_parts(source, workers, chosen.forced())
+        )
+        if streams is not None:
+            # a large log of provider streams: replayed in parts, as replay -j does
+            preset, cuts = streams
+            slots.append(("replay-parts", (name, chosen, str(source), preset, cuts)))
+            tasks += _replay_tasks(name, where, chosen, preset, cuts, None)
+        elif parts is None:
             slots.append(("file", (name, chosen, str(source))))
             tasks.append(("file", name, where, chosen))
         else:
@@ -371,29 +379,32 @@ def replay_part(
     end: int,
     first_line: int,
     next_line: int | None,
-    as_lines: bool,
+    keep: str | None,
 ) -> tuple:
     """Replay bytes ``[start, end)`` of an event log, whose first line is ``first_line`` of
     the file and opens a stream; ``next_line``: the line the next part starts at (``None``:
     this part ends the file).
 
     Returns ``(summary, findings, messages)``: findings as ``(code, message, pointer,
-    line)``; the messages as ``(line, message)`` pairs, marshalled (see :func:`_sent`), or
-    with ``as_lines`` as ``(JSONL bytes, count)``, the lines a :class:`JsonlOutput` writes."""
+    line)``; the messages, by ``keep``: ``"lines"`` as ``(JSONL bytes, count)``, the lines a
+    :class:`JsonlOutput` writes for them; ``"values"`` as ``(line, message)`` pairs,
+    marshalled (see :func:`_sent`); ``None``: not kept (a check without output)."""
     dialect_name, kind, line = preset_names
     messages: list = []
-    if as_lines:
-        keep = messages.append
+    sink: MessageSink | None = None
+    if keep == "lines":
+        add = messages.append
 
         def sink(_name: str, _line: int, message: dict) -> None:
-            keep(dumps_line(message))
+            add(dumps_line(message))
 
-    else:
+    elif keep == "values":
 
         def sink(_name: str, line: int, message: dict) -> None:
             messages.append((line, message))
 
     check = ReplayPartCheck(name, options, (get_dialect(dialect_name), kind, line), sink, next_line)
+    data = b""
     try:
         with open_binary(path) as stream:
             stream.seek(start)
@@ -409,7 +420,7 @@ def replay_part(
     # collection (a worker took on some 40 MB a part without)
     del check, data
     gc.collect()
-    if as_lines:
+    if keep == "lines":
         return report.summary, findings, (b"".join(messages), len(messages))
     return report.summary, findings, _sent(messages)
 
@@ -476,7 +487,14 @@ def iter_replay_reports(
             if pool is None:
                 pool = _pool(options.jobs, tracker)
             preset, cuts = parts
-            tasks = _replay_tasks(name, absolute(source), chosen, preset, cuts, written is not None)
+            tasks = _replay_tasks(
+                name,
+                absolute(source),
+                chosen,
+                preset,
+                cuts,
+                "values" if written is None else "lines",
+            )
             results = _in_order(pool, tasks, window=2 * options.jobs)
             merge = ReplayMerge(name, chosen, preset)
             # (the messages arriving are many small containers: the cycle collector waits)
@@ -500,14 +518,19 @@ def iter_replay_reports(
 
 
 def _pool(jobs: int, tracker: Tracker | None) -> Any:
-    """A pool of ``jobs`` forked workers, every one started before anything else runs."""
+    """A pool of ``jobs`` worker processes, every one started before anything else runs (a
+    worker that dies, say killed for memory, fails the run: BrokenProcessPool, not a hang).
+    A worker collects reference cycles, whatever this process does meanwhile."""
     from concurrent.futures import ProcessPoolExecutor
 
     pool = ProcessPoolExecutor(jobs, mp_context=_context(), initializer=gc.enable)
     if tracker is None:
         pool.submit(int).result()
     else:
-        with tracker.paused():  # (see iter_file_reports_parallel)
+        with tracker.paused():
+            # the first task forks every worker, before the pool starts threads of its own;
+            # the progress bar's thread is paused meanwhile, so the fork copies no thread's
+            # lock
             pool.submit(int).result()
     return pool
 
@@ -576,7 +599,7 @@ def _replay_tasks(
     options: Options,
     preset: Preset,
     cuts: list[tuple[int, int]],
-    as_lines: bool,
+    keep: str | None,
 ) -> Iterator[tuple]:
     """The tasks of :func:`replay_part`, made as they are wanted: a part's lines are
     counted (for the line the next part starts at) only once the parts before it are out."""
@@ -599,7 +622,7 @@ def _replay_tasks(
                 end,
                 first,
                 following,
-                as_lines,
+                keep,
             )
             if following is not None:
                 first = following

@@ -155,6 +155,41 @@ def test_broken_streams_in_any_parts_replay_as_one_pass(tmp_path_factory, data):
         _same_both_ways(path, output)
 
 
+def _validated(paths, jobs: int):
+    run = validate_paths([str(p) for p in paths], Options(jobs=jobs))
+    findings = [(f.path, f.line, f.code, f.severity, f.message, f.pointer) for f in run.findings()]
+    return findings, [fr.summary.to_dict() for fr in run.files], run.exit_code
+
+
+def test_validate_cuts_the_same_logs_with_the_same_findings(cut, tmp_path):
+    """``validate -j`` replays such a log in parts too (nothing written), beside other files,
+    their reports in the order of the inputs."""
+    streams = tmp_path / "streams.jsonl"
+    streams.write_bytes(b"".join(p.read_bytes() for p in _FILES) * 2)
+    other = next((ROOT.parent / "events" / "agentscope-py").rglob("*.jsonl"))
+    paths = [other, streams, _FILES[0]]
+    planned = cut(1024)
+    parts = _validated(paths, 2)
+    assert len(planned) == 1 and len(planned[0]) > 10
+    assert parts == _validated(paths, 1)
+    assert [s["path"] for s in parts[1]] == [str(p) for p in paths]
+
+
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_broken_streams_validated_in_any_parts_as_one_pass(tmp_path_factory, data):
+    streams = [
+        _mutated(data, data.draw(st.sampled_from(_ANTHROPIC)))
+        for _ in range(data.draw(st.integers(2, 6)))
+    ]
+    path = _log(tmp_path_factory.mktemp("parts"), streams)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(parallel, "SPLIT_BYTES", 1)
+        patch.setattr(parallel, "PART_BYTES", data.draw(st.sampled_from([1, 500, 3000])))
+        patch.setattr(parallel, "_pool", lambda jobs, tracker: _HereExecutor())
+        assert _validated([path], 2) == _validated([path], 1)
+
+
 def test_only_logs_whose_streams_can_be_told_apart_are_cut(cut, tmp_path):
     cut(1)
     anthropic = ROOT / "anthropic-messages" / "tool-use"
@@ -236,7 +271,7 @@ def test_a_worker_keeps_nothing_of_a_part_it_has_replayed(cut, tmp_path, monkeyp
 
     monkeypatch.setattr(parallel, "ReplayPartCheck", tracked)
     preset, cuts = parallel._plan_replay_parts(path, 2, None)
-    tasks = parallel._replay_tasks("x", str(path), Options(), preset, cuts, True)
+    tasks = parallel._replay_tasks("x", str(path), Options(), preset, cuts, "lines")
     collecting = gc.isenabled()
     gc.disable()  # (so nothing but the part's own clean-up frees it)
     try:
