@@ -640,23 +640,10 @@ def _range_setup(path: str, dialect: str | None) -> tuple[Any, bool]:
     whether the file must be read whole (not a plain JSONL message log of a dialect whose
     checks can be split: gzip, JSON, SSE, an event log, a Claude Code session)."""
     from .dialects import MESSAGE
-    from .parallel import sniff
-    from .records import BOM, GZIP_MAGIC
-    from .remote import open_binary
+    from .parallel import plain_preset
 
-    forced = get_dialect(dialect) if dialect else None
     # what -j asks of a file before it cuts one (msgcli.parallel._plan_parts), without the cuts
-    try:
-        with open_binary(path) as stream:
-            head = stream.read(64 << 10)
-    except OSError:
-        return None, True
-    if head.startswith(GZIP_MAGIC):
-        return None, True
-    first = (head[len(BOM) :] if head.startswith(BOM) else head).lstrip()
-    if first.startswith((b"[", b"data:", b":", b"event:", b"id:", b"retry:")):
-        return None, True
-    preset = sniff(path, forced)
+    preset = plain_preset(path, get_dialect(dialect) if dialect else None)
     if preset is None or preset[1] != MESSAGE or not preset[0].splittable:
         return None, True
     return preset, False

@@ -200,6 +200,21 @@ class _Findings:
             ptr = where + ptr  # a message inside a JSON document: a pointer into it
         self.findings.append(Finding(self.name, at, code, severity, message, ptr))
 
+    def add_part(self, part: FileSummary, findings: list[tuple], base: int = 0) -> None:
+        """The counts and findings of a part of this file checked elsewhere (findings as
+        ``(code, message, pointer, line)``, ``base`` the lines before the part)."""
+        summary = self.summary
+        summary.records += part.records
+        summary.errors += part.errors
+        summary.warnings += part.warnings
+        summary.readable = summary.readable and part.readable
+        for variant in part.variants:
+            self.variants.setdefault(variant, None)
+        for code, message, ptr, line in findings:
+            self.findings.append(
+                Finding(self.name, line + base, code, RULES[code].severity, message, ptr)
+            )
+
     def report(self) -> FileReport:
         fs = self.summary
         fs.variants = list(self.variants)
@@ -610,17 +625,8 @@ class PartsMerge(_Findings):
     def add(self, lines: int, part: FileSummary, findings: list[tuple], digests: list) -> None:
         """One part's result (in file order): ``lines`` it holds, its summary, its findings
         as ``(code, message, pointer, line)`` and its digests, lines local to the part."""
-        summary, base, feed = self.summary, self._base, self.cross.feed_digest
-        summary.records += part.records
-        summary.errors += part.errors
-        summary.warnings += part.warnings
-        summary.readable = summary.readable and part.readable
-        for variant in part.variants:
-            self.variants.setdefault(variant, None)
-        for code, message, ptr, line in findings:
-            self.findings.append(
-                Finding(self.name, line + base, code, RULES[code].severity, message, ptr)
-            )
+        base, feed = self._base, self.cross.feed_digest
+        self.add_part(part, findings, base)
         for line, item in digests:
             feed(line + base, item)
         self._base = base + lines
@@ -641,20 +647,13 @@ class ReplayMerge(_Findings):
     def add(self, part: FileSummary, findings: list[tuple]) -> None:
         """One part's result, in file order (its findings as ``(code, message, pointer,
         line)``, lines those of the file)."""
+        self.add_part(part, findings)
         summary = self.summary
-        summary.records += part.records
-        summary.errors += part.errors
-        summary.warnings += part.warnings
-        summary.readable = summary.readable and part.readable
-        for variant in part.variants:
-            self.variants.setdefault(variant, None)
         if part.replay is not None:
             if summary.replay is None:
                 summary.replay = part.replay
             else:
                 summary.replay.add(part.replay)
-        for code, message, ptr, line in findings:
-            self.findings.append(Finding(self.name, line, code, RULES[code].severity, message, ptr))
 
 
 class _DigestRecorder:

@@ -72,11 +72,15 @@ __all__ = [
     "assemble",
     "default_jobs",
     "iter_file_reports_parallel",
+    "iter_replay_reports",
+    "plain_preset",
     "plan",
+    "replay_part",
     "run_task",
+    "stream_ranges",
 ]
 
-#: a plain message log at least this large is split into parts
+#: a plain message log (or a log of provider streams) at least this large is split into parts
 SPLIT_BYTES = 8 << 20
 #: the largest part a worker reads at once (its memory: the part's bytes and digests)
 PART_BYTES = 16 << 20
@@ -256,12 +260,38 @@ def _plan_parts(
     source: str | Path, jobs: int, forced: Dialect | None, split_bytes: int, part_bytes: int
 ) -> tuple[Preset, list[tuple[int, int]]] | None:
     """``(preset, byte ranges)`` to check a large plain message log in parts, else ``None``."""
+    total = _large(source, jobs, split_bytes)
+    if total is None:
+        return None
+    preset = plain_preset(source, forced)
+    if preset is None or preset[1] != MESSAGE or not preset[0].splittable:
+        return None
+    return preset, ranges(source, total, _part_count(total, jobs, part_bytes))
+
+
+def _large(source: str | Path, jobs: int, split_bytes: int) -> int | None:
+    """The size of a file that is worth cutting for ``jobs`` workers, else ``None``."""
     if source == "-" or jobs < 2:
         return None
     try:
         total = size(source)
-        if total < split_bytes:
-            return None
+    except OSError:
+        return None
+    return total if total >= split_bytes else None
+
+
+def _part_count(total: int, jobs: int, part_bytes: int) -> int:
+    """How many parts: none larger than ``part_bytes``, and a multiple of the workers, so
+    none waits for the last part."""
+    count = max(jobs, -(-total // part_bytes))
+    return count + -count % jobs
+
+
+def plain_preset(source: str | Path, forced: Dialect | None) -> Preset | None:
+    """The dialect, kind and line a single pass settles on (:func:`sniff`) for a log that
+    can be cut at line starts: a plain JSONL file (not gzip, a JSON array or document, or
+    SSE); ``None`` for any other."""
+    try:
         with open_binary(source) as stream:
             head = stream.read(64 << 10)
     except OSError:
@@ -269,15 +299,9 @@ def _plan_parts(
     if head.startswith(GZIP_MAGIC):
         return None
     start = head[len(BOM) :] if head.startswith(BOM) else head
-    first = start.lstrip()
-    if first.startswith((b"[", b"data:", b":", b"event:", b"id:", b"retry:")):
+    if start.lstrip().startswith((b"[", b"data:", b":", b"event:", b"id:", b"retry:")):
         return None
-    preset = sniff(source, forced)
-    if preset is None or preset[1] != MESSAGE or not preset[0].splittable:
-        return None
-    count = max(jobs, -(-total // part_bytes))
-    count += -count % jobs  # a multiple of the workers, so none waits for the last part
-    return preset, ranges(source, total, count)
+    return sniff(source, forced)
 
 
 def sniff(source: str | Path, forced: Dialect | None) -> Preset | None:
@@ -354,6 +378,14 @@ def check_part(
     dialect_name, kind, first_line = preset_names
     digests: list = []
     check = PartCheck(name, options, (get_dialect(dialect_name), kind, first_line), digests)
+    lines, summary, findings = _checked(check, path, start, end, 1)
+    return lines, summary, findings, digests
+
+
+def _checked(check: Any, path: str, start: int, end: int, first_line: int) -> tuple:
+    """``check`` run over bytes ``[start, end)`` of a file, its lines numbered from
+    ``first_line``: ``(lines, summary, findings)``, the lines the part holds and the
+    findings as ``(code, message, pointer, line)``."""
     data = b""
     try:
         with open_binary(path) as stream:
@@ -363,11 +395,11 @@ def check_part(
         check.summary.readable = False
         check.emit("P009", f"cannot read: {exc.strerror or exc}")
     else:
-        check.run(part_records(data, first=start == 0))
+        check.run(part_records(data, first=start == 0, start=first_line))
     report = check.report()
     findings = [(f.code, f.message, f.pointer, f.line) for f in report.findings]
     lines = data.count(b"\n") + (0 if not data or data.endswith(b"\n") else 1)
-    return lines, report.summary, findings, digests
+    return lines, report.summary, findings
 
 
 def replay_part(
@@ -404,25 +436,14 @@ def replay_part(
             messages.append((line, message))
 
     check = ReplayPartCheck(name, options, (get_dialect(dialect_name), kind, line), sink, next_line)
-    data = b""
-    try:
-        with open_binary(path) as stream:
-            stream.seek(start)
-            data = stream.read(end - start)
-    except OSError as exc:
-        check.summary.readable = False
-        check.emit("P009", f"cannot read: {exc.strerror or exc}")
-    else:
-        check.run(part_records(data, first=start == 0, start=first_line))
-    report = check.report()
-    findings = [(f.code, f.message, f.pointer, f.line) for f in report.findings]
-    # the part's check holds its bytes in reference cycles: gone now, not at some later
+    _, summary, findings = _checked(check, path, start, end, first_line)
+    # the part's check holds its records in reference cycles: gone now, not at some later
     # collection (a worker took on some 40 MB a part without)
-    del check, data
+    del check
     gc.collect()
     if keep == "lines":
-        return report.summary, findings, (b"".join(messages), len(messages))
-    return report.summary, findings, _sent(messages)
+        return summary, findings, (b"".join(messages), len(messages))
+    return summary, findings, _sent(messages)
 
 
 # -- back in the process that owns the file ------------------------------------------
@@ -540,22 +561,10 @@ def _plan_replay_parts(
 ) -> tuple[Preset, list[tuple[int, int]]] | None:
     """``(preset, byte ranges)`` to replay a large plain event log in parts, each but the
     first starting at a line that opens a stream; else ``None``."""
-    if source == "-" or jobs < 2:
+    total = _large(source, jobs, SPLIT_BYTES)
+    if total is None:
         return None
-    try:
-        total = size(source)
-        if total < SPLIT_BYTES:
-            return None
-        with open_binary(source) as stream:
-            head = stream.read(64 << 10)
-    except OSError:
-        return None
-    if head.startswith(GZIP_MAGIC):
-        return None
-    start = head[len(BOM) :] if head.startswith(BOM) else head
-    if start.lstrip().startswith((b"[", b"data:", b":", b"event:", b"id:", b"retry:")):
-        return None
-    preset = sniff(source, forced)
+    preset = plain_preset(source, forced)
     if preset is None or preset[1] != EVENT:
         return None
     try:
@@ -564,9 +573,7 @@ def _plan_replay_parts(
         return None
     if opens is None:
         return None
-    count = max(jobs, -(-total // PART_BYTES))
-    count += -count % jobs
-    cuts = stream_ranges(source, total, count, opens)
+    cuts = stream_ranges(source, total, _part_count(total, jobs, PART_BYTES), opens)
     return (preset, cuts) if len(cuts) > 1 else None
 
 

@@ -139,6 +139,19 @@ FindingsFormatOption = Annotated[
         help="How to write the findings (on standard error).",
     ),
 ]
+ReplayJobsOption = Annotated[
+    int | None,
+    typer.Option(
+        "--jobs",
+        "-j",
+        min=1,
+        metavar="N",
+        help="Worker processes (default: one per core). A large log of provider streams "
+        "(Anthropic) is cut where a stream starts and its parts replayed side by side; the "
+        "messages, findings and counts are a single pass's.",
+        show_default=False,
+    ),
+]
 JobsOption = Annotated[
     int | None,
     typer.Option(

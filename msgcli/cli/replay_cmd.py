@@ -16,6 +16,7 @@ from .options import (
     NoConfigOption,
     OutputOption,
     QuietOption,
+    ReplayJobsOption,
     SelectOption,
     StrictOption,
     TracebackOption,
@@ -56,19 +57,7 @@ def replay(
         ),
     ] = None,
     dialect: DialectOption = None,
-    jobs: Annotated[
-        int | None,
-        typer.Option(
-            "--jobs",
-            "-j",
-            min=1,
-            metavar="N",
-            help="Worker processes (default: one per core). A large log of provider "
-            "streams (Anthropic) is cut where a stream starts and its parts replayed side "
-            "by side; the messages, findings and counts are a single pass's.",
-            show_default=False,
-        ),
-    ] = None,
+    jobs: ReplayJobsOption = None,
     output_format: FindingsFormatOption = "text",
     select: SelectOption = None,
     ignore: IgnoreOption = None,
