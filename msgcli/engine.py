@@ -476,8 +476,13 @@ class FileCheck(_Findings):
         bad_json = orjson.JSONDecodeError
         classify = self.dialect.classify
         check = own.check
+        # the common records on the checker's typed path, when it has one
+        typed = own.typed() if hasattr(own, "typed") else None
 
         def step(number: int, raw: bytes) -> bool:
+            if typed is not None and typed(number, raw):
+                self.line = number
+                return True
             try:
                 obj = loads(raw)
             except bad_json:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from typing import Any
 
 import orjson
@@ -224,6 +225,50 @@ class SessionChecker:
                     f"system subtype {short(sub)} is not one msgcli knows: kept and counted",
                     "/subtype",
                 )
+
+    def typed(self) -> Callable[[int, bytes], bool]:
+        """``take(line, raw)``: the checks of a JSONL line in its common case, on the typed
+        path (:mod:`.typed`): True when the line decodes into the types of its record type,
+        no rule speaks on the record and its digest went on to the checks across records;
+        False (nothing done) when the line must go the whole way."""
+        from ...guard import may_nest_deeper
+        from .typed import REFUSED, decoder, digest
+
+        decode = decoder()
+        session, agent, digests = self.session, self.agent, self.digests
+        out = self.feed_digest if digests is None else None
+        plain = session is None and agent is None
+
+        def take(line: int, raw: bytes) -> bool:
+            try:
+                value = decode(raw)
+            except REFUSED:
+                return False
+            if may_nest_deeper(raw):
+                return False
+            item = digest(value)
+            if item is None or not (plain or self._named(value)):
+                return False
+            if item:
+                if out is None:
+                    digests.append((line, item))  # type: ignore[union-attr]
+                else:
+                    out(line, item)
+            return True
+
+        return take
+
+    def _named(self, value: Any) -> bool:
+        """Whether a typed record agrees with what the file's name says (no K008, no K014)."""
+        if self.session is not None:
+            session = getattr(value, "sessionId", None)
+            if type(session) is str and session != self.session:
+                return False
+        if self.agent is not None:
+            agent = getattr(value, "agentId", None)
+            if type(agent) is str and agent != self.agent:
+                return False
+        return True
 
     # -- across records ---------------------------------------------------------
 
