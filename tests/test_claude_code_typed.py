@@ -35,7 +35,8 @@ from msgcli.dialects.claude_code import DIALECT, typed
 from msgcli.dialects.claude_code.checks import SessionChecker
 from msgcli.dialects.claude_code.known import MESSAGE_FIELDS, RECORD_FIELDS
 from msgcli.dialects.claude_code.typed import CONSTRAINED, REQUIRED, TYPES
-from msgcli.guard import nests_deeper
+from msgcli.engine import validate_file
+from msgcli.guard import RECORD_DEPTH, nests_deeper
 from msgcli.schemas import compiled, load_schema
 
 #: a session file's name that is no UUID: no condition on sessionId
@@ -242,3 +243,18 @@ def test_hostile_lines(seed, line):
         raw = _mutate_bytes(raw, rnd)
     for piece in raw.split(b"\n"):
         agrees(piece)
+
+
+@pytest.mark.parametrize("depth", [900, 1000, 1005, 1009, 1010, 1011, 1015, 1030])
+def test_a_record_nesting_deep_goes_the_whole_way_past_the_limit(depth, tmp_path):
+    """A value nested past the depth a record may have (P005 on the whole way) is never
+    taken, whether the types refuse it or the JSON text's brackets are counted."""
+    record = next(obj for obj in SHAPES if obj["type"] == "user")
+    deep = b'{"a":' * depth + b"1" + b"}" * depth
+    raw = orjson.dumps({**record, "toolUseResult": "@@"}).replace(b'"@@"', deep)
+    if agrees(raw):
+        assert depth + 1 <= RECORD_DEPTH
+    if depth + 1 > RECORD_DEPTH:
+        path = tmp_path / "deep.jsonl"
+        path.write_bytes(raw + b"\n")
+        assert "P005" in {f.code for f in validate_file(path).findings}

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -231,20 +232,26 @@ class SessionChecker:
         path (:mod:`.typed`): True when the line decodes into the types of its record type,
         no rule speaks on the record and its digest went on to the checks across records;
         False (nothing done) when the line must go the whole way."""
-        from ...guard import may_nest_deeper
+        from ...guard import RECORD_DEPTH, may_nest_deeper
         from .typed import REFUSED, decoder, digest
 
         decode = decoder()
         session, agent, digests = self.session, self.agent, self.digests
         out = self.feed_digest if digests is None else None
         plain = session is None and agent is None
+        # before Python 3.12, msgspec decodes nested values within the interpreter's
+        # recursion limit (a RecursionError beyond): under a limit no higher than the depth
+        # a record may have, what it decodes nests no deeper, and the JSON text's brackets
+        # need no counting (from 3.12 on, its limit is the C stack's)
+        shallow = sys.version_info < (3, 12)
+        limit = sys.getrecursionlimit
 
         def take(line: int, raw: bytes) -> bool:
             try:
                 value = decode(raw)
             except REFUSED:
                 return False
-            if may_nest_deeper(raw):
+            if (not shallow or limit() > RECORD_DEPTH) and may_nest_deeper(raw):
                 return False
             item = digest(value)
             if item is None or not (plain or self._named(value)):
