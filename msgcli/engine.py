@@ -476,13 +476,8 @@ class FileCheck(_Findings):
         bad_json = orjson.JSONDecodeError
         classify = self.dialect.classify
         check = own.check
-        # the common records on the checker's typed path, when it has one
-        typed = own.typed() if hasattr(own, "typed") else None
 
         def step(number: int, raw: bytes) -> bool:
-            if typed is not None and typed(number, raw):
-                self.line = number
-                return True
             try:
                 obj = loads(raw)
             except bad_json:
@@ -493,7 +488,10 @@ class FileCheck(_Findings):
             check(number, obj)
             return True
 
-        return step
+        # the common records on the checker's typed path, when it has one (the others on
+        # this step)
+        typed = getattr(own, "typed", None)
+        return step if typed is None else typed(step)
 
     def _check_event(self, record: Any, obj: dict) -> None:
         self.prepare(record.raw, obj, self.emit)

@@ -88,7 +88,7 @@ def _typed(raw: bytes, name: str = NAME) -> list | None:
 
     checker = SessionChecker(emit, name)
     checker.digests = []
-    return checker.digests if checker.typed()(7, raw) else None
+    return checker.digests if checker.typed(lambda line, raw: False)(7, raw) else None
 
 
 def _whole(obj: dict, name: str = NAME) -> tuple[list, list]:

@@ -227,11 +227,12 @@ class SessionChecker:
                     "/subtype",
                 )
 
-    def typed(self) -> Callable[[int, bytes], bool]:
-        """``take(line, raw)``: the checks of a JSONL line in its common case, on the typed
-        path (:mod:`.typed`): True when the line decodes into the types of its record type,
-        no rule speaks on the record and its digest went on to the checks across records;
-        False (nothing done) when the line must go the whole way."""
+    def typed(self, whole: Callable[[int, bytes], bool]) -> Callable[[int, bytes], bool]:
+        """``step(line, raw)``: the checks of a JSONL line in its common case on the typed
+        path (:mod:`.typed`): the line decodes into the types of its record type, no rule
+        speaks on the record, and its digest goes on to the checks across records. Any
+        other line is ``whole(line, raw)``'s (the lean loop's step on the parsed record),
+        and so is the answer (whether the line was taken)."""
         from ...guard import RECORD_DEPTH, may_nest_deeper
         from .typed import REFUSED, decoder, digest
 
@@ -246,16 +247,16 @@ class SessionChecker:
         shallow = sys.version_info < (3, 12)
         limit = sys.getrecursionlimit
 
-        def take(line: int, raw: bytes) -> bool:
+        def step(line: int, raw: bytes) -> bool:
             try:
                 value = decode(raw)
             except REFUSED:
-                return False
+                return whole(line, raw)
             if (not shallow or limit() > RECORD_DEPTH) and may_nest_deeper(raw):
-                return False
+                return whole(line, raw)
             item = digest(value)
             if item is None or not (plain or self._named(value)):
-                return False
+                return whole(line, raw)
             if item:
                 if out is None:
                     digests.append((line, item))  # type: ignore[union-attr]
@@ -263,7 +264,7 @@ class SessionChecker:
                     out(line, item)
             return True
 
-        return take
+        return step
 
     def _named(self, value: Any) -> bool:
         """Whether a typed record agrees with what the file's name says (no K008, no K014)."""

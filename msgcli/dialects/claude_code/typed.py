@@ -22,7 +22,7 @@ without a fraction and within what orjson reads as an integer (a whole number wr
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal, Union, get_args
 
 import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
@@ -88,10 +88,10 @@ _Block = _Text | _ToolUse | _ToolResult | _Thinking | _RedactedThinking | _Image
 class _Usage(Struct, forbid_unknown_fields=True, gc=False):
     """``$defs/usage``: the four token counts, and the other keys the API writes."""
 
-    input_tokens: _Count | UnsetType = UNSET
-    output_tokens: _Count | UnsetType = UNSET
-    cache_read_input_tokens: _Count | UnsetType = UNSET
-    cache_creation_input_tokens: _Count | UnsetType = UNSET
+    input_tokens: _Count = None
+    output_tokens: _Count = None
+    cache_read_input_tokens: _Count = None
+    cache_creation_input_tokens: _Count = None
     server_tool_use: Any = UNSET
     service_tier: Any = UNSET
     cache_creation: Any = UNSET
@@ -193,12 +193,16 @@ def _fields(
     known: frozenset[str], constrained: dict[str, Any], required: frozenset[str], tag: str = ""
 ) -> list[tuple]:
     """msgspec fields: every field msgcli knows (but the ``tag`` field), of the type the
-    schema asks (any value where it says nothing), required or not as the schema says."""
+    schema asks (any value where it says nothing), required or not as the schema says. An
+    absent field that may be null reads as None (as ``dict.get`` reads it), another as
+    UNSET."""
     out: list[tuple] = []
     for name in sorted(known - {tag}):
         kind = constrained.get(name, Any)
         if name in required:
             out.append((name, kind))
+        elif kind is not Any and type(None) in get_args(kind):
+            out.append((name, kind, None))
         else:
             out.append((name, Union[kind, UnsetType], UNSET))  # noqa: UP007 (kind: a value)
     return out
@@ -243,40 +247,44 @@ _ASSISTANT = TYPES["assistant"]
 _ATTACHMENT = TYPES["attachment"]
 _SYSTEM = TYPES["system"]
 _LAST_PROMPT = TYPES["last-prompt"]
-
-
-def _refs(value: Any) -> tuple:
-    parent = value.parentUuid
-    refs: tuple = (("/parentUuid", parent),) if parent is not None else ()
-    logical = value.logicalParentUuid
-    if logical is not None and logical is not UNSET:
-        refs += (("/logicalParentUuid", logical),)
-    return refs
-
-
-def _none(value: Any) -> Any:
-    return None if value is UNSET else value
+#: the records of the uuid/parentUuid graph
+_GRAPH = frozenset({_USER, _ASSISTANT, _ATTACHMENT, _SYSTEM})
 
 
 def digest(value: Any) -> tuple | None:
     """The digest of a decoded record for the checks across records (``()``: it feeds them
-    nothing), or None when a rule could speak on it (it then goes the whole way)."""
+    nothing), or None when a rule could speak on it (it then goes the whole way). (Written
+    out for each record type: it runs for every record.)"""
     kind = type(value)
+    if kind not in _GRAPH:
+        if kind is _LAST_PROMPT:
+            leaf = value.leafUuid
+            if leaf is not UNSET:
+                return ("last-prompt", None, (("/leafUuid", leaf),), None, None, (), (), None)
+        return ()
+    parent = value.parentUuid
+    logical = value.logicalParentUuid
+    if logical is None:
+        refs: tuple = () if parent is None else (("/parentUuid", parent),)
+    elif parent is None:
+        refs = (("/logicalParentUuid", logical),)
+    else:
+        refs = (("/parentUuid", parent), ("/logicalParentUuid", logical))
     if kind is _ASSISTANT:
         message = value.message
         model = message.model
         if model == SYNTHETIC_MODEL:
             return None
         usage = message.usage
-        if usage is not None and usage is not UNSET:
+        if usage is not None:
             usage = (
-                _none(usage.input_tokens),
-                _none(usage.output_tokens),
-                _none(usage.cache_read_input_tokens),
-                _none(usage.cache_creation_input_tokens),
+                usage.input_tokens,
+                usage.output_tokens,
+                usage.cache_read_input_tokens,
+                usage.cache_creation_input_tokens,
             )
-        else:
-            usage = None
+        request = value.requestId
+        sig = (model, None if request is UNSET else request, usage, message.stop_reason)
         calls = tuple(
             [
                 (block.id, block.name, index)
@@ -284,8 +292,7 @@ def digest(value: Any) -> tuple | None:
                 if type(block) is _ToolUse
             ]
         )
-        sig = (model, _none(value.requestId), usage, _none(message.stop_reason))
-        return ("assistant", value.uuid, _refs(value), message.id, sig, calls, (), None)
+        return ("assistant", value.uuid, refs, message.id, sig, calls, (), None)
     if kind is _USER:
         content = value.message.content
         results: tuple = ()
@@ -299,20 +306,15 @@ def digest(value: Any) -> tuple | None:
                 ]
             )
             if results:
-                source = _none(value.sourceToolAssistantUUID)
-        return ("user", value.uuid, _refs(value), None, None, (), results, source)
+                source = value.sourceToolAssistantUUID
+                if source is UNSET:
+                    source = None
+        return ("user", value.uuid, refs, None, None, (), results, source)
     if kind is _ATTACHMENT:
         what = value.attachment.get("type")
         if type(what) is not str or what not in ATTACHMENT_KINDS:
             return None
-        return ("attachment", value.uuid, _refs(value), None, None, (), (), None)
-    if kind is _SYSTEM:
-        if value.subtype not in SYSTEM_SUBTYPES:
-            return None
-        return ("system", value.uuid, _refs(value), None, None, (), (), None)
-    if kind is _LAST_PROMPT:
-        leaf = value.leafUuid
-        if leaf is UNSET:
-            return ()
-        return ("last-prompt", None, (("/leafUuid", leaf),), None, None, (), (), None)
-    return ()
+        return ("attachment", value.uuid, refs, None, None, (), (), None)
+    if value.subtype not in SYSTEM_SUBTYPES:
+        return None
+    return ("system", value.uuid, refs, None, None, (), (), None)
