@@ -16,8 +16,8 @@ gets the findings it always got.
 Every value is decoded, none skipped, so that the text of every string is checked as
 the whole way checks it (UTF-8, no lone surrogate); a field the types do not name is
 refused rather than skipped for the same reason. Numbers: an integer is one written
-without a fraction and within what orjson reads as an integer (a whole number written as
-``1.0``, which the schema takes as an integer, goes the whole way).
+without a fraction and within 64 bits, signed (a whole number written as ``1.0``, which the
+schema takes as an integer, and a larger one go the whole way).
 """
 
 from __future__ import annotations
