@@ -285,26 +285,35 @@ def digest(value: Any) -> tuple | None:
             )
         request = value.requestId
         sig = (model, None if request is UNSET else request, usage, message.stop_reason)
-        calls = tuple(
-            [
-                (block.id, block.name, index)
-                for index, block in enumerate(message.content)
-                if type(block) is _ToolUse
-            ]
-        )
+        content = message.content
+        if len(content) == 1:  # (one block per record, as Claude Code writes them)
+            block = content[0]
+            calls: tuple = ((block.id, block.name, 0),) if type(block) is _ToolUse else ()
+        else:
+            calls = tuple(
+                [
+                    (block.id, block.name, index)
+                    for index, block in enumerate(content)
+                    if type(block) is _ToolUse
+                ]
+            )
         return ("assistant", value.uuid, refs, message.id, sig, calls, (), None)
     if kind is _USER:
         content = value.message.content
         results: tuple = ()
         source = None
         if type(content) is list:
-            results = tuple(
-                [
-                    (block.tool_use_id, index)
-                    for index, block in enumerate(content)
-                    if type(block) is _ToolResult
-                ]
-            )
+            if len(content) == 1:  # (one tool result per record, as Claude Code writes them)
+                block = content[0]
+                results = ((block.tool_use_id, 0),) if type(block) is _ToolResult else ()
+            else:
+                results = tuple(
+                    [
+                        (block.tool_use_id, index)
+                        for index, block in enumerate(content)
+                        if type(block) is _ToolResult
+                    ]
+                )
             if results:
                 source = value.sourceToolAssistantUUID
                 if source is UNSET:
