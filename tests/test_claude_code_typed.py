@@ -60,24 +60,19 @@ def _session_lines() -> list[bytes]:
 
 LINES = _session_lines()
 RECORDS = [orjson.loads(line) for line in LINES]
-#: one record of each shape (record type, content block types, fields), for exhaustive edits
-SHAPES = list(
-    {
-        (
-            obj["type"],
-            tuple(sorted(obj)),
-            tuple(
-                b.get("type") if isinstance(b, dict) else None
-                for b in (obj.get("message") or {}).get("content") or ()
-                if isinstance(obj.get("message"), dict)
-            )
-            if isinstance((obj.get("message") or {}).get("content"), list)
-            else (),
-        ): obj
-        for obj in RECORDS
-        if obj["type"] in TYPES
-    }.values()
-)
+
+
+def _shape(obj: dict) -> tuple:
+    """A record's shape: its type, its fields and the types of its message's blocks."""
+    message = obj.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    blocks = content if isinstance(content, list) else []
+    kinds = tuple(b.get("type") if isinstance(b, dict) else None for b in blocks)
+    return obj["type"], tuple(sorted(obj)), kinds
+
+
+#: one record of each shape, for exhaustive edits
+SHAPES = list({_shape(obj): obj for obj in RECORDS if obj["type"] in TYPES}.values())
 
 
 def _typed(raw: bytes, name: str = NAME) -> list | None:
