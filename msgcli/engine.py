@@ -507,7 +507,10 @@ class FileCheck(_Findings):
             check(number, obj)
             return True
 
-        return step
+        # the common records on the checker's typed path, when it has one (the others on
+        # this step)
+        typed = getattr(own, "typed", None)
+        return step if typed is None else typed(step)
 
     def _check_event(self, record: Any, obj: dict) -> None:
         self.prepare(record.raw, obj, self.emit)

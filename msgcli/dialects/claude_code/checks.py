@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import os
 import re
+import sys
+from collections.abc import Callable
 from typing import Any
 
 import orjson
@@ -224,6 +226,57 @@ class SessionChecker:
                     f"system subtype {short(sub)} is not one msgcli knows: kept and counted",
                     "/subtype",
                 )
+
+    def typed(self, whole: Callable[[int, bytes], bool]) -> Callable[[int, bytes], bool]:
+        """``step(line, raw)``: the checks of a JSONL line in its common case on the typed
+        path (:mod:`.typed`): the line decodes into the types of its record type, no rule
+        speaks on the record, and its digest goes on to the checks across records. Any
+        other line is ``whole(line, raw)``'s (the lean loop's step on the parsed record),
+        and so is the answer (whether the line was taken)."""
+        from ...guard import RECORD_DEPTH, may_nest_deeper
+        from .typed import REFUSED, decoder, digest
+
+        decode = decoder()
+        session, agent, digests = self.session, self.agent, self.digests
+        out = self.feed_digest if digests is None else None
+        plain = session is None and agent is None
+        # before Python 3.12, msgspec decodes nested values within the interpreter's
+        # recursion limit (a RecursionError beyond): under a limit no higher than the depth
+        # a record may have, what it decodes nests no deeper, and the JSON text's brackets
+        # need no counting (from 3.12 on, its limit is the C stack's)
+        shallow = sys.version_info < (3, 12)
+        limit = sys.getrecursionlimit
+
+        def step(line: int, raw: bytes) -> bool:
+            try:
+                value = decode(raw)
+            except REFUSED:
+                return whole(line, raw)
+            if (not shallow or limit() > RECORD_DEPTH) and may_nest_deeper(raw):
+                return whole(line, raw)
+            item = digest(value)
+            if item is None or not (plain or self._named(value)):
+                return whole(line, raw)
+            if item:
+                if out is None:
+                    digests.append((line, item))  # type: ignore[union-attr]
+                else:
+                    out(line, item)
+            return True
+
+        return step
+
+    def _named(self, value: Any) -> bool:
+        """Whether a typed record agrees with what the file's name says (no K008, no K014)."""
+        if self.session is not None:
+            session = getattr(value, "sessionId", None)
+            if type(session) is str and session != self.session:
+                return False
+        if self.agent is not None:
+            agent = getattr(value, "agentId", None)
+            if type(agent) is str and agent != self.agent:
+                return False
+        return True
 
     # -- across records ---------------------------------------------------------
 
