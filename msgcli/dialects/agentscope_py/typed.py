@@ -157,8 +157,11 @@ def _all_written(times: list) -> bool:
     ``ISO_WRITTEN`` says), all of them read at once."""
     times = [t for t in times if t is not None]
     text = "\x00".join(times)
-    if text.isascii() and _WRITTEN.issuperset(text.encode().translate(_SHAPE).split(b"\x00")):
-        return True
+    if text.isascii():
+        shapes = text.encode().translate(_SHAPE).split(b"\x00")
+        # (as many as there are times: a time that holds a NUL is no time)
+        if len(shapes) == len(times) and _WRITTEN.issuperset(shapes):
+            return True
     # (a time with other digits, or a line end, which the pattern takes too)
     return all(ISO_WRITTEN.match(t) for t in times)
 
