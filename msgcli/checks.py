@@ -194,7 +194,18 @@ class CrossChecks:
         key = digest[0]
         when = digest[2]
         if key is not None:
-            ckey = _compact(key)
+            # (_compact, written out for the common key: hex or UUID text)
+            ckey: Any = key
+            if type(key) is str:
+                size = len(key)
+                if 0 < size <= 64 and key.isascii():
+                    shape = key.encode().translate(_AS_ZERO)
+                    if shape == _ZEROS[size]:
+                        ckey = int("1" + key, 16)
+                    elif shape == _UUID_SHAPE:
+                        ckey = int("2" + key.replace("-", ""), 16)
+            else:
+                ckey = _compact(key)
             ids = self._message_ids
             seen = ids.get(ckey)
             if seen is None:
@@ -313,7 +324,8 @@ class CrossChecks:
         else:
             self._early.setdefault(key, []).append((line, path, name, rid))
             return
-        self._check_name(line, path, name, c_line, c_name, c_id)
+        if name is not c_name and name != c_name:  # (the same name: nothing to say)
+            self._check_name(line, path, name, c_line, c_name, c_id)
 
     def _check_name(self, line, path, name, call_line, call_name, call_id) -> None:
         if (

@@ -121,7 +121,7 @@ class _Data(Struct, tag_field="type", tag="data", forbid_unknown_fields=True, gc
     finished_at: Time | None
 
 
-class Message(Struct, forbid_unknown_fields=True):
+class Message(Struct, forbid_unknown_fields=True, gc=False):
     """A 2.x message as ``Msg.model_dump_json()`` writes it."""
 
     name: str
