@@ -371,8 +371,6 @@ _LINE_BITS, _KEY_BITS, _TIME_BITS = 40, 32, 62
 _TOP = 2 * _KEY_BITS + _TIME_BITS
 _PACKED = 1 << (_LINE_BITS + 1 + _TOP)
 _HIGH = 1 << _TOP
-_KEY_LIMIT, _TIME_LIMIT, _LINE_LIMIT = 1 << _KEY_BITS, 1 << _TIME_BITS, 1 << _LINE_BITS
-_TIME_SHIFT = 2 * _KEY_BITS
 #: where each value of a packed part starts (see _kept)
 _PACKED_FIRST = _LINE_BITS + 1
 _PACKED_WHO = _PACKED_FIRST + _KEY_BITS
@@ -386,15 +384,13 @@ def _kept(part: tuple, when: Any, line: int) -> Any:
     line)``."""
     who, first, unfinished = part
     # (a non-negative int below 2**n is one that n bits shifted off leave 0: a negative
-    # one leaves -1; a bool is no int here)
+    # one leaves -1; a bool is no int here; a line is an int)
     if (
         type(who) is int
         and type(first) is int
         and type(when) is int
-        and (unfinished is True or unfinished is False)
-        and not (who | first) >> _KEY_BITS
-        and not when >> _TIME_BITS
-        and 0 <= line < _LINE_LIMIT
+        and type(unfinished) is bool
+        and not ((who | first) >> _KEY_BITS | when >> _TIME_BITS | line >> _LINE_BITS)
     ):
         return (
             _PACKED_HIGH

@@ -191,9 +191,7 @@ def digest(msg: Message) -> tuple[str, tuple] | None:
     empty = True
     if role == "assistant":
         tools: list[tuple] = []
-        index = -1
-        for block in content:
-            index += 1
+        for index, block in enumerate(content):
             add(block.created_at)
             finished = block.finished_at
             if finished is not None:
