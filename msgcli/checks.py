@@ -386,9 +386,7 @@ def _kept(part: tuple, when: Any, line: int) -> Any:
     # (a non-negative int below 2**n is one that n bits shifted off leave 0: a negative
     # one leaves -1; a bool is no int here; a line is an int)
     if (
-        type(who) is int
-        and type(first) is int
-        and type(when) is int
+        type(who) is type(first) is type(when) is int
         and type(unfinished) is bool
         and not ((who | first) >> _KEY_BITS | when >> _TIME_BITS | line >> _LINE_BITS)
     ):
