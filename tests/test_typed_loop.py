@@ -13,8 +13,12 @@ from __future__ import annotations
 
 import orjson
 from conftest import FIXTURES
+from hypothesis import example, given
+from hypothesis import strategies as st
 from test_typed_path import _reports, _typed
 
+from msgcli.checks import CrossChecks
+from msgcli.dialects import get_dialect
 from msgcli.guard import RECORD_DEPTH
 
 
@@ -95,3 +99,32 @@ def test_pairings_and_time_order_as_the_whole_way_says_them(monkeypatch, tmp_pat
     assert typed == _reports(out, monkeypatch, False)
     codes = {code for _, code, _, _ in typed[0]}
     assert {"I001", "I002", "T001", "T002", "T006", "C002"} <= codes, codes
+
+
+_ID_CHARS = "0123456789abcdefABCDEF-xz_ \n١"
+
+
+@given(
+    first=st.text(_ID_CHARS, max_size=40) | st.uuids().map(str) | st.uuids().map(lambda u: u.hex),
+    second=st.text(_ID_CHARS, max_size=40) | st.integers(-5, 2**70),
+    same=st.booleans(),
+)
+@example(first="abc", second="ABC", same=False)
+@example(first="0abc", second="abc", same=False)
+@example(first="12", second=12, same=False)
+@example(
+    first="bea6fd0d-d4b1-40c7-85f3-530abb702fae",
+    second="bea6fd0dd4b140c785f3530abb702fae",
+    same=False,
+)
+@example(first="bea6fd0d-d4b1-40c7-85f3-530abb702fae", second="", same=True)
+def test_two_ids_are_one_exactly_when_they_are_equal(first, second, same):
+    # the compact form of a message id (numbers for hex and UUID text) is worked out in the
+    # feed itself: two ids may only ever meet when they are the same id
+    if same:
+        second = first
+    found = []
+    checks = CrossChecks(get_dialect("agentscope-java"), lambda *a, **k: found.append(a[0]))
+    checks.feed_digest(1, (first or None, first, None, None, ()))
+    checks.feed_digest(2, (second if second != "" else None, second, None, None, ()))
+    assert (found == ["I001"]) == (first != "" and first == second)
