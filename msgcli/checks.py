@@ -34,8 +34,11 @@ TIME_TOLERANCE = timedelta(seconds=1)
 _TOLERANCE_US = TIME_TOLERANCE // timedelta(microseconds=1)
 #: ids of these forms are kept as numbers, about half the memory of the text
 _HEX_DIGITS = b"0123456789abcdef"
-#: a UUID's text: lower-case hex digits, and its four dashes where they belong
-_UUID_TEXT = _HEX_DIGITS + b"-"
+#: lower-case hex digits as 0 (every other byte as itself), and a UUID's text so read
+_AS_ZERO = bytes.maketrans(_HEX_DIGITS, b"0" * len(_HEX_DIGITS))
+_UUID_SHAPE = b"00000000-0000-0000-0000-000000000000"
+#: hex text of each length (up to 64) so read
+_ZEROS = [b"0" * size for size in range(65)]
 
 
 def check_message(dialect: Dialect, msg: Message, obj: dict, emit) -> None:
@@ -180,7 +183,8 @@ class CrossChecks:
         self._open: dict[Any, list[tuple]] = {}
         # call key -> [(line, path, name, id)] results that came before any call with their id
         self._early: dict[Any, list[tuple]] = {}
-        self._last_time: dict[Any, tuple] = {}
+        # time group -> [latest time, its line]
+        self._last_time: dict[Any, list] = {}
 
     def feed(self, line: int, msg: Message) -> None:
         self.feed_digest(line, digest(self._dialect, msg))
@@ -190,7 +194,18 @@ class CrossChecks:
         key = digest[0]
         when = digest[2]
         if key is not None:
-            ckey = _compact(key)
+            # (_compact, written out for the common key: hex or UUID text)
+            ckey: Any = key
+            if type(key) is str:
+                size = len(key)
+                if 0 < size <= 64 and key.isascii():
+                    shape = key.encode().translate(_AS_ZERO)
+                    if shape == _ZEROS[size]:
+                        ckey = int("1" + key, 16)
+                    elif shape == _UUID_SHAPE:
+                        ckey = int("2" + key.replace("-", ""), 16)
+            else:
+                ckey = _compact(key)
             ids = self._message_ids
             seen = ids.get(ckey)
             if seen is None:
@@ -216,18 +231,21 @@ class CrossChecks:
                     self._older(line, when, last)
             else:
                 last = self._last_time.get(group)
-                if last is None or when > last[0]:
-                    self._last_time[group] = (when, line)
+                if last is None:
+                    self._last_time[group] = [when, line]
+                elif when > last[0]:
+                    # (the latest time of a group, set in place: no new value per message)
+                    last[0] = when
+                    last[1] = line
                 elif when < last[0] - _TOLERANCE_US:
                     self._older(line, when, last)
         tools = digest[4]
-        if not tools:
-            return
-        for item in tools:
-            if item[0] == _CALL:
-                self._call(line, *item[1:])
-            else:
-                self._result(line, *item[1:])
+        if tools:
+            for item in tools:
+                if item[0] == _CALL:
+                    self._call(line, item)
+                else:
+                    self._result(line, item)
 
     def _another_part(self, ckey: Any, seen: Any, digest: tuple, when: Any) -> bool:
         """Whether a record with an id seen before (``seen``: what is kept of it) is another
@@ -251,7 +269,7 @@ class CrossChecks:
         self._message_ids[ckey] = [first_line, parts]
         return True
 
-    def _older(self, line: int, when: int, last: tuple[int, int]) -> None:
+    def _older(self, line: int, when: int, last: list[int]) -> None:
         """C002: the message on ``line`` is older than the latest before it, ``last``."""
         span = _span(timedelta(microseconds=last[0] - when))
         self._emit(
@@ -261,7 +279,9 @@ class CrossChecks:
             line=line,
         )
 
-    def _call(self, line: int, key: Any, path: tuple, name: Any, state: Any, cid: Any) -> None:
+    def _call(self, line: int, item: tuple) -> None:
+        """A tool call (``(_CALL, key, path, name, state, id)``) on ``line``."""
+        _, key, path, name, state, cid = item
         key = _compact(key)
         seen = self._seen.get(key)
         if seen is not None:
@@ -272,9 +292,13 @@ class CrossChecks:
                 line=line,
             )
         self._seen[key] = (line, name, cid)
-        early = self._early.pop(key, None)
+        early = self._early.pop(key, None) if self._early else None
         if early is None:
-            self._open.setdefault(key, []).append((line, path, name, state, cid))
+            waiting = self._open.get(key)
+            if waiting is None:
+                self._open[key] = [(line, path, name, state, cid)]
+            else:
+                waiting.append((line, path, name, state, cid))
             return
         for r_line, r_path, r_name, _ in early:
             self._emit(
@@ -285,7 +309,9 @@ class CrossChecks:
             )
             self._check_name(r_line, r_path, r_name, line, name, cid)
 
-    def _result(self, line: int, key: Any, path: tuple, name: Any, rid: Any) -> None:
+    def _result(self, line: int, item: tuple) -> None:
+        """A tool result (``(_RESULT, key, path, name, id)``) on ``line``."""
+        _, key, path, name, rid = item
         key = _compact(key)
         waiting = self._open.get(key)
         if waiting:
@@ -298,7 +324,8 @@ class CrossChecks:
         else:
             self._early.setdefault(key, []).append((line, path, name, rid))
             return
-        self._check_name(line, path, name, c_line, c_name, c_id)
+        if name is not c_name and name != c_name:  # (the same name: nothing to say)
+            self._check_name(line, path, name, c_line, c_name, c_id)
 
     def _check_name(self, line, path, name, call_line, call_name, call_id) -> None:
         if (
@@ -344,8 +371,11 @@ _LINE_BITS, _KEY_BITS, _TIME_BITS = 40, 32, 62
 _TOP = 2 * _KEY_BITS + _TIME_BITS
 _PACKED = 1 << (_LINE_BITS + 1 + _TOP)
 _HIGH = 1 << _TOP
-_KEY_LIMIT, _TIME_LIMIT, _LINE_LIMIT = 1 << _KEY_BITS, 1 << _TIME_BITS, 1 << _LINE_BITS
-_TIME_SHIFT = 2 * _KEY_BITS
+#: where each value of a packed part starts (see _kept)
+_PACKED_FIRST = _LINE_BITS + 1
+_PACKED_WHO = _PACKED_FIRST + _KEY_BITS
+_PACKED_TIME = _PACKED_WHO + _KEY_BITS
+_PACKED_HIGH = _HIGH << _PACKED_FIRST
 
 
 def _kept(part: tuple, when: Any, line: int) -> Any:
@@ -353,23 +383,21 @@ def _kept(part: tuple, when: Any, line: int) -> Any:
     quarter of the memory of a tuple of them), else ``(sender, first, unfinished, time,
     line)``."""
     who, first, unfinished = part
-    try:
-        fits = (
-            0 <= who < _KEY_LIMIT
-            and 0 <= first < _KEY_LIMIT
-            and 0 <= when < _TIME_LIMIT
-            and 0 <= line < _LINE_LIMIT
-            and (unfinished is True or unfinished is False)
-            and type(who) is int
-            and type(first) is int
-            and type(when) is int
+    # (a non-negative int below 2**n is one that n bits shifted off leave 0: a negative
+    # one leaves -1; a bool is no int here; a line is an int)
+    if (
+        type(who) is type(first) is type(when) is int
+        and type(unfinished) is bool
+        and not ((who | first) >> _KEY_BITS | when >> _TIME_BITS | line >> _LINE_BITS)
+    ):
+        return (
+            _PACKED_HIGH
+            | when << _PACKED_TIME
+            | who << _PACKED_WHO
+            | first << _PACKED_FIRST
+            | unfinished << _LINE_BITS
+            | line
         )
-    except TypeError:  # (a value that is no number)
-        fits = False
-    if fits:
-        return ((_HIGH | when << _TIME_SHIFT | who << _KEY_BITS | first) << 1 | unfinished) << (
-            _LINE_BITS
-        ) | line
     return (who, first, unfinished, when, line)
 
 
@@ -403,15 +431,13 @@ def _compact(key: Any) -> Any:
     two keys are equal exactly when their compact forms are.
     """
     if type(key) is str:
-        if 0 < len(key) <= 64 and key.isascii():
-            if not key.encode().translate(None, _HEX_DIGITS):
+        size = len(key)
+        if 0 < size <= 64 and key.isascii():
+            # (one pass tells both forms: each hex digit read as 0, anything else as itself)
+            shape = key.encode().translate(_AS_ZERO)
+            if shape == _ZEROS[size]:
                 return int("1" + key, 16)
-            if (
-                len(key) == 36
-                and key[8] == key[13] == key[18] == key[23] == "-"
-                and key.count("-") == 4
-                and not key.encode().translate(None, _UUID_TEXT)
-            ):
+            if shape == _UUID_SHAPE:
                 return int("2" + key.replace("-", ""), 16)
     elif type(key) is int:
         return ("int", key)

@@ -28,7 +28,7 @@ from .checks import CrossChecks, check_message, digest
 from .detect import Detector
 from .dialects import EVENT, MESSAGE, Dialect, get_dialect
 from .findings import ERROR, WARNING, FileReport, FileSummary, Finding, Severity
-from .guard import may_nest_deeper, nests_deeper
+from .guard import RECORD_DEPTH, may_nest_deeper, nests_deeper
 from .inputs import suffix_list
 from .reader import ReadError, read_records, source_name
 from .records import Truncated, collector_paused, line_problem, parsed_record, take_over
@@ -259,8 +259,9 @@ class FileCheck(_Findings):
         self.cross: CrossChecks | _DigestRecorder | Any
         self.schema: CompiledSchema
         #: a message log's lean loop, once its dialect is known: makes the function that
-        #: takes one numbered JSONL line in its common case (see :meth:`_lean_loop`)
-        self.lean: Callable[[], Callable[[int, bytes], bool]] | None = None
+        #: reads the rest of a JSONL log's numbered lines and says how many records it read
+        #: (see :meth:`_lean_loop` and :meth:`_typed_loop`)
+        self.lean: Callable[[], Callable[[Iterator[tuple[int, bytes]]], int]] | None = None
 
     def run(self, records: Iterator[Any]) -> None:
         until = self.until
@@ -297,9 +298,9 @@ class FileCheck(_Findings):
                     and not self.budget.limit
                 ):
                     # a message log with a lean loop: the rest of its lines in that loop
-                    step = self.lean()
+                    reader = self.lean()
                     self.lean = None
-                    record = take_over(records, functools.partial(self._lean_loop, step))
+                    record = take_over(records, reader)
                     if record is not None:  # (not JSONL: the records go on as they were)
                         self.take(record)
             elif kind == EVENT:
@@ -371,12 +372,12 @@ class FileCheck(_Findings):
                     lambda obj, recovered: own.check(self.line, obj, recovered)
                 )
                 if not self.events_only:
-                    self.lean = functools.partial(self._own_step, own)
+                    self.lean = lambda: functools.partial(self._lean_loop, self._own_step(own))
                 return
             self.cross = self._cross_checks(dialect)
             self.schema = compiled(f"{dialect.name}/message")
             if dialect.typed is not None and not self.events_only and not self.detector.tentative:
-                self.lean = self._typed_step
+                self.lean = self._typed_loop
 
     def _cross_checks(self, dialect: Dialect) -> Any:
         return CrossChecks(dialect, self.emit)
@@ -453,10 +454,13 @@ class FileCheck(_Findings):
             take(line_problem(*pending, last=True))
         return count
 
-    def _typed_step(self) -> Callable[[int, bytes], bool]:
-        """The lean step of a dialect's typed path: the line decoded into its types, and a
-        record no rule speaks on only feeds the checks across records."""
+    def _typed_loop(self) -> Callable[[Iterator[tuple[int, bytes]]], int]:
+        """The lean loop of a dialect's typed path: each line decoded into its types, and a
+        record no rule speaks on only feeds the checks across records; any other line goes
+        the whole way (:meth:`take`), as in :meth:`_lean_lines`. (One loop with the common
+        case written out in it: it runs for every record of a large log.)"""
         import msgspec
+        import orjson
 
         assert self.dialect is not None
         typed = self.dialect.typed_messages()
@@ -464,26 +468,55 @@ class FileCheck(_Findings):
         decode, digest_of = typed
         # a line the types refuse, that does not parse (invalid UTF-8 too), or nests too deep
         refused = (msgspec.ValidationError, msgspec.DecodeError, ValueError, RecursionError)
+        bad_json = orjson.JSONDecodeError
         feed = self.cross.feed_digest
         variants = self.variants
+        summary = self.summary
+        take = self.take
+        # a shorter line cannot nest too deep (see may_nest_deeper: asked only past it)
+        short_line = 2 * RECORD_DEPTH + 1
 
-        def step(number: int, raw: bytes) -> bool:
-            try:
-                value = decode(raw)
-            except refused:
-                return False
-            if may_nest_deeper(raw):
-                return False
-            fast = digest_of(value)
-            if fast is None:
-                return False
-            variant, item = fast
-            if variant is not None and variant not in variants:
-                variants[variant] = None
-            feed(number, item)
-            return True
+        def loop(lines: Iterator[tuple[int, bytes]]) -> int:
+            before = summary.records
+            # a line that did not parse, held back as the reader holds it: it may be the
+            # last one, cut off
+            pending: tuple[int, bytes, Any] | None = None
+            with collector_paused():
+                try:
+                    for number, raw in lines:
+                        if pending is not None:
+                            take(line_problem(*pending, last=False))
+                            pending = None
+                        try:
+                            value = decode(raw)
+                        except refused:
+                            pass
+                        else:
+                            if len(raw) <= short_line or not may_nest_deeper(raw):
+                                fast = digest_of(value)
+                                if fast is not None:
+                                    variant, item = fast
+                                    if variant is not None and variant not in variants:
+                                        variants[variant] = None
+                                    feed(number, item)
+                                    summary.records += 1
+                                    continue
+                        if not raw.strip():
+                            continue
+                        try:
+                            take(parsed_record(number, raw))
+                        except bad_json as exc:
+                            pending = (number, raw, exc)
+                except Truncated:
+                    # a compressed log cut short: the reader says where it broke off
+                    if pending is not None:
+                        take(line_problem(*pending, last=False))
+                    raise
+                if pending is not None:
+                    take(line_problem(*pending, last=True))
+            return summary.records - before
 
-        return step
+        return loop
 
     def _own_step(self, own: Any) -> Callable[[int, bytes], bool]:
         """The lean step of a dialect with its own record checker (Claude Code sessions):

@@ -88,7 +88,7 @@ class _Hint(Struct, tag_field="type", tag="hint", forbid_unknown_fields=True, gc
 _Block = _Text | _Thinking | _ToolUse | _ToolResult
 
 
-class Message(Struct, forbid_unknown_fields=True):
+class Message(Struct, forbid_unknown_fields=True, gc=False):
     """A 2.x ``Msg`` as the Jackson mapper writes it."""
 
     id: str | None

@@ -21,7 +21,7 @@ from zlib import crc32
 import msgspec
 from msgspec import Meta, Struct
 
-from ..base import DIGEST_CALL, DIGEST_RESULT, has_words, micros, object_text
+from ..base import DIGEST_CALL, DIGEST_RESULT, object_text
 from ..media import written_source_is_clean
 from .records import ISO_WRITTEN, V2, message_part_key
 
@@ -121,7 +121,7 @@ class _Data(Struct, tag_field="type", tag="data", forbid_unknown_fields=True, gc
     finished_at: Time | None
 
 
-class Message(Struct, forbid_unknown_fields=True):
+class Message(Struct, forbid_unknown_fields=True, gc=False):
     """A 2.x message as ``Msg.model_dump_json()`` writes it."""
 
     name: str
@@ -146,6 +146,10 @@ def typed_path() -> tuple[Any, Any]:
 #: the digits of an ASCII time as 0, and the forms the framework writes times in
 _SHAPE = bytes.maketrans(b"0123456789", b"0000000000")
 _WRITTEN = frozenset({b"0000-00-00T00:00:00", b"0000-00-00T00:00:00.000000"})
+#: ``n`` times with a fraction, so read, a NUL between two (the common case at a glance)
+_ALL_FRACTIONS = [b"\x00".join([b"0000-00-00T00:00:00.000000"] * n) for n in range(65)]
+_from_iso = datetime.fromisoformat
+_EPOCH = datetime(1970, 1, 1)
 
 
 def _all_written(times: list) -> bool:
@@ -153,8 +157,11 @@ def _all_written(times: list) -> bool:
     ``ISO_WRITTEN`` says), all of them read at once."""
     times = [t for t in times if t is not None]
     text = "\x00".join(times)
-    if text.isascii() and _WRITTEN.issuperset(text.encode().translate(_SHAPE).split(b"\x00")):
-        return True
+    if text.isascii():
+        shapes = text.encode().translate(_SHAPE).split(b"\x00")
+        # (as many as there are times: a time that holds a NUL is no time)
+        if len(shapes) == len(times) and _WRITTEN.issuperset(shapes):
+            return True
     # (a time with other digits, or a line end, which the pattern takes too)
     return all(ISO_WRITTEN.match(t) for t in times)
 
@@ -170,23 +177,31 @@ def digest(msg: Message) -> tuple[str, tuple] | None:
     if not created.isascii():
         return None
     try:
-        when = datetime.fromisoformat(created)
+        when = _from_iso(created)
     except ValueError:
         return None
     role = msg.role
     content: list[Any] = msg.content
-    times = [created, msg.finished_at]
+    # every time of the message (no null), to be read at once
+    times = [created]
     add = times.append
+    finished = msg.finished_at
+    if finished is not None:
+        add(finished)
+    empty = True
     if role == "assistant":
-        empty = True
         tools: list[tuple] = []
         for index, block in enumerate(content):
             add(block.created_at)
-            add(block.finished_at)
+            finished = block.finished_at
+            if finished is not None:
+                add(finished)
             kind = type(block)
             if kind is _Text:
-                if empty and has_words(block.text):
-                    empty = False
+                if empty:
+                    text = block.text
+                    if text and not text.isspace():  # (has_words)
+                        empty = False
                 continue
             empty = False
             if kind is _Thinking or kind is _Hint:
@@ -204,52 +219,61 @@ def digest(msg: Message) -> tuple[str, tuple] | None:
                 if type(output) is list:
                     for part in output:
                         add(part.created_at)
-                        add(part.finished_at)
+                        finished = part.finished_at
+                        if finished is not None:
+                            add(finished)
                 tools.append((DIGEST_RESULT, bid, ("content", index), block.name, bid))
-            elif not _clean_data(block, index):
+            elif not _clean_data(block):
                 return None
-        if empty:
-            return None
         found = tuple(tools)
     else:
         # a user message holds text and data blocks, a system message text blocks (S002)
-        empty = True
-        for index, block in enumerate(content):
+        for block in content:
             add(block.created_at)
-            add(block.finished_at)
+            finished = block.finished_at
+            if finished is not None:
+                add(finished)
             kind = type(block)
             if kind is _Text:
-                if empty and has_words(block.text):
-                    empty = False
+                if empty:
+                    text = block.text
+                    if text and not text.isspace():
+                        empty = False
                 continue
             if kind is not _Data or role == "system" or not block.id:
                 return None
-            if not _clean_data(block, index):
+            if not _clean_data(block):
                 return None
             empty = False
-        if empty:
-            return None
         found = ()
-    if not _all_written(times):
+    if empty:
+        return None
+    # (the types refuse a lone surrogate, so every time encodes)
+    count = len(times)
+    if not (
+        count < 65 and "\x00".join(times).encode().translate(_SHAPE) == _ALL_FRACTIONS[count]
+    ) and not _all_written(times):
         return None
     mid = msg.id
-    sender = (role, msg.name)
+    name = msg.name
+    sender = (role, name)
     who = _SENDERS.get(sender)
     if who is None:
-        who = message_part_key(role, msg.name, "", False)[0]
+        who = message_part_key(role, name, "", False)[0]
         if len(_SENDERS) < 4096:  # (a log of many senders does not grow it without end)
             _SENDERS[sender] = who
+    since = when - _EPOCH  # (micros(when), without a call)
     return V2, (
         mid or None,
         mid,
-        micros(when),
+        since.days * 86_400_000_000 + since.seconds * 1_000_000 + since.microseconds,
         None,
         found,
         (who, crc32(content[0].id.encode("utf-8", "surrogatepass")), msg.finished_reason is None),
     )
 
 
-def _clean_data(block: _Data, index: int) -> bool:
+def _clean_data(block: _Data) -> bool:
     """A data block whose source passes the media checks."""
     source = block.source
     if isinstance(source, _Base64):

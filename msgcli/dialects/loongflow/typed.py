@@ -17,6 +17,7 @@ got.
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any, Literal
 
 import msgspec
@@ -24,8 +25,19 @@ from msgspec import UNSET, Struct, UnsetType
 
 from ..base import DIGEST_CALL, DIGEST_RESULT
 from .fast import data_is_clean
-from .records import follows
-from .written import written_ids, written_time
+from .written import (
+    DIGITS_AS_0,
+    EPOCH,
+    HEX_AS_0,
+    NAIVE_FRACTION,
+    NO_FRACTION,
+    UUID_RUNS,
+    written_ids,
+    written_time,
+)
+
+_MANY_IDS = len(UUID_RUNS)
+_from_iso = datetime.fromisoformat
 
 __all__ = ["Message", "digest", "typed_path"]
 
@@ -138,8 +150,8 @@ def digest(msg: Message) -> tuple[str | None, tuple] | None:
             if name.startswith("__"):
                 return None  # (T008)
             metadata = el.metadata
-            if metadata and "tool_arguments_err" in metadata:
-                error = metadata["tool_arguments_err"]
+            if metadata:
+                error = metadata.get("tool_arguments_err")
                 if not (error is None or error == "" or error is False):
                     return None  # (T009)
             cid = el.call_id
@@ -189,14 +201,29 @@ def digest(msg: Message) -> tuple[str | None, tuple] | None:
         return None  # (B001)
     # every id a UUID as LoongFlow writes it (I003; the schema asks for a UUID), and the
     # timestamp in the form it writes it (C001)
-    if not written_ids(ids, count):
+    # (the common case at a glance: the types refuse a lone surrogate, so every text encodes,
+    # and no byte beyond ASCII reads as a digit)
+    if not (
+        count < _MANY_IDS and ids.encode().translate(HEX_AS_0) == UUID_RUNS[count]
+    ) and not written_ids(ids, count):
         return None
-    written, when = written_time(msg.timestamp)
-    if not written:
-        return None
+    stamp = msg.timestamp
+    if stamp.encode().translate(DIGITS_AS_0) == NAIVE_FRACTION and not stamp.endswith(NO_FRACTION):
+        # the common case of written_time, read here: naive, with a fraction
+        try:
+            since = _from_iso(stamp) - EPOCH
+        except ValueError:
+            return None  # (not a date: the schema says so)
+        when: int | None = (
+            since.days * 86_400_000_000 + since.seconds * 1_000_000 + since.microseconds
+        )
+    else:
+        written, when = written_time(stamp)
+        if not written:
+            return None
     group: Any = None
     if when is not None:
         group = msg.conversation_id
-        if follows(role, msg.sender):
+        if role == "tool" or msg.sender == "compressor":  # (follows)
             group = (group,)
     return shape, (mid, mid, when, group, tuple(tools))

@@ -6,23 +6,32 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-__all__ = ["written_ids", "written_time"]
+__all__ = [
+    "DIGITS_AS_0",
+    "EPOCH",
+    "HEX_AS_0",
+    "NAIVE_FRACTION",
+    "NO_FRACTION",
+    "UUID_RUNS",
+    "written_ids",
+    "written_time",
+]
 
 #: lower-case hex digits as 0, and a UUID as LoongFlow writes it, so read
-_HEX = bytes.maketrans(b"0123456789abcdef", b"0" * 16)
+HEX_AS_0 = bytes.maketrans(b"0123456789abcdef", b"0" * 16)
 _UUID = b"00000000-0000-0000-0000-000000000000"
 #: ``n`` of them, a ``|`` between two
-_UUIDS = [b"|".join([_UUID] * n) for n in range(17)]
+UUID_RUNS = [b"|".join([_UUID] * n) for n in range(17)]
 
 #: ASCII digits as 0, and the forms of a timestamp LoongFlow writes (naive, or with a zone
 #: after it), by length; a fraction is written only when it is not zero
-_DIGITS = bytes.maketrans(b"0123456789", b"0000000000")
+DIGITS_AS_0 = bytes.maketrans(b"0123456789", b"0000000000")
 _NAIVE = {19: b"0000-00-00T00:00:00", 26: b"0000-00-00T00:00:00.000000"}
-_NAIVE_26 = _NAIVE[26]
+NAIVE_FRACTION = _NAIVE[26]
 _ZONE = frozenset({b"+00:00", b"-00:00"})
-_NO_FRACTION = ".000000"
+NO_FRACTION = ".000000"
 
-_EPOCH = datetime(1970, 1, 1)
+EPOCH = datetime(1970, 1, 1)
 _MICROSECOND = timedelta(microseconds=1)
 _fromisoformat = datetime.fromisoformat
 
@@ -31,8 +40,8 @@ def written_ids(ids: str, count: int) -> bool:
     """Whether ``ids``, ``count`` strings with a ``|`` between two, are each a UUID as
     LoongFlow writes it (lower-case, hyphenated), all read at once (no UUID holds a ``|``,
     so each must stand where the form has it)."""
-    shape = _UUIDS[count] if count < len(_UUIDS) else b"|".join([_UUID] * count)
-    return ids.isascii() and ids.encode().translate(_HEX) == shape
+    shape = UUID_RUNS[count] if count < len(UUID_RUNS) else b"|".join([_UUID] * count)
+    return ids.isascii() and ids.encode().translate(HEX_AS_0) == shape
 
 
 def written_time(stamp: str) -> tuple[bool, int | None]:
@@ -40,11 +49,11 @@ def written_time(stamp: str) -> tuple[bool, int | None]:
     microseconds since 1970; ``None`` for one beyond the calendar's ends in UTC)."""
     if not stamp.isascii():
         return False, None
-    shape = stamp.encode().translate(_DIGITS)
-    if shape == _NAIVE_26 and not stamp.endswith(_NO_FRACTION):
+    shape = stamp.encode().translate(DIGITS_AS_0)
+    if shape == NAIVE_FRACTION and not stamp.endswith(NO_FRACTION):
         # the common case: naive, with a fraction
         try:
-            return True, (_fromisoformat(stamp) - _EPOCH) // _MICROSECOND
+            return True, (_fromisoformat(stamp) - EPOCH) // _MICROSECOND
         except ValueError:
             return False, None  # (not a date: the schema says so)
     size = len(stamp)
@@ -66,7 +75,7 @@ def written_time(stamp: str) -> tuple[bool, int | None]:
         if naive is None:
             return False, None
         stamp = stamp[:size]
-    if shape[:size] != naive or stamp.endswith(_NO_FRACTION):
+    if shape[:size] != naive or stamp.endswith(NO_FRACTION):
         return False, None
     try:
         moment = _fromisoformat(stamp)
@@ -77,4 +86,4 @@ def written_time(stamp: str) -> tuple[bool, int | None]:
             moment -= timedelta(minutes=offset)
         except OverflowError:
             return True, None
-    return True, (moment - _EPOCH) // _MICROSECOND
+    return True, (moment - EPOCH) // _MICROSECOND
