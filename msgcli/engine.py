@@ -628,7 +628,7 @@ class ReplayPartCheck(FileCheck):
         name: str,
         options: Options,
         preset: Preset,
-        sink: MessageSink,
+        sink: MessageSink | None,
         next_line: int | None,
     ):
         super().__init__(name, options, options.forced(), Budget(None), sink)

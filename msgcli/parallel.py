@@ -236,7 +236,7 @@ def absolute(source: str | Path) -> str:
     return text if "://" in text else os.path.abspath(text)
 
 
-def _in_order(pool, tasks: list[tuple], window: int) -> Iterator:
+def _in_order(pool, tasks: Iterable[tuple], window: int) -> Iterator:
     """The results of ``tasks`` in order, with at most ``window`` of them waiting or running.
 
     ``Executor.map`` would start every task at once and hold every result that is done
