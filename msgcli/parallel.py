@@ -266,6 +266,8 @@ def _plan_parts(
     preset = plain_preset(source, forced)
     if preset is None or preset[1] != MESSAGE or not preset[0].splittable:
         return None
+    if jobs < preset[0].split_jobs:
+        return None
     return preset, ranges(source, total, _part_count(total, jobs, part_bytes))
 
 
@@ -379,6 +381,8 @@ def check_part(
     digests: list = []
     check = PartCheck(name, options, (get_dialect(dialect_name), kind, first_line), digests)
     lines, summary, findings = _checked(check, path, start, end, 1)
+    del check
+    gc.collect()  # (see replay_part)
     return lines, summary, findings, digests
 
 

@@ -482,7 +482,7 @@ def test_a_session_checked_in_parts_gives_the_findings_of_one_pass(monkeypatch):
     from msgcli.dialects.claude_code import DIALECT
     from msgcli.pipeline import Options
 
-    assert DIALECT.splittable  # (a large session is cut into parts with -j 2 or more)
+    assert DIALECT.splittable  # (a large session is cut into parts with -j 3 or more)
     path = FIXTURES / "invalid" / "claude-code" / "6645826f-2c30-4b72-b895-49259659e657.jsonl"
     single = validate_paths([path], Options(jobs=1))
     planned = []
@@ -496,7 +496,10 @@ def test_a_session_checked_in_parts_gives_the_findings_of_one_pass(monkeypatch):
     monkeypatch.setattr(parallel, "_plan_parts", spy)
     monkeypatch.setattr(parallel, "SPLIT_BYTES", 1)
     monkeypatch.setattr(parallel, "PART_BYTES", 2048)
-    split = validate_paths([path], Options(jobs=2))
+    assert validate_paths([path], Options(jobs=2)).findings() == single.findings()
+    assert planned == [None]  # (two workers: checked whole, the parts would not pay)
+    planned.clear()
+    split = validate_paths([path], Options(jobs=3))
     assert planned and planned[0] is not None and len(planned[0][1]) > 3
     assert [str(f) for f in split.findings()] == [str(f) for f in single.findings()]
     assert len(single.findings()) == 10

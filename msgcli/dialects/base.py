@@ -219,6 +219,11 @@ class Dialect:
     distinct: bool = False
     #: whether ``validate -j`` checks a large file of this dialect in parts
     splittable: bool = True
+    #: the fewest workers that a single large file of this dialect is cut into parts for
+    #: (fewer: it is checked whole, by one; where the checks across records, run over the
+    #: parts' digests in the process that owns the file, are a large share of the work, two
+    #: workers on two cores gain nothing from the parts and hold twice the memory)
+    split_jobs: int = 2
     #: whether ``stats`` asks :meth:`note_stats` about every message
     stats_details: bool = False
     #: where ``convert``'s writer for this dialect lives (``"module:function"``, the function
