@@ -265,7 +265,8 @@ class Dialect:
 
     def message_id(self, obj: dict) -> Any:
         """The id :meth:`read` gives the message of this record, for a reader that needs the
-        ids alone (``show``'s short ids). Default: the record read whole."""
+        ids alone (``show``'s short ids); for a dialect with an :meth:`assembler`, the id of
+        the message the record is joined into. Default: the record read whole."""
         return self.read(obj).id
 
     def write(self, msg: Message) -> dict:

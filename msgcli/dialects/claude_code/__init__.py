@@ -203,6 +203,15 @@ class ClaudeCodeDialect(Dialect):
 
         finish(path, details, count)
 
+    def message_id(self, obj: dict) -> Any:
+        """The id of the message this record is read into, or joined into: a response's
+        ``message.id`` (every record of a response holds it; see :class:`Assembler`), any
+        other record's ``uuid`` (as :meth:`read` gives them)."""
+        if obj.get("type") == "assistant":
+            message = obj.get("message")
+            return message.get("id") if isinstance(message, dict) else None
+        return obj.get("uuid")
+
     def assembler(self) -> Any:
         from .assemble import Assembler
 
