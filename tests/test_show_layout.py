@@ -178,6 +178,36 @@ def test_the_ids_read_alone_skip_what_the_reading_skips(tmp_path):
     assert View._short_ids(str(log), log, None) == _short_ids_read_whole(log)
 
 
+def test_a_claude_code_sessions_ids_read_alone_are_those_of_its_joined_messages(tmp_path):
+    """A session's records are joined into one message per response (the records of one
+    response apart, results between them, a copy of it further down); read alone, each record
+    gives the id of the message it is joined into, and lines that are no message of the
+    session give none, as the whole reading joins and skips them."""
+    real = FIXTURES / "real" / "claude-code" / "03-parallel-read" / "session.jsonl"
+    records = real.read_text(encoding="utf-8").splitlines()
+    responses = [line for line in records if json.loads(line).get("type") == "assistant"]
+    assert len({json.loads(line)["message"]["id"] for line in responses}) < len(responses)
+    first = json.loads(responses[0])
+    odd = [
+        "",
+        "{broken",
+        "[1, 2]",
+        json.dumps({**first, "message": "not an object", "uuid": "0f0f0f0f-odd"}),
+        json.dumps({**first, "message": {**first["message"], "id": 12345678901}}),
+        json.dumps({**first, "message": {**first["message"], "id": ""}}),
+        json.dumps({k: v for k, v in json.loads(records[2]).items() if k != "uuid"}),
+        (FIXTURES / "real" / "agentscope-py" / "transcript.jsonl")
+        .read_text(encoding="utf-8")
+        .splitlines()[0],
+    ]
+    log = tmp_path / "session.jsonl"
+    lines = [*records[:3], *odd, *records[3:], *responses[:2], '{"type": "assistant", "cut']
+    log.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    expected = _short_ids_read_whole(log)
+    assert expected is not None and str(first["message"]["id"]) in expected
+    assert View._short_ids(str(log), log, None) == expected
+
+
 @settings(max_examples=examples(1000), deadline=None)
 @given(ids=st.lists(st.text(alphabet="ab1-", max_size=12), max_size=12))
 def test_short_ids_are_the_shortest_unique_prefixes(ids):
