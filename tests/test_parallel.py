@@ -224,3 +224,61 @@ def test_a_part_s_digests_go_back_marshalled_or_as_they_are():
     assert type(sent) is bytes  # (what the owner takes back with marshal)
     odd = [(1, (object(),))]  # anything marshal cannot write goes as it is
     assert parallel._sent(odd) is odd
+
+
+def test_a_program_with_threads_of_its_own_gets_workers_from_a_fork_server(monkeypatch):
+    """Forking a process that runs other threads copies their locks but not the threads: a
+    program that calls msgcli with threads running (a notebook's kernel, a web server) gets
+    its workers from a fork server, with the same reports; with none running, they are
+    forked (the progress bar's thread is stopped while the workers start)."""
+    import threading
+
+    chosen: list[str] = []
+    context = parallel._context
+
+    def spy():
+        made = context()
+        chosen.append(made.get_start_method())
+        return made
+
+    monkeypatch.setattr(parallel, "_context", spy)
+    paths = [FIXTURES / "valid", FIXTURES / "invalid", FIXTURES / "real"]
+    single = _outcome(validate_paths(paths, Options(jobs=1)))
+    others = threading.active_count() - 1  # (threads a test before this one left running)
+    alone = _outcome(validate_paths(paths, Options(jobs=2)))
+    stop = threading.Event()
+    thread = threading.Thread(target=stop.wait, daemon=True)
+    thread.start()
+    try:
+        threaded = _outcome(validate_paths(paths, Options(jobs=2)))
+    finally:
+        stop.set()
+        thread.join()
+    assert alone == single and threaded == single
+    assert chosen == ["forkserver" if others else "fork", "forkserver"]
+
+
+def test_the_progress_bar_s_own_thread_does_not_keep_the_workers_from_being_forked(monkeypatch):
+    import threading
+
+    from msgcli.progress import Tracker, _Drawing
+
+    chosen: list[str] = []
+    context = parallel._context
+
+    def spy():
+        chosen.append(context().get_start_method())
+        return context()
+
+    monkeypatch.setattr(parallel, "_context", spy)
+    if threading.active_count() > 1:
+        pytest.skip("a test before this one left a thread running")
+    tracker = Tracker(1)
+    tracker.drawing = _Drawing(lambda stop: stop.wait())
+    try:
+        pool = parallel._pool(2, tracker)
+        pool.shutdown()
+        assert chosen == ["fork"]
+        assert threading.active_count() == 2  # (the bar is drawn again)
+    finally:
+        tracker.drawing.stop()
