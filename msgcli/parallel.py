@@ -100,19 +100,12 @@ def default_jobs() -> int:
 
 
 def _context():
-    # fork starts a worker in milliseconds and hands it the compiled schemas, but only a
-    # process running no other thread may fork safely (the child gets a copy of every lock,
-    # held or not, and none of the threads that would release them): a program that calls
-    # msgcli with threads of its own (a notebook's kernel, a web server) gets its workers
-    # from a fork server instead; where fork is missing or unsafe (macOS, Windows) the
-    # platform's default start method is used
+    # fork starts a worker in milliseconds and hands it the compiled schemas; where it is
+    # unsafe or missing (macOS, Windows) the platform's default start method is used
     import multiprocessing
-    import threading
 
     if sys.platform == "linux":
-        return multiprocessing.get_context(
-            "fork" if threading.active_count() == 1 else "forkserver"
-        )
+        return multiprocessing.get_context("fork")
     return multiprocessing.get_context()
 
 
@@ -553,15 +546,17 @@ def _pool(jobs: int, tracker: Tracker | None) -> Any:
     """A pool of ``jobs`` worker processes, every one started before anything else runs (a
     worker that dies, say killed for memory, fails the run: BrokenProcessPool, not a hang).
     A worker collects reference cycles, whatever this process does meanwhile."""
-    import contextlib
     from concurrent.futures import ProcessPoolExecutor
 
-    # the first task forks every worker, before the pool starts threads of its own; the
-    # progress bar's thread is stopped meanwhile, so the fork copies no thread's lock (and
-    # the start method is chosen without it: see _context)
-    with contextlib.nullcontext() if tracker is None else tracker.paused():
-        pool = ProcessPoolExecutor(jobs, mp_context=_context(), initializer=gc.enable)
+    pool = ProcessPoolExecutor(jobs, mp_context=_context(), initializer=gc.enable)
+    if tracker is None:
         pool.submit(int).result()
+    else:
+        with tracker.paused():
+            # the first task forks every worker, before the pool starts threads of its own;
+            # the progress bar's thread is paused meanwhile, so the fork copies no thread's
+            # lock
+            pool.submit(int).result()
     return pool
 
 
