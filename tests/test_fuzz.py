@@ -338,3 +338,70 @@ def test_an_item_type_nested_a_thousand_levels_in_a_provider_conversation(tmp_pa
         run = _msgcli("convert", str(log), "--to", target)
         assert run.returncode in (0, 1)
         assert run.stdout.strip()  # the conversation is still written
+
+
+def test_java_reply_chunks_and_a_result_whose_call_ids_are_objects(tmp_path):
+    """A real AgentScope Java legacy event log, twice: once whose third REASONING chunk names
+    its tool call by an object (and whose whole reply never came, so the chunks are put
+    together), once whose TOOL_RESULT does while the call waits for it: an S001 on the line,
+    and the rest is replayed."""
+    lines = (FIXTURES / "real/agentscope-java/legacy-events.jsonl").read_text().splitlines()
+    assert orjson.loads(lines[2])["message"]["content"][0]["type"] == "tool_use"
+    assert orjson.loads(lines[5])["type"] == "TOOL_RESULT"
+    chunk = list(lines)
+    chunk[2] = _with(chunk[2], '"id":"call_L1"', '"id":{"k":1}')
+    del chunk[4]  # the whole reply never came
+    result = list(lines)
+    result[5] = _with(result[5], '"id":"call_L1"', '"id":{"k":1}')
+    for name, log_lines, at, events in (("chunk", chunk, 3, 8), ("result", result, 6, 9)):
+        log = tmp_path / f"{name}.jsonl"
+        log.write_text("\n".join(log_lines) + "\n", encoding="utf-8")
+        run = _msgcli("validate", str(log))
+        report = run.stdout.decode("utf-8")
+        assert run.returncode == 1, report
+        assert f"{log}:{at}: error S001" in report and "/message/content/0/id" in report
+        assert f"replayed {events} events into 3 messages" in report
+        shown = _msgcli("show", "--no-pager", str(log)).stdout.decode("utf-8")
+        assert "Checking." in shown and "Genf: 7 °C, light rain." in shown, shown
+        assert "Genf: 7 °C." in shown
+
+
+def test_a_reply_end_whose_reason_nests_a_thousand_levels(tmp_path):
+    """A real AgentScope Python event log of a run that failed mid-reply, whose REPLY_END's
+    finished reason is a list 1,000 levels deep: the open blocks are a warning that names the
+    reason short, and the reply is still replayed and shown."""
+    path = FIXTURES / "real/agentscope-py/runs/error-401-events.jsonl"
+    lines = path.read_text().splitlines()
+    deep = "[" * 1000 + '"error"' + "]" * 1000
+    lines[8] = _with(lines[8], '"finished_reason": "error"', f'"finished_reason": {deep}')
+    log = tmp_path / "events.jsonl"
+    log.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    run = _msgcli("replay", str(log))
+    said = run.stderr.decode("utf-8")
+    assert f"{log}:9: warning E015 the reply ends ([[[[" in said and "still open" in said
+    [message] = map(orjson.loads, run.stdout.splitlines())
+    texts = [block.get("text") for block in message["content"] if block["type"] == "text"]
+    assert texts == ["Let me "]
+    assert "Look up the weather." in _msgcli("show", "--no-pager", str(log)).stdout.decode()
+    assert "messages        1" in _msgcli("stats", str(log)).stdout.decode()
+
+
+def test_a_claude_code_stream_whose_block_index_nests_a_thousand_levels(tmp_path):
+    """A real Claude Code stream of partial messages whose first delta and first block stop
+    name their block by a list 1,000 levels deep: each is an E002 on its line that names the
+    block short, and the messages are still replayed."""
+    path = FIXTURES / "real/claude-code/17-partial-messages/stream.jsonl"
+    lines = path.read_text().splitlines()
+    deep = "[" * 1000 + "1" + "]" * 1000
+    assert '"content_block_delta"' in lines[5] and '"content_block_stop"' in lines[11]
+    lines[5] = _with(lines[5], '"index":0,', f'"index":{deep},')
+    lines[11] = _with(lines[11], '"index":0}', f'"index":{deep}}}')
+    log = tmp_path / "stream.jsonl"
+    log.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    run = _msgcli("validate", str(log))
+    report = run.stdout.decode("utf-8")
+    assert run.returncode == 1, report
+    assert f"{log}:6: error E002 a delta for block [[[[" in report
+    assert f"{log}:12: error E002 content_block_stop for block [[[[" in report
+    assert "into 3 messages" in report
+    assert _msgcli("replay", str(log)).stdout.count(b"\n") == 3

@@ -158,7 +158,7 @@ class StreamReplayer(Replayer):
             self._delta(current, index, event.get("delta"))
         elif etype == "content_block_stop":
             if type(index) is not int or index not in current.blocks:
-                self.emit("E002", f"content_block_stop for block {index} that never started")
+                self.emit("E002", f"content_block_stop for block {short(index)} that never started")
                 return
             block = current.blocks.pop(index)
             parts = current.json.pop(index, None)
@@ -191,7 +191,7 @@ class StreamReplayer(Replayer):
     def _delta(self, current: _Open, index: Any, delta: Any) -> None:
         block = current.blocks.get(index) if type(index) is int else None
         if block is None or not isinstance(delta, dict):
-            self.emit("E002", f"a delta for block {index} that never started", "/event")
+            self.emit("E002", f"a delta for block {short(index)} that never started", "/event")
             return
         dtype = delta.get("type")
         if dtype == "text_delta":
