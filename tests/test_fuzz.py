@@ -405,3 +405,29 @@ def test_a_claude_code_stream_whose_block_index_nests_a_thousand_levels(tmp_path
     assert f"{log}:12: error E002 content_block_stop for block [[[[" in report
     assert "into 3 messages" in report
     assert _msgcli("replay", str(log)).stdout.count(b"\n") == 3
+
+
+def test_a_claude_code_stream_whose_usage_and_input_pieces_are_no_text(tmp_path):
+    """A real Claude Code stream of partial messages whose first message_start holds a list
+    where its usage object belongs, and whose first piece of a tool call's input is a list
+    1,000 levels deep where its text belongs: the usage counts message_delta streams, the
+    input is what the other pieces make."""
+    path = FIXTURES / "real/claude-code/17-partial-messages/stream.jsonl"
+    lines = path.read_text().splitlines()
+    deep = "[" * 1000 + '"x"' + "]" * 1000
+    lines[2] = _with(lines[2], '"usage":{"input_tokens":1757,', '"usage":[1],"was":{')
+    lines[17] = _with(lines[17], '"partial_json":""', f'"partial_json":{deep}')
+    log = tmp_path / "stream.jsonl"
+    log.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    run = _msgcli("replay", str(log))
+    records = list(map(orjson.loads, run.stdout.splitlines()))
+    calls = [
+        block
+        for record in records
+        for block in record["message"]["content"]
+        if block.get("type") == "tool_use"
+    ]
+    assert [call["input"]["command"] for call in calls] == ["cat notes.txt"]
+    assert records[0]["message"]["usage"]["output_tokens"] == 171
+    shown = _msgcli("show", "--no-pager", str(log)).stdout.decode("utf-8")
+    assert "cat notes.txt" in shown and "Those are the three notes." in shown

@@ -181,7 +181,10 @@ class StreamReplayer(Replayer):
                         current.message[k] = delta[k]
             usage = event.get("usage")
             if isinstance(usage, dict):
-                merged = dict(current.message.get("usage") or {})
+                # (message_start's usage may be no object: the counts start afresh, as the
+                # Anthropic replay's do)
+                mine = current.message.get("usage")
+                merged = dict(mine) if isinstance(mine, dict) else {}
                 merged.update(usage)
                 current.message["usage"] = merged
         elif etype == "message_stop":
@@ -201,7 +204,10 @@ class StreamReplayer(Replayer):
         elif dtype == "signature_delta":
             block["signature"] = joined(block.get("signature"), delta.get("signature"))
         elif dtype == "input_json_delta":
-            current.json.setdefault(index, []).append(str(delta.get("partial_json", "")))
+            # (a piece that is no text adds none, as in the Anthropic replay)
+            piece = delta.get("partial_json")
+            if type(piece) is str:
+                current.json.setdefault(index, []).append(piece)
         elif dtype == "citations_delta":
             block.setdefault("citations", []).append(delta.get("citation"))
         else:
