@@ -340,11 +340,12 @@ def test_an_item_type_nested_a_thousand_levels_in_a_provider_conversation(tmp_pa
         assert run.stdout.strip()  # the conversation is still written
 
 
-def test_java_reply_chunks_and_a_result_whose_call_ids_are_objects(tmp_path):
-    """A real AgentScope Java legacy event log, twice: once whose third REASONING chunk names
-    its tool call by an object (and whose whole reply never came, so the chunks are put
-    together), once whose TOOL_RESULT does while the call waits for it: an S001 on the line,
-    and the rest is replayed."""
+def test_java_reply_chunks_and_results_whose_call_ids_are_objects(tmp_path):
+    """A real AgentScope Java legacy event log, three times: once whose third REASONING chunk
+    names its tool call by an object (and whose whole reply never came, so the chunks are put
+    together), once whose TOOL_RESULT does while the call waits for it, once cut after the
+    reply with a call, whose AGENT_RESULT repeats it with the call named by an object: an
+    S001 on the line, and the rest is replayed."""
     lines = (FIXTURES / "real/agentscope-java/legacy-events.jsonl").read_text().splitlines()
     assert orjson.loads(lines[2])["message"]["content"][0]["type"] == "tool_use"
     assert orjson.loads(lines[5])["type"] == "TOOL_RESULT"
@@ -353,17 +354,27 @@ def test_java_reply_chunks_and_a_result_whose_call_ids_are_objects(tmp_path):
     del chunk[4]  # the whole reply never came
     result = list(lines)
     result[5] = _with(result[5], '"id":"call_L1"', '"id":{"k":1}')
-    for name, log_lines, at, events in (("chunk", chunk, 3, 8), ("result", result, 6, 9)):
+    reply, end = orjson.loads(lines[4]), orjson.loads(lines[8])
+    assert reply["isLast"] is True and end["type"] == "AGENT_RESULT"
+    end["message"] = reply["message"]
+    paused = [*lines[:5], _with(orjson.dumps(end).decode(), '"id":"call_L1"', '"id":{"k":1}')]
+    cases = [
+        ("chunk", chunk, "3: error S001", "/message/content/0/id", 8, 3),
+        ("result", result, "6: error S001", "/message/content/0/id", 9, 3),
+        ("paused", paused, "6: error S001", "/message/content/2/id", 6, 1),
+    ]
+    for name, log_lines, finding, pointer, events, messages in cases:
         log = tmp_path / f"{name}.jsonl"
         log.write_text("\n".join(log_lines) + "\n", encoding="utf-8")
         run = _msgcli("validate", str(log))
         report = run.stdout.decode("utf-8")
         assert run.returncode == 1, report
-        assert f"{log}:{at}: error S001" in report and "/message/content/0/id" in report
-        assert f"replayed {events} events into 3 messages" in report
+        assert f"{log}:{finding}" in report and pointer in report, report
+        assert f"replayed {events} events into {messages} message" in report, report
         shown = _msgcli("show", "--no-pager", str(log)).stdout.decode("utf-8")
-        assert "Checking." in shown and "Genf: 7 °C, light rain." in shown, shown
-        assert "Genf: 7 °C." in shown
+        assert "Checking." in shown and "get_weather" in shown, shown
+        if messages == 3:
+            assert "Genf: 7 °C, light rain." in shown and "Genf: 7 °C." in shown, shown
 
 
 def test_a_reply_end_whose_reason_nests_a_thousand_levels(tmp_path):
