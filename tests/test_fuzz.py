@@ -442,3 +442,36 @@ def test_a_claude_code_stream_whose_usage_and_input_pieces_are_no_text(tmp_path)
     assert records[0]["message"]["usage"]["output_tokens"] == 171
     shown = _msgcli("show", "--no-pager", str(log)).stdout.decode("utf-8")
     assert "cat notes.txt" in shown and "Those are the three notes." in shown
+
+
+def test_an_openai_responses_stream_with_numbers_where_its_lists_belong(tmp_path):
+    """A real OpenAI Responses stream, three times: its reasoning item added with ``true``
+    for its content, its completed response with ``true`` for its output, and with -1 for
+    its reasoning summary: each a finding on the line where the schema has one, and both
+    messages (the reasoning, the haiku) still shown and converted."""
+    lines = (FIXTURES / "real/openai-responses/events.jsonl").read_text().splitlines()
+    assert orjson.loads(lines[26])["type"] == "response.completed"
+    added = list(lines)
+    added[2] = _with(
+        added[2], '"type":"reasoning","content":null', '"type":"reasoning","content":true'
+    )
+    output = orjson.loads(lines[26])
+    output["response"]["output"] = True
+    summary = orjson.loads(lines[26])
+    summary["response"]["output"][0]["summary"] = -1
+    cases = {
+        "added": (added, None),
+        "output": ([*lines[:26], orjson.dumps(output).decode()], "/response/output"),
+        "summary": ([*lines[:26], orjson.dumps(summary).decode()], "/response/output/0/summary"),
+    }
+    for name, (log_lines, pointer) in cases.items():
+        log = tmp_path / f"{name}.jsonl"
+        log.write_text("\n".join(log_lines) + "\n", encoding="utf-8")
+        report = _msgcli("validate", str(log)).stdout.decode("utf-8")
+        if pointer is not None:
+            assert f"{log}:27: error S001" in report and f"(at {pointer})" in report, report
+        shown = _msgcli("show", "--no-pager", str(log)).stdout.decode("utf-8")
+        assert "Lanterns of amber and rust" in shown, (name, shown)
+        assert "The user wants a haiku about autumn." in shown, (name, shown)
+        converted = _msgcli("convert", str(log), "--to", "loongflow", "-q").stdout
+        assert len(converted.splitlines()) == 2, (name, converted)
