@@ -475,3 +475,21 @@ def test_an_openai_responses_stream_with_numbers_where_its_lists_belong(tmp_path
         assert "The user wants a haiku about autumn." in shown, (name, shown)
         converted = _msgcli("convert", str(log), "--to", "loongflow", "-q").stdout
         assert len(converted.splitlines()) == 2, (name, converted)
+
+
+def test_a_chat_completion_whose_choices_are_a_boolean(tmp_path):
+    """The chat completion the OpenAI SDK built from a real stream, with ``true`` for its
+    choices: an S001 on its line, where validate once failed."""
+    final = orjson.loads(
+        (FIXTURES / "provider-streams/openai-chat/text-then-tool/final.json").read_bytes()
+    )
+    assert final["object"] == "chat.completion" and type(final["choices"]) is list
+    final["choices"] = True
+    log = tmp_path / "completions.jsonl"
+    log.write_bytes(orjson.dumps(final) + b"\n")
+    run = _msgcli("validate", str(log))
+    assert run.returncode == 1
+    assert (
+        f"{log}:1: error S001" in run.stdout.decode("utf-8")
+        and "(at /choices)" in run.stdout.decode()
+    )
