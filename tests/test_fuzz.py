@@ -493,3 +493,33 @@ def test_a_chat_completion_whose_choices_are_a_boolean(tmp_path):
         f"{log}:1: error S001" in run.stdout.decode("utf-8")
         and "(at /choices)" in run.stdout.decode()
     )
+
+
+def test_exports_of_a_replay_mark_that_holds_no_list_or_nests_deep(tmp_path):
+    """A real AgentScope Python transcript whose user message carries a replay mark (what
+    ``msgcli replay`` writes of an unfinished message) with a number for its open items, and
+    whose next message carries one with a list 1,000 levels deep: the Markdown and HTML
+    exports write every message, the marks named short."""
+    lines = (FIXTURES / "real/agentscope-py/transcript.jsonl").read_text().splitlines()
+    deep = "[" * 1000 + '"x"' + "]" * 1000
+    lines[1] = _with(
+        lines[1],
+        '"metadata":{"channel"',
+        '"metadata":{"msgcli_replay":{"state":"cut","open":5},"channel"',
+    )
+    lines[2] = _with(
+        lines[2],
+        '"metadata":{"session_id"',
+        f'"metadata":{{"msgcli_replay":{{"state":"cut","open":[{deep}]}},"session_id"',
+    )
+    log = tmp_path / "transcript.jsonl"
+    log.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    markdown = _msgcli("show", "--export-markdown", "-", str(log)).stdout.decode("utf-8")
+    html = tmp_path / "transcript.html"
+    _msgcli("show", "--export-html", str(html), str(log))
+    page = html.read_text(encoding="utf-8")
+    for text in (markdown, page):
+        assert "Please answer in English and 中文." in text
+        assert text.count("incomplete: the stream stopped here") == 2
+        assert "(open: [[[[" in text.replace("\\[", "[")
+    assert markdown.count("\n---\n") >= 6  # every message of the log
