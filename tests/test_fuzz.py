@@ -338,3 +338,188 @@ def test_an_item_type_nested_a_thousand_levels_in_a_provider_conversation(tmp_pa
         run = _msgcli("convert", str(log), "--to", target)
         assert run.returncode in (0, 1)
         assert run.stdout.strip()  # the conversation is still written
+
+
+def test_java_reply_chunks_and_results_whose_call_ids_are_objects(tmp_path):
+    """A real AgentScope Java legacy event log, three times: once whose third REASONING chunk
+    names its tool call by an object (and whose whole reply never came, so the chunks are put
+    together), once whose TOOL_RESULT does while the call waits for it, once cut after the
+    reply with a call, whose AGENT_RESULT repeats it with the call named by an object: an
+    S001 on the line, and the rest is replayed."""
+    lines = (FIXTURES / "real/agentscope-java/legacy-events.jsonl").read_text().splitlines()
+    assert orjson.loads(lines[2])["message"]["content"][0]["type"] == "tool_use"
+    assert orjson.loads(lines[5])["type"] == "TOOL_RESULT"
+    chunk = list(lines)
+    chunk[2] = _with(chunk[2], '"id":"call_L1"', '"id":{"k":1}')
+    del chunk[4]  # the whole reply never came
+    result = list(lines)
+    result[5] = _with(result[5], '"id":"call_L1"', '"id":{"k":1}')
+    reply, end = orjson.loads(lines[4]), orjson.loads(lines[8])
+    assert reply["isLast"] is True and end["type"] == "AGENT_RESULT"
+    end["message"] = reply["message"]
+    paused = [*lines[:5], _with(orjson.dumps(end).decode(), '"id":"call_L1"', '"id":{"k":1}')]
+    cases = [
+        ("chunk", chunk, "3: error S001", "/message/content/0/id", 8, 3),
+        ("result", result, "6: error S001", "/message/content/0/id", 9, 3),
+        ("paused", paused, "6: error S001", "/message/content/2/id", 6, 1),
+    ]
+    for name, log_lines, finding, pointer, events, messages in cases:
+        log = tmp_path / f"{name}.jsonl"
+        log.write_text("\n".join(log_lines) + "\n", encoding="utf-8")
+        run = _msgcli("validate", str(log))
+        report = run.stdout.decode("utf-8")
+        assert run.returncode == 1, report
+        assert f"{log}:{finding}" in report and pointer in report, report
+        assert f"replayed {events} events into {messages} message" in report, report
+        shown = _msgcli("show", "--no-pager", str(log)).stdout.decode("utf-8")
+        assert "Checking." in shown and "get_weather" in shown, shown
+        if messages == 3:
+            assert "Genf: 7 °C, light rain." in shown and "Genf: 7 °C." in shown, shown
+
+
+def test_a_reply_end_whose_reason_nests_a_thousand_levels(tmp_path):
+    """A real AgentScope Python event log of a run that failed mid-reply, whose REPLY_END's
+    finished reason is a list 1,000 levels deep: the open blocks are a warning that names the
+    reason short, and the reply is still replayed and shown."""
+    path = FIXTURES / "real/agentscope-py/runs/error-401-events.jsonl"
+    lines = path.read_text().splitlines()
+    deep = "[" * 1000 + '"error"' + "]" * 1000
+    lines[8] = _with(lines[8], '"finished_reason": "error"', f'"finished_reason": {deep}')
+    log = tmp_path / "events.jsonl"
+    log.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    run = _msgcli("replay", str(log))
+    said = run.stderr.decode("utf-8")
+    assert f"{log}:9: warning E015 the reply ends ([[[[" in said and "still open" in said
+    [message] = map(orjson.loads, run.stdout.splitlines())
+    texts = [block.get("text") for block in message["content"] if block["type"] == "text"]
+    assert texts == ["Let me "]
+    assert "Look up the weather." in _msgcli("show", "--no-pager", str(log)).stdout.decode()
+    assert "messages        1" in _msgcli("stats", str(log)).stdout.decode()
+
+
+def test_a_claude_code_stream_whose_block_index_nests_a_thousand_levels(tmp_path):
+    """A real Claude Code stream of partial messages whose first delta and first block stop
+    name their block by a list 1,000 levels deep: each is an E002 on its line that names the
+    block short, and the messages are still replayed."""
+    path = FIXTURES / "real/claude-code/17-partial-messages/stream.jsonl"
+    lines = path.read_text().splitlines()
+    deep = "[" * 1000 + "1" + "]" * 1000
+    assert '"content_block_delta"' in lines[5] and '"content_block_stop"' in lines[11]
+    lines[5] = _with(lines[5], '"index":0,', f'"index":{deep},')
+    lines[11] = _with(lines[11], '"index":0}', f'"index":{deep}}}')
+    log = tmp_path / "stream.jsonl"
+    log.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    run = _msgcli("validate", str(log))
+    report = run.stdout.decode("utf-8")
+    assert run.returncode == 1, report
+    assert f"{log}:6: error E002 a delta for block [[[[" in report
+    assert f"{log}:12: error E002 content_block_stop for block [[[[" in report
+    assert "into 3 messages" in report
+    assert _msgcli("replay", str(log)).stdout.count(b"\n") == 3
+
+
+def test_a_claude_code_stream_whose_usage_and_input_pieces_are_no_text(tmp_path):
+    """A real Claude Code stream of partial messages whose first message_start holds a list
+    where its usage object belongs, and whose first piece of a tool call's input is a list
+    1,000 levels deep where its text belongs: the usage counts message_delta streams, the
+    input is what the other pieces make."""
+    path = FIXTURES / "real/claude-code/17-partial-messages/stream.jsonl"
+    lines = path.read_text().splitlines()
+    deep = "[" * 1000 + '"x"' + "]" * 1000
+    lines[2] = _with(lines[2], '"usage":{"input_tokens":1757,', '"usage":[1],"was":{')
+    lines[17] = _with(lines[17], '"partial_json":""', f'"partial_json":{deep}')
+    log = tmp_path / "stream.jsonl"
+    log.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    run = _msgcli("replay", str(log))
+    records = list(map(orjson.loads, run.stdout.splitlines()))
+    calls = [
+        block
+        for record in records
+        for block in record["message"]["content"]
+        if block.get("type") == "tool_use"
+    ]
+    assert [call["input"]["command"] for call in calls] == ["cat notes.txt"]
+    assert records[0]["message"]["usage"]["output_tokens"] == 171
+    shown = _msgcli("show", "--no-pager", str(log)).stdout.decode("utf-8")
+    assert "cat notes.txt" in shown and "Those are the three notes." in shown
+
+
+def test_an_openai_responses_stream_with_numbers_where_its_lists_belong(tmp_path):
+    """A real OpenAI Responses stream, three times: its reasoning item added with ``true``
+    for its content, its completed response with ``true`` for its output, and with -1 for
+    its reasoning summary: each a finding on the line where the schema has one, and both
+    messages (the reasoning, the haiku) still shown and converted."""
+    lines = (FIXTURES / "real/openai-responses/events.jsonl").read_text().splitlines()
+    assert orjson.loads(lines[26])["type"] == "response.completed"
+    added = list(lines)
+    added[2] = _with(
+        added[2], '"type":"reasoning","content":null', '"type":"reasoning","content":true'
+    )
+    output = orjson.loads(lines[26])
+    output["response"]["output"] = True
+    summary = orjson.loads(lines[26])
+    summary["response"]["output"][0]["summary"] = -1
+    cases = {
+        "added": (added, None),
+        "output": ([*lines[:26], orjson.dumps(output).decode()], "/response/output"),
+        "summary": ([*lines[:26], orjson.dumps(summary).decode()], "/response/output/0/summary"),
+    }
+    for name, (log_lines, pointer) in cases.items():
+        log = tmp_path / f"{name}.jsonl"
+        log.write_text("\n".join(log_lines) + "\n", encoding="utf-8")
+        report = _msgcli("validate", str(log)).stdout.decode("utf-8")
+        if pointer is not None:
+            assert f"{log}:27: error S001" in report and f"(at {pointer})" in report, report
+        shown = _msgcli("show", "--no-pager", str(log)).stdout.decode("utf-8")
+        assert "Lanterns of amber and rust" in shown, (name, shown)
+        assert "The user wants a haiku about autumn." in shown, (name, shown)
+        converted = _msgcli("convert", str(log), "--to", "loongflow", "-q").stdout
+        assert len(converted.splitlines()) == 2, (name, converted)
+
+
+def test_a_chat_completion_whose_choices_are_a_boolean(tmp_path):
+    """The chat completion the OpenAI SDK built from a real stream, with ``true`` for its
+    choices: an S001 on its line, where validate once failed."""
+    final = orjson.loads(
+        (FIXTURES / "provider-streams/openai-chat/text-then-tool/final.json").read_bytes()
+    )
+    assert final["object"] == "chat.completion" and type(final["choices"]) is list
+    final["choices"] = True
+    log = tmp_path / "completions.jsonl"
+    log.write_bytes(orjson.dumps(final) + b"\n")
+    run = _msgcli("validate", str(log))
+    assert run.returncode == 1
+    assert (
+        f"{log}:1: error S001" in run.stdout.decode("utf-8")
+        and "(at /choices)" in run.stdout.decode()
+    )
+
+
+def test_exports_of_a_replay_mark_that_holds_no_list_or_nests_deep(tmp_path):
+    """A real AgentScope Python transcript whose user message carries a replay mark (what
+    ``msgcli replay`` writes of an unfinished message) with a number for its open items, and
+    whose next message carries one with a list 1,000 levels deep: the Markdown and HTML
+    exports write every message, the marks named short."""
+    lines = (FIXTURES / "real/agentscope-py/transcript.jsonl").read_text().splitlines()
+    deep = "[" * 1000 + '"x"' + "]" * 1000
+    lines[1] = _with(
+        lines[1],
+        '"metadata":{"channel"',
+        '"metadata":{"msgcli_replay":{"state":"cut","open":5},"channel"',
+    )
+    lines[2] = _with(
+        lines[2],
+        '"metadata":{"session_id"',
+        f'"metadata":{{"msgcli_replay":{{"state":"cut","open":[{deep}]}},"session_id"',
+    )
+    log = tmp_path / "transcript.jsonl"
+    log.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    markdown = _msgcli("show", "--export-markdown", "-", str(log)).stdout.decode("utf-8")
+    html = tmp_path / "transcript.html"
+    _msgcli("show", "--export-html", str(html), str(log))
+    page = html.read_text(encoding="utf-8")
+    for text in (markdown, page):
+        assert "Please answer in English and 中文." in text
+        assert text.count("incomplete: the stream stopped here") == 2
+        assert "(open: [[[[" in text.replace("\\[", "[")
+    assert markdown.count("\n---\n") >= 6  # every message of the log

@@ -12,6 +12,7 @@ from collections import deque
 from typing import IO, Any, Protocol
 
 from ..engine import Options
+from ..guard import deep_recursion
 from ..reader import ReadError
 from ..stream import Item, open_log
 from .thread import Thread, Unit
@@ -50,7 +51,8 @@ def _write_unit(
     """The unit, then the logs its dialect nests under it (a subagent's transcript under
     the call that started it), as ``msgcli show`` shows them: the filters apply, and
     ``--head``/``--tail`` count only the messages of the logs named."""
-    sink.unit(unit)
+    with deep_recursion():  # a value may nest as deep as the reader takes (msgcli.guard)
+        sink.unit(unit)
     from ..dialects import DIALECTS
 
     msg = unit.item.message

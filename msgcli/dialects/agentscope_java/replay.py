@@ -38,6 +38,7 @@ from typing import Any
 
 import orjson
 
+from ...guard import as_key
 from ...replayers import Emit, Replayer, Sink, listed, mark
 from ...replayers.typed import TypedReplay
 from ...schemas import load_schema, type_branches
@@ -890,8 +891,14 @@ class JavaReplayer(TypedReplay, Replayer):
                 stored["name"] = stream.agent  # ToolResultMessageBuilder: the agent's name
             held = stream.held
             for block in listed(stored.get("content")):
-                if type(block) is dict and block.get("type") == "tool_result" and held is not None:
-                    cid = block.get("id")
+                # (a result whose id is no text decides no call)
+                if (
+                    type(block) is dict
+                    and block.get("type") == "tool_result"
+                    and held is not None
+                    and type(block.get("id")) is str
+                ):
+                    cid = block["id"]
                     state = "pending" if block.get("state") == "denied" else "allowed"
                     for use in held.blocks(cid):
                         use["state"] = state
@@ -906,9 +913,9 @@ class JavaReplayer(TypedReplay, Replayer):
                 # a paused run: its last message as the engine holds it (calls "asking", the
                 # request's reply id in metadata)
                 states = {
-                    b.get("id"): b.get("state")
+                    b["id"]: b.get("state")
                     for b in listed(message.get("content"))
-                    if type(b) is dict and b.get("type") == "tool_use"
+                    if type(b) is dict and b.get("type") == "tool_use" and type(b.get("id")) is str
                 }
                 for block in held.message["content"]:
                     if (
@@ -969,7 +976,8 @@ class JavaReplayer(TypedReplay, Replayer):
                     text.append(block["text"])
                 elif kind == "tool_use":
                     cid = block.get("id") or last_tool
-                    tool = tools.setdefault(cid, {"id": cid, "name": None, "raw": []})
+                    # (an id may be a list or an object: the call is kept under its JSON text)
+                    tool = tools.setdefault(as_key(cid), {"id": cid, "name": None, "raw": []})
                     name = block.get("name")
                     if type(name) is str and not name.startswith("__"):
                         tool["name"] = name

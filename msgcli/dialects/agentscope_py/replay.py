@@ -284,10 +284,8 @@ class PyReplayer(TypedReplay, Replayer):
         if reason != "error":
             items = reply.open_items()
             if items:
-                self.emit(
-                    "E015",
-                    f"the reply ends ({reason}) with {', '.join(items)} still open",
-                )
+                said = reason if type(reason) is str else short(reason, 40)
+                self.emit("E015", f"the reply ends ({said}) with {', '.join(items)} still open")
         rid = msg["id"]
         del self.replies[rid]
         self.ended[rid] = self.line

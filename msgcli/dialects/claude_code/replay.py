@@ -158,7 +158,7 @@ class StreamReplayer(Replayer):
             self._delta(current, index, event.get("delta"))
         elif etype == "content_block_stop":
             if type(index) is not int or index not in current.blocks:
-                self.emit("E002", f"content_block_stop for block {index} that never started")
+                self.emit("E002", f"content_block_stop for block {short(index)} that never started")
                 return
             block = current.blocks.pop(index)
             parts = current.json.pop(index, None)
@@ -181,7 +181,10 @@ class StreamReplayer(Replayer):
                         current.message[k] = delta[k]
             usage = event.get("usage")
             if isinstance(usage, dict):
-                merged = dict(current.message.get("usage") or {})
+                # (message_start's usage may be no object: the counts start afresh, as the
+                # Anthropic replay's do)
+                mine = current.message.get("usage")
+                merged = dict(mine) if isinstance(mine, dict) else {}
                 merged.update(usage)
                 current.message["usage"] = merged
         elif etype == "message_stop":
@@ -191,7 +194,7 @@ class StreamReplayer(Replayer):
     def _delta(self, current: _Open, index: Any, delta: Any) -> None:
         block = current.blocks.get(index) if type(index) is int else None
         if block is None or not isinstance(delta, dict):
-            self.emit("E002", f"a delta for block {index} that never started", "/event")
+            self.emit("E002", f"a delta for block {short(index)} that never started", "/event")
             return
         dtype = delta.get("type")
         if dtype == "text_delta":
@@ -201,7 +204,10 @@ class StreamReplayer(Replayer):
         elif dtype == "signature_delta":
             block["signature"] = joined(block.get("signature"), delta.get("signature"))
         elif dtype == "input_json_delta":
-            current.json.setdefault(index, []).append(str(delta.get("partial_json", "")))
+            # (a piece that is no text adds none, as in the Anthropic replay)
+            piece = delta.get("partial_json")
+            if type(piece) is str:
+                current.json.setdefault(index, []).append(piece)
         elif dtype == "citations_delta":
             block.setdefault("citations", []).append(delta.get("citation"))
         else:

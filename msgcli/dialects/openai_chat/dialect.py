@@ -108,8 +108,11 @@ class ChatDialect(WireDialect):
     def read(self, obj: dict) -> Message:
         msg = super().read(obj)
         if isinstance(obj, dict) and obj.get("object") == "chat.completion":
+            choices = obj.get("choices")
             msg.fields["finish_reason"] = [
-                c.get("finish_reason") for c in obj.get("choices") or () if isinstance(c, dict)
+                c.get("finish_reason")
+                for c in (choices if isinstance(choices, list) else ())
+                if isinstance(c, dict)
             ]
         return msg
 

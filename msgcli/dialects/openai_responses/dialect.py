@@ -78,7 +78,9 @@ class ResponsesDialect(WireDialect):
     def conversation(self, obj: dict) -> list[tuple[tuple, dict]] | None:
         if obj.get("object") == "response":
             output = obj.get("output")
-            return [(("output", i), m) for i, m in enumerate(output or ()) if isinstance(m, dict)]
+            if not isinstance(output, list):
+                return []  # (the schema says what it holds instead)
+            return [(("output", i), m) for i, m in enumerate(output) if isinstance(m, dict)]
         items = obj.get("input")
         if isinstance(items, str) and "role" not in obj and "type" not in obj:
             items = [{"role": "user", "content": items}]
@@ -182,7 +184,8 @@ class ResponsesDialect(WireDialect):
             )
         elif kind == "reasoning":
             msg.role = "assistant"
-            for i, part in enumerate(obj.get("summary") or ()):
+            summary = obj.get("summary")
+            for i, part in enumerate(summary if isinstance(summary, list) else ()):
                 if isinstance(part, dict):
                     msg.content.append(
                         ThinkingBlock(

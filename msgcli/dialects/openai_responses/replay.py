@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...guard import as_key
+from ...replayers import listed
 from ...textsafe import short
 from ..wire import WireReplayer, joined, parse_arguments
 
@@ -221,7 +222,7 @@ class ResponsesReplayer(WireReplayer):
         if kind == "response.function_call_arguments.done":
             mine, given, what = item.get("arguments"), event.get("arguments"), "arguments"
         elif kind == "response.reasoning_summary_text.done":
-            summary = item.get("summary") or []
+            summary = listed(item.get("summary"))
             at = as_key(event.get("summary_index"))
             part = summary[at] if type(at) is int and 0 <= at < len(summary) else {}
             mine, given, what = part.get("text"), event.get("text"), "summary text"
@@ -268,13 +269,20 @@ class ResponsesReplayer(WireReplayer):
         _wire_names(response)
         output = response.get("output")
         items = [self.items[i] for i in sorted(self.items, key=_order)]
-        if output is None or (not output and items and kind != "response.completed"):
+        if type(output) is not list or (not output and items and kind != "response.completed"):
+            # (an output that is no list, which the schema names on this line: what streamed)
             response["output"] = items
-        elif type(output) is list:
+        else:
+            output = response["output"] = list(output)
             for index, item in enumerate(output):
                 mine = self.items.get(index)
                 if mine is not None and type(item) is dict:
                     self._compare(line, index, mine, item, kind)
+                    for key in ("summary", "content"):
+                        # (parts that are no list, which the schema names: what streamed)
+                        value = item.get(key)
+                        if value is not None and type(value) is not list and listed(mine.get(key)):
+                            item = output[index] = {**item, key: mine[key]}
         for key in _FLOAT_TIMES:
             value = response.get(key)
             if type(value) is int:
@@ -297,7 +305,7 @@ class ResponsesReplayer(WireReplayer):
                 "(the SDK's get_final_response() raises instead)",
             )
         if kind == "response.completed":
-            for item in response.get("output") or ():
+            for item in listed(response.get("output")):
                 if type(item) is dict and as_key(item.get("type")) == "function_call":
                     _, wrong = parse_arguments(item.get("arguments"))
                     if wrong is not None:
@@ -325,7 +333,7 @@ class ResponsesReplayer(WireReplayer):
         _wire_names(response)
         for item in response["output"]:
             if as_key(item.get("type")) == "reasoning" and any(
-                type(p) is dict and p.get("text") for p in item.get("summary") or ()
+                type(p) is dict and p.get("text") for p in listed(item.get("summary"))
             ):
                 self.emit(
                     "E017",
@@ -410,7 +418,7 @@ def _texts(item: dict) -> dict[tuple, str]:
     out: dict[tuple, str] = {}
     if as_key(item.get("type")) == "function_call" and isinstance(item.get("arguments"), str):
         out[("arguments", 0)] = item["arguments"]
-    for at, part in enumerate(item.get("content") or ()):
+    for at, part in enumerate(listed(item.get("content"))):
         if type(part) is dict:
             for key in ("text", "refusal"):
                 if isinstance(part.get(key), str):
