@@ -200,12 +200,11 @@ class LogReader:
                 self.replayer.feed(record.line, obj, valid)
                 while pending:
                     yield pending.popleft()
-            elif self.assembler is not None and not self.ids_only:
+            elif self.assembler is not None:
                 assert self.dialect is not None
                 for line, joined in self.assembler.feed(record.line, obj):
                     yield Item(self.name, line, self.dialect.read(joined), joined)
             elif self.ids_only and getattr(self.dialect, "read_in", None) is None:
-                # (the records joined into one message hold its id: Dialect.message_id)
                 assert self.dialect is not None
                 message = Message(self.dialect.name, id=self.dialect.message_id(obj))
                 yield Item(self.name, record.line, message, obj, where=record.where)
@@ -215,7 +214,7 @@ class LogReader:
                 assert self.dialect is not None
                 for one, message in _read_in(self.dialect, obj):
                     yield Item(self.name, record.line, message, one, where=record.where)
-        if self.assembler is not None and not self.ids_only:
+        if self.assembler is not None:
             assert self.dialect is not None
             for line, joined in self.assembler.finish():
                 yield Item(self.name, line, self.dialect.read(joined), joined)
@@ -294,7 +293,9 @@ class LogReader:
         if self.kind is not None:
             return kind
         self.kind = kind
-        if kind != EVENT:
+        if kind != EVENT and not self.ids_only:
+            # (the ids alone need no joining: the records of a message hold its id, see
+            # Dialect.message_id)
             assert self.dialect is not None
             self.assembler = self.dialect.assembler()
         if kind == EVENT:

@@ -82,6 +82,12 @@ def lines(text: str) -> list[str]:
     return _BREAK.split(text)
 
 
+def named(value: Any, limit: int = 60) -> str:
+    """A value of a log as it is when it is text, else as :func:`short` names it (a reason,
+    a state or an item a record may hold as any JSON value)."""
+    return value if type(value) is str else short(value, limit)
+
+
 def short(value: Any, limit: int = 60) -> str:
     """A value as JSON, cut to ``limit`` characters for a one-line message."""
     from .guard import json_text

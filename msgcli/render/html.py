@@ -39,7 +39,7 @@ from ..model import (
 )
 from ..replayers import MARK_KEY, listed
 from ..stream import Item
-from ..textsafe import short, visible
+from ..textsafe import named, visible
 from .thread import Unit, call_key, decoded_size, footer_parts, human_size
 
 __all__ = ["CSP", "HtmlOptions", "HtmlWriter", "page_head", "page_tail"]
@@ -680,20 +680,15 @@ def _folded(label: str, body: Any, limit: int, kind: str = "thinking") -> str:
     )
 
 
-def _named(value: Any) -> str:
-    """A value of a log's replay mark as text: what is no text is named short, as JSON."""
-    return value if type(value) is str else short(value)
-
-
 def mark_text(mark: dict) -> str:
     state = mark.get("state")
     # (a log may hold any value here: what is no text is named short)
-    opened = ", ".join(_named(x) for x in listed(mark.get("open")))
+    opened = ", ".join(named(x) for x in listed(mark.get("open")))
     what = {
         "cut": "incomplete: the stream stopped here",
         "open": "unfinished at the point the replay stopped",
         "orphan": "rebuilt from events of a reply that never started",
-    }.get(state if type(state) is str else "", f"replay state {_named(state)}")
+    }.get(state if type(state) is str else "", f"replay state {named(state)}")
     if opened:
         what += f" (open: {opened})"
     return what

@@ -42,7 +42,7 @@ from ...guard import as_key
 from ...replayers import Emit, Replayer, Sink, listed, mark
 from ...replayers.typed import TypedReplay
 from ...schemas import load_schema, type_branches
-from ...textsafe import short
+from ...textsafe import named, short
 from .events import EVENT_ALIASES as ALIASES
 
 __all__ = ["ALIASES", "EVENT_TYPES", "JavaReplayer", "java_timestamp"]
@@ -455,7 +455,7 @@ class JavaReplayer(TypedReplay, Replayer):
         reason = metadata.get("agentscope_generate_reason") if type(metadata) is dict else None
         # how the run ended (no generate reason: the model stopped)
         reason = reason or "MODEL_STOP"
-        self.stats.finished_reasons[reason if type(reason) is str else short(reason, 40)] += 1
+        self.stats.finished_reasons[named(reason, 40)] += 1
         if reason == "INTERRUPTED":
             # the engine keeps the interrupted model call as it stands, and adds a recovery
             # message that no other event carries: write both

@@ -25,7 +25,7 @@ import msgspec
 from msgspec import Meta, Raw, Struct
 
 from ...replayers.typed import FastPath, in_time, object_of
-from ...textsafe import short
+from ...textsafe import named
 from .replay import (
     RESULT_GOES_ON,
     AgentStream,
@@ -483,7 +483,7 @@ def typed_events(rp: JavaReplayer) -> tuple[Any, dict[type, FastPath]]:
         if stream.hints or rp.tentative:
             before(stream, "AGENT_RESULT", None)
         if result is not None:
-            stats.finished_reasons[reason if type(reason) is str else short(reason, 40)] += 1
+            stats.finished_reasons[named(reason, 40)] += 1
         return True
 
     def model_start(stream: AgentStream, event: ModelCallStart, line: int) -> bool:

@@ -32,7 +32,7 @@ from ...guard import as_key
 from ...replayers import Emit, Replayer, Sink, listed, mark
 from ...replayers.typed import TypedReplay
 from ...schemas import load_schema, type_branches
-from ...textsafe import short
+from ...textsafe import named, short
 from .events import is_agui, is_stream_wrapper
 
 __all__ = ["EVENT_TYPES", "PyReplayer"]
@@ -281,16 +281,16 @@ class PyReplayer(TypedReplay, Replayer):
         msg["finished_reason"] = reason
         msg["error"] = event.get("error")
         self._judge_arguments(reply)
+        said = named(reason, 40)
         if reason != "error":
             items = reply.open_items()
             if items:
-                said = reason if type(reason) is str else short(reason, 40)
                 self.emit("E015", f"the reply ends ({said}) with {', '.join(items)} still open")
         rid = msg["id"]
         del self.replies[rid]
         self.ended[rid] = self.line
         self.stats.completed += 1
-        self.stats.finished_reasons[reason if type(reason) is str else short(reason, 40)] += 1
+        self.stats.finished_reasons[said] += 1
         self.write(self.line, msg)
 
     # -- blocks ----------------------------------------------------------------

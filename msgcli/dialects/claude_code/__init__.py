@@ -110,7 +110,7 @@ class ClaudeCodeDialect(Dialect):
         msg = Message(
             self.name,
             role=role,
-            id=obj.get("uuid"),
+            id=_record_id(obj),
             timestamp=obj.get("timestamp"),
             fields=fields,
         )
@@ -204,13 +204,9 @@ class ClaudeCodeDialect(Dialect):
         finish(path, details, count)
 
     def message_id(self, obj: dict) -> Any:
-        """The id of the message this record is read into, or joined into: a response's
-        ``message.id`` (every record of a response holds it; see :class:`Assembler`), any
-        other record's ``uuid`` (as :meth:`read` gives them)."""
-        if obj.get("type") == "assistant":
-            message = obj.get("message")
-            return message.get("id") if isinstance(message, dict) else None
-        return obj.get("uuid")
+        """The id of the message this record is read into, or joined into (see
+        :func:`_record_id`)."""
+        return _record_id(obj)
 
     def assembler(self) -> Any:
         from .assemble import Assembler
@@ -288,6 +284,16 @@ def _block(raw: Any, path: tuple, names: Any = None) -> Block:
     return UnknownBlock("unknown", path=path, raw=raw)
 
 
+def _record_id(obj: dict) -> Any:
+    """The id of the message a record is read into: a response's ``message.id`` (which every
+    record of a response holds, so the records joined into one message give its id: see
+    :class:`Assembler`), any other record's ``uuid``."""
+    if obj.get("type") == "assistant":
+        message = obj.get("message")
+        return message.get("id") if isinstance(message, dict) else None
+    return obj.get("uuid")
+
+
 def _read_turn(obj: dict, role: str) -> Message:
     message = obj.get("message")
     if not isinstance(message, dict):
@@ -321,7 +327,7 @@ def _read_turn(obj: dict, role: str) -> Message:
             fields[key] = message[key]
     if obj.get(REPEATED):
         fields[REPEATED] = True
-    msg_id = message.get("id") if role == "assistant" else obj.get("uuid")
+    msg_id = _record_id(obj)
     if role == "user" and blocks and all(isinstance(b, ToolResultBlock) for b in blocks):
         role = "tool"  # a record that only carries tool results
     return Message(
