@@ -545,10 +545,11 @@ def iter_replay_reports(
 def _pool(jobs: int, tracker: Tracker | None) -> Any:
     """A pool of ``jobs`` worker processes, every one started before anything else runs (a
     worker that dies, say killed for memory, fails the run: BrokenProcessPool, not a hang).
-    A worker collects reference cycles, whatever this process does meanwhile."""
+    A worker collects reference cycles, whatever this process does meanwhile (see
+    :func:`_worker_start`)."""
     from concurrent.futures import ProcessPoolExecutor
 
-    pool = ProcessPoolExecutor(jobs, mp_context=_context(), initializer=gc.enable)
+    pool = ProcessPoolExecutor(jobs, mp_context=_context(), initializer=_worker_start)
     if tracker is None:
         pool.submit(int).result()
     else:
@@ -558,6 +559,17 @@ def _pool(jobs: int, tracker: Tracker | None) -> Any:
             # lock
             pool.submit(int).result()
     return pool
+
+
+def _worker_start() -> None:
+    """A worker's first step. What it was forked with (the owner's modules, compiled schemas
+    and, in a program that calls msgcli, all that program holds) is set aside from the cycle
+    collector: each part's collection then walks only what the worker made since, not the
+    whole heap it was handed, and leaves those pages shared with the owner rather than
+    writing to every object's header. Then the collector is turned on (the owner holds it
+    off while results come in)."""
+    gc.freeze()
+    gc.enable()
 
 
 def _plan_replay_parts(

@@ -8,6 +8,7 @@ fall on either side of part borders.
 from __future__ import annotations
 
 import re
+import sys
 
 import pytest
 from conftest import FIXTURES, examples, log_files
@@ -216,6 +217,25 @@ def test_workers_collect_cycles_while_the_owner_waits(monkeypatch):
     assert len(reports) == 4
     assert {v for r in reports for v in r.summary.variants} == {"collecting"}
     assert gc.isenabled()  # and the owner collects again once the run is done
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="workers are forked on Linux only")
+def test_a_worker_sets_aside_the_heap_it_was_forked_with():
+    """A program that holds much (a notebook, a test session) and calls msgcli with -j: its
+    workers' collections after each part must not walk all the program held at the fork
+    (they once did, part after part, in every worker)."""
+    import gc
+
+    held = [[n] for n in range(200_000)]  # a program's own objects (each one tracked)
+    pool = parallel._pool(2, None)
+    try:
+        frozen = [pool.submit(gc.get_freeze_count).result() for _ in range(4)]
+        collecting = pool.submit(gc.isenabled).result()
+    finally:
+        pool.shutdown()
+    assert collecting
+    assert min(frozen) >= len(held)
+    assert gc.get_freeze_count() == 0  # the owner's own collector is left as it was
 
 
 def test_a_part_s_digests_go_back_marshalled_or_as_they_are():
