@@ -87,7 +87,7 @@ OTHER_PYTHONS ?= python3.10 python3.12 python3.13
 test-pythons:
 	@for py in $(OTHER_PYTHONS); do \
 	  if ver=$$($$py -c 'import sys; assert sys.version_info >= (3, 10); print("%d.%d" % sys.version_info[:2])' 2>/dev/null); then \
-	    echo "== Python $$ver ($$py)"; \
+	    echo "== Python $$ver ($$py), from $$(date -u +%H:%M:%S) UTC"; \
 	    $$py -m venv .venv-python$$ver && .venv-python$$ver/bin/python -m pip --disable-pip-version-check -q install -e '.[test]' \
 	      && MSGCLI_HYPOTHESIS=full PYTHONDONTWRITEBYTECODE= .venv-python$$ver/bin/python -m pytest -q -p no:cacheprovider \
 	        -n $(PYTEST_WORKERS) --dist loadfile -m "not slow" $(PYTEST_ARGS) \
