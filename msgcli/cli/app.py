@@ -107,7 +107,8 @@ app = typer.Typer(
     name="msgcli",
     cls=Group,
     help="Check, replay and read the message and event logs that LLM-agent frameworks "
-    "record (AgentScope Java and Python, LoongFlow).",
+    "record (AgentScope Java and Python, LoongFlow), Claude Code sessions, and the OpenAI "
+    "and Anthropic wire forms.",
     no_args_is_help=True,
     add_completion=True,
     pretty_exceptions_enable=False,
