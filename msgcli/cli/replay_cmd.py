@@ -68,7 +68,8 @@ def replay(
     traceback: TracebackOption = False,
 ) -> None:
     """Rebuild the messages of AgentScope event logs, as the framework does, and the
-    responses of OpenAI and Anthropic streams, as their SDKs do.
+    responses of OpenAI and Anthropic streams (Claude Code's stream-json output too), as
+    their SDKs do.
 
     The messages are written as JSONL in the log's own dialect, one per line,
     in the order they complete. Stream problems (a delta that never started,
