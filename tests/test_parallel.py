@@ -227,6 +227,7 @@ def test_a_worker_sets_aside_the_heap_it_was_forked_with():
     import gc
 
     held = [[n] for n in range(200_000)]  # a program's own objects (each one tracked)
+    owners = gc.get_freeze_count()  # (not 0 everywhere: Python 3.12 starts with some)
     pool = parallel._pool(2, None)
     try:
         frozen = [pool.submit(gc.get_freeze_count).result() for _ in range(4)]
@@ -235,7 +236,7 @@ def test_a_worker_sets_aside_the_heap_it_was_forked_with():
         pool.shutdown()
     assert collecting
     assert min(frozen) >= len(held)
-    assert gc.get_freeze_count() == 0  # the owner's own collector is left as it was
+    assert gc.get_freeze_count() == owners  # the owner's own collector is left as it was
 
 
 def test_a_part_s_digests_go_back_marshalled_or_as_they_are():
