@@ -33,6 +33,7 @@ from typing import IO, Any
 import orjson
 
 from .dialects import DIALECTS
+from .guard import json_text
 from .model import (
     Block,
     DataBlock,
@@ -47,6 +48,7 @@ from .model import (
     ValueBlock,
     pointer,
 )
+from .textsafe import named
 
 __all__ = [
     "COMPARABLE",
@@ -117,14 +119,15 @@ class Step:
         return _step_value(self)
 
     def label(self) -> str:
-        """``assistant Friday`` / ``tool call get_weather``: what a reader recognises."""
+        """``assistant Friday`` / ``tool call get_weather``: what a reader recognises (a
+        role or a name a record holds as another JSON value, however deep, named short)."""
         if self.role is None:
-            return f"tool call {self.blocks[0].name}"  # type: ignore[attr-defined]
+            return f"tool call {named(self.blocks[0].name)}"  # type: ignore[attr-defined]
         if self.role == "tool":
             tools = [getattr(b, "name", None) for b in self.blocks]
-            return "tool result" + "".join(f" {t}" for t in tools if t is not None)
+            return "tool result" + "".join(f" {named(t)}" for t in tools if t is not None)
         name = _name(self.message.name)
-        return f"{self.role}" + (f" {name}" if name is not None else "")
+        return named(self.role) + (f" {named(name)}" if name is not None else "")
 
     def record_pointer(self, neutral: str) -> str:
         """The JSON pointer in the record of a compared field (as near as the record has it)."""
@@ -378,14 +381,14 @@ def _hashable(value: Any) -> Any:
         hash(value)
         return value
     except TypeError:
-        return repr(value)
+        return json_text(value)  # (a list or an object, nested as deep as the reader takes)
 
 
 def _dump(value: Any) -> bytes:
     try:
         return orjson.dumps(value, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS)
-    except TypeError:
-        return repr(value).encode()
+    except TypeError:  # nested past orjson's 255 levels
+        return json_text(value).encode()
 
 
 def _without(value: Any, patterns: tuple[str, ...], at: str = "") -> Any:

@@ -17,9 +17,9 @@ from pathlib import Path
 import orjson
 import pytest
 from conftest import FIXTURES, examples
-from fuzz.drive import COMMANDS, UNSAFE, check
-from fuzz.mutate import inputs, seeds
-from fuzz.run import fuzz, round_trips
+from fuzz.drive import COMMANDS, UNSAFE, check, run_cli
+from fuzz.mutate import ROOT, SWEEP_VALUES, inputs, seeds, sweep_cases
+from fuzz.run import fuzz, round_trips, sweep
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -52,7 +52,65 @@ def test_any_mutation_through_any_command(tmp_path_factory, command, case):
     name, data = case
     path = tmp_path_factory.mktemp("fuzz") / ("input" + Path(name).suffix)
     path.write_bytes(data)
-    assert check(command, path) == []
+    assert check(command, path, ROOT / name) == []
+
+
+#: every command of msgcli that reads logs, and the ways of show that write files
+READERS = {"validate", "replay", "show", "stats", "convert", "format", "diff", "query"}
+READERS |= {"export", "sql", "view"}
+
+
+def test_the_harness_runs_every_command_that_reads_logs(tmp_path):
+    """Each command of the harness, on a real log, through the library and the command line,
+    finds nothing; between them they are every command that reads logs, show's exports,
+    and export to each table format."""
+    assert {args[0] for _, args in COMMANDS.values()} == READERS
+    names = " ".join(COMMANDS)
+    for way in ("--export-html", "--export-markdown", ".sqlite", ".parquet", ".duckdb"):
+        assert way in names
+    log = tmp_path / "transcript.jsonl"
+    log.write_bytes((FIXTURES / "real/agentscope-py/transcript.jsonl").read_bytes())
+    clean = FIXTURES / "real/agentscope-py/transcript.jsonl"
+    for command in COMMANDS:
+        assert check(command, log, clean) == [], command
+        assert run_cli(command, log, clean) == [], command
+    assert sorted(tmp_path.iterdir()) == [log]  # every output went elsewhere
+
+
+def test_the_harness_sees_the_log_as_live_markup_or_broken_tables(tmp_path):
+    """What the harness holds of pages, Markdown and tables can fail."""
+    from fuzz.drive import Case, bad_markdown, bad_page, read_tables
+
+    out = tmp_path / "out"
+    out.mkdir()
+    log = FIXTURES / "real/agentscope-py/transcript.jsonl"
+    run, _ = COMMANDS["show --export-html"]
+    html = run(log, Case(log, out)).pages[0]
+    assert bad_page(html) is None
+    said = "Please answer in English and 中文."
+    assert said in html
+    for live in ("<script>alert(1)</script>", '<img src=x onerror="alert(1)">', "<iframe>"):
+        assert bad_page(html.replace(said, live)) is not None, live
+    run, _ = COMMANDS["show --export-markdown"]
+    markdown = run(log, Case(log, out)).markdown
+    assert markdown is not None and bad_markdown(markdown) is None
+    assert bad_markdown(markdown.replace(said, "<script>x</script>")) is not None
+    assert bad_markdown(markdown + "\n```\nopen") is not None
+    (tmp_path / "t.sqlite").write_bytes(b"not a database")
+    assert read_tables(tmp_path / "t.sqlite")
+
+
+def test_the_sweep_sets_every_hostile_value_and_finds_nothing():
+    """A sweep of two key paths (a Java message's, a Claude Code record's): every hostile
+    value through validate and show; the values are each written into the record."""
+    cases = [c for c in sweep_cases(seeds()) if c.path == ("role",)]
+    assert cases
+    _, data = cases[0].data(SWEEP_VALUES["HTML markup"])
+    assert b'"role": "<script>alert(1)</script>' in data
+    tally = sweep(limit=2, commands=["validate", "show"], cli_every=19)
+    assert tally.tried == {"validate": 2 * len(SWEEP_VALUES), "show": 2 * len(SWEEP_VALUES)}
+    assert tally.cli == 4
+    assert [f"{kind} ({tally.examples[kind][0]})" for kind in tally.kinds] == []
 
 
 # -- what broke msgcli once, as a user meets it -------------------------------------
@@ -523,3 +581,24 @@ def test_exports_of_a_replay_mark_that_holds_no_list_or_nests_deep(tmp_path):
         assert text.count("incomplete: the stream stopped here") == 2
         assert "(open: [[[[" in text.replace("\\[", "[")
     assert markdown.count("\n---\n") >= 6  # every message of the log
+
+
+def test_diff_of_a_message_whose_role_and_tool_name_nest_a_thousand_levels(tmp_path):
+    """A real LoongFlow transcript whose assistant message has a list 1,000 levels deep for
+    its role and an object as deep for the name of the tool it calls, compared with the
+    clean transcript: the message is the one difference, in text and in JSON."""
+    lines = list(REAL_LF)
+    deep_list = "[" * 1000 + '"x"' + "]" * 1000
+    deep_object = '{"a":' * 1000 + "1" + "}" * 1000
+    lines[2] = _with(lines[2], '"role": "assistant"', f'"role": {deep_list}')
+    lines[2] = _with(lines[2], '"target": "get_weather"', f'"target": {deep_object}')
+    log = tmp_path / "transcript.jsonl"
+    log.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    clean = str(FIXTURES / "real/loongflow/transcript.jsonl")
+    run = _msgcli("diff", clean, str(log))
+    assert run.returncode == 1
+    shown = run.stdout.decode("utf-8")
+    assert "I should call get_weather." in shown and "2 same steps" in shown
+    report = orjson.loads(_msgcli("diff", "--format", "json", clean, str(log)).stdout)
+    lines_b = {d["b"]["line"] for d in report["differences"] if d.get("b")}
+    assert lines_b == {3}, report["differences"]

@@ -161,8 +161,13 @@ def _diff(path: Path, case: Case, fmt: str = "text") -> Output:
         result = diff(str(case.clean), str(path))
     except DiffError:
         return Output()  # a log that cannot be read: the command says so (exit 2)
-    if fmt == "json":
-        return Output(document=orjson.dumps(result.as_dict(), default=str))
+    if fmt == "json":  # (as the command writes it)
+        from msgcli.guard import json_text
+
+        try:
+            return Output(document=orjson.dumps(result.as_dict(), default=str))
+        except TypeError:  # nested past orjson's 255 levels
+            return Output(document=json_text(result.as_dict()).encode())
     from msgcli.render.diff import print_diff
     from msgcli.render.view import console_for
 
@@ -195,7 +200,8 @@ def _export_tables(path: Path, case: Case, suffix: str) -> Output:
 #: statements over the tables ``msgcli sql`` makes, and how the command prints their rows:
 #: between them every value of every table
 SQL = {
-    "sql": ("SELECT * FROM blocks", "table"),
+    # (a table of whole texts takes rich seconds to lay out: the first 300 characters)
+    "sql": ("SELECT * REPLACE (left(text, 300) AS text) FROM blocks", "table"),
     "sql --format csv": ("SELECT * FROM messages", "csv"),
     "sql --format json": (
         "SELECT 'tool_calls' AS t, to_json(c) AS row FROM tool_calls c "
@@ -414,7 +420,7 @@ def bad_page(page: str) -> str | None:
 
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-_RAW_TAG = re.compile(r"<(script|iframe|img|svg|style|object|embed|!--|a\s)", re.IGNORECASE)
+_RAW_TAG = re.compile(r"(?<!\\)<(script|iframe|img|svg|style|object|embed|!--|a\s)", re.IGNORECASE)
 
 
 def bad_markdown(text: str) -> str | None:
