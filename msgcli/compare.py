@@ -282,6 +282,8 @@ def _name(value: Any) -> Any:
 def _steps_of(path: str, line: int, msg: Message, opts: _Opts) -> Iterator[Step]:
     """The steps of one message: tool results split out, in order."""
     role = msg.role.lower() if isinstance(msg.role, str) else msg.role
+    if role is None:  # (no role, or null: a step whose role is None is a tool call's)
+        role = ""
     if _is_tool_message(msg, role):
         role = "tool"
     first = True
@@ -873,14 +875,18 @@ def _whole(step: Step) -> str:
 
 
 def _leaves(value: Any, at: str, out: dict[str, Any]) -> None:
-    if isinstance(value, dict) and value:
-        for k, v in value.items():
-            _leaves(v, f"{at}/{_escape(str(k))}", out)
-    elif isinstance(value, list) and value:
-        for i, v in enumerate(value):
-            _leaves(v, f"{at}/{i}", out)
-    else:
-        out[at] = value
+    """Every leaf of ``value`` (an empty list or object is one) by its pointer, in order:
+    a loop, as a value may nest as deep as the reader takes."""
+    stack = [(value, at)]
+    while stack:
+        value, at = stack.pop()
+        if isinstance(value, dict) and value:
+            items = [(v, f"{at}/{_escape(str(k))}") for k, v in value.items()]
+            stack.extend(reversed(items))
+        elif isinstance(value, list) and value:
+            stack.extend(reversed([(v, f"{at}/{i}") for i, v in enumerate(value)]))
+        else:
+            out[at] = value
 
 
 def _changes(a: Step, b: Step) -> list[Difference]:

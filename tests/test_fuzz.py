@@ -602,3 +602,33 @@ def test_diff_of_a_message_whose_role_and_tool_name_nest_a_thousand_levels(tmp_p
     report = orjson.loads(_msgcli("diff", "--format", "json", clean, str(log)).stdout)
     lines_b = {d["b"]["line"] for d in report["differences"] if d.get("b")}
     assert lines_b == {3}, report["differences"]
+
+
+def test_diff_of_a_message_without_a_role_and_of_arguments_nested_deep(tmp_path):
+    """A real LoongFlow transcript whose assistant message has ``null`` for its role, and a
+    real Anthropic conversation whose second call's city is a list 1,000 levels deep, each
+    compared with the clean log: the message (the argument) is what differs."""
+    lines = list(REAL_LF)
+    lines[2] = _with(lines[2], '"role": "assistant"', '"role": null')
+    no_role = tmp_path / "transcript.jsonl"
+    no_role.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    clean = str(FIXTURES / "real/loongflow/transcript.jsonl")
+    report = orjson.loads(_msgcli("diff", "--format", "json", clean, str(no_role)).stdout)
+    assert [(d["kind"], d["b"]["line"]) for d in report["differences"]] == [
+        ("removed", 3),
+        ("added", 3),
+    ]
+    assert "I should call get_weather." in _msgcli("diff", clean, str(no_role)).stdout.decode()
+
+    source = FIXTURES / "real/anthropic/conversations.jsonl"
+    lines = source.read_text().splitlines()
+    deep = "[" * 1000 + '"x"' + "]" * 1000
+    lines[0] = _with(lines[0], '"input": {"city": "Rome"}', f'"input": {{"city": {deep}}}')
+    nested = tmp_path / "conversations.jsonl"
+    nested.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    run = _msgcli("diff", "--format", "json", str(source), str(nested))
+    assert run.returncode == 1
+    pointers = [d["b"]["pointer"] for d in orjson.loads(run.stdout)["differences"]]
+    assert pointers and all(p.startswith("/messages/1/content/1/input/city") for p in pointers)
+    shown = _msgcli("diff", str(source), str(nested)).stdout.decode("utf-8")
+    assert "/content/1/arguments/city" in shown

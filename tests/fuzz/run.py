@@ -10,7 +10,8 @@ through the command ``i`` names in turn (so every command gets a share), through
 library, and every ``K``-th input also through the command line. The clean logs are
 first converted to every dialect and back, which must give them byte for byte. Prints
 per command how many inputs it tried and how many failed, then each kind of failure
-once with how often it happened; failing inputs are kept in ``DIR`` to replay. Exits 1
+once with how often it happened; failing inputs are kept in ``DIR`` to replay (each beside
+the clean window it was made from, ``N-command.clean.jsonl``, which ``diff`` compares with). Exits 1
 when anything failed. The run's address space is capped (4 GiB unless told), so an input
 that makes a command ask for gigabytes is a failure (a MemoryError where it was asked),
 not a machine out of memory.
@@ -128,6 +129,7 @@ def fuzz(
                         if keep is not None:
                             keep.mkdir(parents=True, exist_ok=True)
                             (keep / f"{i}-{command.split()[0]}{suffix}").write_bytes(data)
+                            (keep / f"{i}-{command.split()[0]}.clean{suffix}").write_bytes(window)
             if progress and i and i % 5000 == 0:
                 print(f"  {i:,} inputs, {tally.failures} failed", file=sys.stderr, flush=True)
     return tally
@@ -181,8 +183,9 @@ def sweep(
                             tally.examples[kind] = (f"{case.describe()} = {value}", n)
                             if keep is not None:
                                 keep.mkdir(parents=True, exist_ok=True)
-                                name = f"sweep-{n}-{command.split()[0]}{suffix}"
-                                (keep / name).write_bytes(data)
+                                name = f"sweep-{n}-{command.split()[0]}"
+                                (keep / f"{name}{suffix}").write_bytes(data)
+                                (keep / f"{name}.clean{suffix}").write_bytes(window)
             if progress and number and number % 100 == 0:
                 print(
                     f"  {number:,} of {len(cases):,} key paths, {tally.failures} failed",
