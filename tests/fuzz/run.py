@@ -2,8 +2,8 @@
 
     python -m tests.fuzz.run [--count N] [--seed S] [--cli-every K] [--keep DIR] [--start I]
                              [--memory MIB] [--commands REGEX]
-    python -m tests.fuzz.run --sweep [--limit N] [--commands REGEX] [--cli-every K]
-                             [--keep DIR]
+    python -m tests.fuzz.run --sweep [--limit N] [--shard I/N] [--commands REGEX]
+                             [--cli-every K] [--keep DIR]
 
 Input ``i`` is a mutation of a real log made from ``random.Random(f"{seed}:{i}")``, run
 through the command ``i`` names in turn (so every command gets a share), through the
@@ -21,7 +21,8 @@ per family of logs, kind of record and path), set in turn to each of a fixed lis
 hostile values (``mutate.SWEEP_VALUES``: nesting 1,000 and 1,100 deep, every other JSON
 type, huge and non-finite numbers, empty values, markup, control characters), one record
 changed per input in a window of its log, through every command; ``--limit N`` sweeps N of
-the key paths, spread evenly over them. It reports as the random mode does.
+the key paths, spread evenly over them; ``--shard I/N`` every N-th from the I-th, to share
+the whole sweep among processes. It reports as the random mode does.
 """
 
 from __future__ import annotations
@@ -142,12 +143,14 @@ def sweep(
     keep: Path | None = None,
     progress: bool = False,
     values: list[str] | None = None,
+    shard: tuple[int, int] = (0, 1),
 ) -> Tally:
     """Every key path of the seeds' records (:func:`sweep_cases`), set in turn to each of
     :data:`SWEEP_VALUES`, one record changed per input, each input through every command
     named (and every ``cli_every``-th also through the command line); with ``limit``, that
-    many of the cases, spread evenly over them."""
-    cases = sweep_cases(seeds())
+    many of the cases, spread evenly over them; ``shard=(i, n)``: only every ``n``-th case
+    from the ``i``-th (to share the sweep among processes)."""
+    cases = sweep_cases(seeds())[shard[0] :: shard[1]]
     if limit is not None and limit < len(cases):
         cases = [cases[i * len(cases) // limit] for i in range(limit)]
     names = commands or list(COMMANDS)
@@ -244,7 +247,17 @@ def main(argv: list[str] | None = None) -> int:
         metavar="N",
         help="with --sweep: only N of the key paths, spread evenly over all",
     )
+    parser.add_argument(
+        "--shard",
+        default="0/1",
+        metavar="I/N",
+        help="with --sweep: only every N-th key path from the I-th (0 <= I < N), to share "
+        "the sweep among processes",
+    )
     args = parser.parse_args(argv)
+    shard = tuple(int(x) for x in args.shard.split("/"))
+    if len(shard) != 2 or not 0 <= shard[0] < shard[1]:
+        parser.error("--shard takes I/N with 0 <= I < N")
     if args.memory:
         _limit_memory(args.memory * 1024**2)
     names = [name for name in COMMANDS if re.search(args.commands or "", name)]
@@ -254,14 +267,15 @@ def main(argv: list[str] | None = None) -> int:
     trips: list[str] = []
     if args.sweep:
         size = len(sweep_cases(seeds()))
-        paths = min(size, args.limit) if args.limit is not None else size
+        paths = len(range(shard[0], size, shard[1]))
+        paths = min(paths, args.limit) if args.limit is not None else paths
         print(
             f"sweep: {paths:,} of {size:,} key paths x {len(SWEEP_VALUES)} values "
             f"x {len(names)} commands",
             file=sys.stderr,
             flush=True,
         )
-        tally = sweep(args.limit, names, args.cli_every, args.keep, progress=True)
+        tally = sweep(args.limit, names, args.cli_every, args.keep, progress=True, shard=shard)
     else:
         trips = round_trips(seeds())
         tally = fuzz(
@@ -274,7 +288,7 @@ def main(argv: list[str] | None = None) -> int:
             start=args.start,
         )
     took = time.monotonic() - started
-    width = max(len(name) for name in names)
+    width = max(len("all commands"), *(len(name) for name in names))
     print(f"{'command':<{width}}  {'inputs':>8}  {'failed':>6}  {'CPU s/1,000':>11}")
     for name in names:
         tried = tally.tried[name]
