@@ -33,7 +33,7 @@ from typing import IO, Any
 import orjson
 
 from .dialects import DIALECTS
-from .guard import json_text
+from .guard import deep_recursion, json_text
 from .model import (
     Block,
     DataBlock,
@@ -341,7 +341,7 @@ def _step_value(step: Step) -> dict[str, Any]:
         value: dict[str, Any] = {"name": block.name, "arguments": _arguments(block)[0]}
         if opts.ids and block.id is not None:
             value["id"] = block.id
-        return _without(value, opts.ignore) if opts.ignore else value
+        return _ignoring(value, opts.ignore) if opts.ignore else value
     msg = step.message
     # a tool result is the tool's answer: which message holds it (and so its sender)
     # is the dialect's way of writing it, not part of the conversation
@@ -363,7 +363,7 @@ def _step_value(step: Step) -> dict[str, Any]:
             metadata = _metadata(msg)
             if metadata is not None:
                 value["metadata"] = metadata
-    return _without(value, opts.ignore) if opts.ignore else value
+    return _ignoring(value, opts.ignore) if opts.ignore else value
 
 
 def _sorted_calls(content: list[dict]) -> list[dict]:
@@ -391,6 +391,13 @@ def _dump(value: Any) -> bytes:
         return orjson.dumps(value, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS)
     except TypeError:  # nested past orjson's 255 levels
         return json_text(value).encode()
+
+
+def _ignoring(value: Any, patterns: tuple[str, ...]) -> Any:
+    """``value`` without the fields ``--ignore-path`` names (a walk with room for values
+    nested as deep as the reader takes)."""
+    with deep_recursion():
+        return _without(value, patterns)
 
 
 def _without(value: Any, patterns: tuple[str, ...], at: str = "") -> Any:

@@ -611,7 +611,8 @@ def test_diff_of_a_message_whose_role_and_tool_name_nest_a_thousand_levels(tmp_p
 def test_diff_of_a_message_without_a_role_and_of_arguments_nested_deep(tmp_path):
     """A real LoongFlow transcript whose assistant message has ``null`` for its role, and a
     real Anthropic conversation whose second call's city is a list 1,000 levels deep, each
-    compared with the clean log: the message (the argument) is what differs."""
+    compared with the clean log (the second also with --ignore-path): the message (the
+    argument) is what differs."""
     lines = list(REAL_LF)
     lines[2] = _with(lines[2], '"role": "assistant"', '"role": null')
     no_role = tmp_path / "transcript.jsonl"
@@ -636,3 +637,6 @@ def test_diff_of_a_message_without_a_role_and_of_arguments_nested_deep(tmp_path)
     assert pointers and all(p.startswith("/messages/1/content/1/input/city") for p in pointers)
     shown = _msgcli("diff", str(source), str(nested)).stdout.decode("utf-8")
     assert "/content/1/arguments/city" in shown
+    # what --ignore-path leaves out is looked for at every depth of the value
+    run = _msgcli("diff", "--stat", "--ignore-path", "/content/*/id", str(source), str(nested))
+    assert run.returncode == 1 and "1 changed" in run.stdout.decode("utf-8")

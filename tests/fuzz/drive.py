@@ -154,11 +154,11 @@ def _export_markdown(path: Path, case: Case) -> Output:
     return Output(markdown=out.getvalue())
 
 
-def _diff(path: Path, case: Case, fmt: str = "text") -> Output:
+def _diff(path: Path, case: Case, fmt: str = "text", ignore: tuple[str, ...] = ()) -> Output:
     from msgcli.compare import DiffError, diff
 
     try:
-        result = diff(str(case.clean), str(path))
+        result = diff(str(case.clean), str(path), ignore_paths=ignore)
     except DiffError:
         return Output()  # a log that cannot be read: the command says so (exit 2)
     if fmt == "json":  # (as the command writes it)
@@ -196,6 +196,9 @@ def _export_tables(path: Path, case: Case, suffix: str) -> Output:
     counts = msgcli.export(str(path), target)
     return Output(problems=read_tables(target, counts.rows))
 
+
+#: what ``diff --ignore-path`` leaves out: fields inside blocks, at every depth of a value
+IGNORED = ("/content/*/id", "/content/*/arguments/*/x*")
 
 #: statements over the tables ``msgcli sql`` makes, and how the command prints their rows:
 #: between them every value of every table
@@ -316,6 +319,10 @@ COMMANDS.update(
         "diff --format json": (
             lambda p, c: _diff(p, c, "json"),
             ["diff", "--format", "json", "{clean}"],
+        ),
+        "diff --ignore-path": (
+            lambda p, c: _diff(p, c, ignore=IGNORED),
+            ["diff", *(f"--ignore-path={pattern}" for pattern in IGNORED), "{clean}"],
         ),
         "query --errors": (_lib(lambda p: _query(p, errors=True)), ["query", "--errors"]),
         "query --grep": (
