@@ -640,3 +640,24 @@ def test_diff_of_a_message_without_a_role_and_of_arguments_nested_deep(tmp_path)
     # what --ignore-path leaves out is looked for at every depth of the value
     run = _msgcli("diff", "--stat", "--ignore-path", "/content/*/id", str(source), str(nested))
     assert run.returncode == 1 and "1 changed" in run.stdout.decode("utf-8")
+
+
+def test_redact_a_value_nested_a_thousand_levels(tmp_path):
+    """A real Anthropic conversation whose second tool call has an API key beside a city
+    that is a list 1,000 levels deep holding it again, shown and exported with --redact: the
+    conversation is shown, the key masked."""
+    source = FIXTURES / "real/anthropic/conversations.jsonl"
+    lines = source.read_text().splitlines()
+    key = "sk-proj-" + "Ab1" * 10
+    deep = "[" * 1000 + f'"{key}"' + "]" * 1000
+    new = f'"input": {{"token": "{key}", "city": {deep}}}'
+    lines[0] = _with(lines[0], '"input": {"city": "Rome"}', new)
+    log = tmp_path / "conversations.jsonl"
+    log.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    shown = _msgcli("show", "--no-pager", "--redact", str(log))
+    assert shown.returncode == 0
+    assert "Compare the weather in Paris and Rome" in shown.stdout.decode("utf-8")
+    markdown = _msgcli("show", "--redact", "--export-markdown", "-", str(log)).stdout.decode()
+    assert "Compare the weather in Paris and Rome" in markdown
+    assert key not in markdown
+    assert key in _msgcli("show", "--export-markdown", "-", str(log)).stdout.decode()

@@ -80,7 +80,7 @@ def _replay(path: Path) -> Output:
     return Output(jsonl=[dumps(message) for message in result.messages])
 
 
-def _show(path: Path, full: bool = False) -> Output:
+def _show(path: Path, full: bool = False, redact: bool = False) -> Output:
     from msgcli.render.thread import ShowOptions
     from msgcli.render.view import View, console_for
 
@@ -91,7 +91,7 @@ def _show(path: Path, full: bool = False) -> Output:
         if full
         else ShowOptions(thinking="fold")
     )
-    View(console, options).run([str(path)], None)
+    View(console, options, redact=redact).run([str(path)], None)
     return Output(out.getvalue())
 
 
@@ -176,17 +176,25 @@ def _diff(path: Path, case: Case, fmt: str = "text", ignore: tuple[str, ...] = (
     return Output(out.getvalue())
 
 
-def _query(path: Path, **filters) -> Output:
+def _query(path: Path, neutral: bool = False, **filters) -> Output:
     import msgcli
+    from msgcli.filters import neutral as to_neutral
     from msgcli.writer import dumps
 
     lines = []
     for match in msgcli.query(str(path), **filters):
+        if neutral:
+            lines.append(dumps(to_neutral(match.message, match.dialect, match.path, match.line)))
+            continue
         raw = match.raw
         if raw is not None and match.dialect is not None:
             raw = match.dialect.record_out(raw)
         lines.append(dumps(raw))
     return Output(jsonl=lines)
+
+
+#: a --where expression that looks into every block and its values
+WHERE = "content[?type=='tool_call'].arguments || text"
 
 
 def _export_tables(path: Path, case: Case, suffix: str) -> Output:
@@ -325,6 +333,14 @@ COMMANDS.update(
             ["diff", *(f"--ignore-path={pattern}" for pattern in IGNORED), "{clean}"],
         ),
         "query --errors": (_lib(lambda p: _query(p, errors=True)), ["query", "--errors"]),
+        "query --neutral --where": (
+            _lib(lambda p: _query(p, neutral=True, where=WHERE)),
+            ["query", "--neutral", "--where", WHERE],
+        ),
+        "show --redact": (
+            _lib(lambda p: _show(p, redact=True)),
+            ["show", "--no-pager", "--redact"],
+        ),
         "query --grep": (
             _lib(lambda p: _query(p, grep=["the"], ignore_case=True)),
             ["query", "--grep", "the", "-i"],
