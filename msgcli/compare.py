@@ -727,14 +727,44 @@ def words(text: str) -> list[str]:
     return _WORDS.findall(text)
 
 
-def word_changes(old: str, new: str, limit: int = 300) -> str:
-    """The words that differ between two texts, as ``…context [-old-]{+new+} context…``."""
+#: how many words (or lines) the differing middle of two texts may have to be matched word
+#: by word; a longer one is one change (matching takes time quadratic in it, minutes for
+#: two long texts of a repeated sentence)
+MATCHED = 2_000
+
+
+def opcodes(a: list[str], b: list[str]) -> list[tuple[str, int, int, int, int]]:
+    """:meth:`difflib.SequenceMatcher.get_opcodes` of two lists of words or lines, in bounded
+    time: what both begin and end with is equal without matching, and a differing middle of
+    more than :data:`MATCHED` items on either side is one change."""
     import difflib
 
+    n = min(len(a), len(b))
+    lo = 0
+    while lo < n and a[lo] == b[lo]:
+        lo += 1
+    hi = 0
+    while hi < n - lo and a[-1 - hi] == b[-1 - hi]:
+        hi += 1
+    a_end, b_end = len(a) - hi, len(b) - hi
+    ops: list[tuple[str, int, int, int, int]] = [("equal", 0, lo, 0, lo)] if lo else []
+    if a_end - lo > MATCHED or b_end - lo > MATCHED:
+        tag = "replace" if a_end > lo and b_end > lo else ("delete" if a_end > lo else "insert")
+        ops.append((tag, lo, a_end, lo, b_end))
+    elif a_end > lo or b_end > lo:
+        matcher = difflib.SequenceMatcher(None, a[lo:a_end], b[lo:b_end], autojunk=False)
+        for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+            ops.append((tag, i1 + lo, i2 + lo, j1 + lo, j2 + lo))
+    if hi:
+        ops.append(("equal", a_end, len(a), b_end, len(b)))
+    return ops
+
+
+def word_changes(old: str, new: str, limit: int = 300) -> str:
+    """The words that differ between two texts, as ``…context [-old-]{+new+} context…``."""
     a, b = words(old), words(new)
     pieces = []
-    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+    for tag, i1, i2, j1, j2 in opcodes(a, b):
         if tag == "equal":
             continue
         before = "".join(a[max(i1 - 4, 0) : i1])

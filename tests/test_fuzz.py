@@ -661,3 +661,29 @@ def test_redact_a_value_nested_a_thousand_levels(tmp_path):
     assert "Compare the weather in Paris and Rome" in markdown
     assert key not in markdown
     assert key in _msgcli("show", "--export-markdown", "-", str(log)).stdout.decode()
+
+
+def test_diff_of_a_long_repeated_text_that_differs_in_one_word(tmp_path):
+    """A real AgentScope Python event log whose reply streams a text of 100 KB (a sentence
+    said over and over), with one word of it changed, compared with the clean log: the word
+    is marked in seconds, not minutes (matching every word of such texts against every other
+    took minutes of CPU)."""
+    import resource
+
+    source = FIXTURES / "real/agentscope-py/runs/unicode-events.jsonl"
+    lines = source.read_text(encoding="utf-8").split("\n")  # (its text holds U+2028)
+    assert len(lines[7]) > 100_000 and lines[7].count("A 100 KB answer.") > 5_000
+    middle = len(lines[7]) // 2
+    at = lines[7].index("A 100 KB answer.", middle)
+    lines[7] = lines[7][:at] + "B" + lines[7][at + 1 :]
+    log = tmp_path / "events.jsonl"
+    log.write_text("\n".join(lines), encoding="utf-8")
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime
+    run = _msgcli("diff", str(source), str(log))
+    spent = resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime - before
+    shown = run.stdout.decode("utf-8")
+    assert run.returncode == 1
+    assert "[-A-] 100 KB answer." in shown and "{+B+} 100 KB answer." in shown
+    assert spent < 10, spent
+    said = _msgcli("diff", "--format", "github", str(source), str(log)).stdout.decode()
+    assert "/content/2/text changed: …100 KB answer. [-A-]{+B+} 100 KB answer. …" in said

@@ -464,7 +464,7 @@ def bad_markdown(text: str) -> str | None:
             continue
         if line.startswith(("    ", "\t")):
             continue
-        outside = re.sub(r"(`+).*?(?<!`)\1(?!`)", "", line)
+        outside = re.sub(r"(?<!`)(`+)(?!`).+?(?<!`)\1(?!`)", "", line)
         tag = _RAW_TAG.search(outside)
         if tag:
             return f"a raw HTML tag in Markdown: {tag.group()!r}"
