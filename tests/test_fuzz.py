@@ -687,3 +687,20 @@ def test_diff_of_a_long_repeated_text_that_differs_in_one_word(tmp_path):
     assert spent < 10, spent
     said = _msgcli("diff", "--format", "github", str(source), str(log)).stdout.decode()
     assert "/content/2/text changed: …100 KB answer. [-A-]{+B+} 100 KB answer. …" in said
+
+
+def test_diff_shows_a_message_whose_id_nests_a_thousand_levels(tmp_path):
+    """A real AgentScope Java transcript whose first message's id is an object 1,000 levels
+    deep, compared with the clean transcript, ids included: the message is shown (its header
+    names the id short) with the id as what changed."""
+    lines = list(REAL_JAVA)
+    deep = '{"a":' * 1000 + "1" + "}" * 1000
+    lines[0] = _with(lines[0], '"id":"bea6fd0d-d4b1-40c7-85f3-530abb702fae"', f'"id":{deep}')
+    log = tmp_path / "transcript.jsonl"
+    log.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    clean = str(FIXTURES / "real/agentscope-java/transcript.jsonl")
+    run = _msgcli("diff", "--compare", "ids", clean, str(log))
+    assert run.returncode == 1
+    shown = run.stdout.decode("utf-8")
+    assert "USER  user" in shown and '"bea6fd0d-d4b1-40c7-85f3-530abb702fae"' in shown
+    assert "1 changed" in shown.splitlines()[-1]

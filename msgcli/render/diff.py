@@ -19,6 +19,7 @@ from rich.segment import Segment
 from rich.text import Text
 
 from ..compare import Difference, DiffResult, Op, Step, opcodes, trailing_space, words
+from ..guard import deep_recursion
 from ..model import ToolResultBlock
 from ..stream import Item
 from ..textsafe import visible
@@ -73,7 +74,8 @@ def print_diff(
     ):
         line = Text(f"{mark} {visible(name)}  ({_count(steps, result.match)})", style=style)
         console.print(line, soft_wrap=True)
-    console.print(render_diff(result, marks=marks, max_chars=max_chars))
+    with deep_recursion():  # a value may nest as deep as the reader takes (msgcli.guard)
+        console.print(render_diff(result, marks=marks, max_chars=max_chars))
 
 
 def render_diff(result: DiffResult, *, marks: bool, max_chars: int = 2_000) -> RenderableType:
