@@ -704,3 +704,21 @@ def test_diff_shows_a_message_whose_id_nests_a_thousand_levels(tmp_path):
     shown = run.stdout.decode("utf-8")
     assert "USER  user" in shown and '"bea6fd0d-d4b1-40c7-85f3-530abb702fae"' in shown
     assert "1 changed" in shown.splitlines()[-1]
+
+
+def test_sql_csv_of_a_text_with_a_carriage_return(tmp_path):
+    """A real AgentScope Java transcript whose user text holds a lone carriage return: the
+    CSV of sql reads back as written, one row a message, the text whole."""
+    import csv
+    import io
+
+    lines = list(REAL_JAVA)
+    lines[0] = _with(lines[0], "What's the weather in Zürich?", "What's the\\rweather in Zürich?")
+    log = tmp_path / "transcript.jsonl"
+    log.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    statement = "SELECT line, text FROM messages ORDER BY line"
+    run = _msgcli("sql", "--format", "csv", statement, str(log))
+    rows = list(csv.reader(io.StringIO(run.stdout.decode("utf-8"), newline="")))
+    assert rows[0] == ["line", "text"] and all(len(row) == 2 for row in rows)
+    assert rows[1][0] == "1" and rows[1][1].startswith("What's the\rweather in Zürich?")
+    assert len(rows) == 1 + len(REAL_JAVA)
