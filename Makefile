@@ -135,7 +135,8 @@ bench: $(VENV)/.bench
 FUZZ_ARGS ?=
 
 ## fuzz: the property tests at their full hypothesis count, then 100,000 mutations of the real
-## logs through every command; counts per command (FUZZ_ARGS=--count N --seed S --keep DIR)
+## logs through every command; counts per command (FUZZ_ARGS=--count N --seed S --keep DIR;
+## --commands REGEX; --sweep [--limit N]: every key path of the real records set to each hostile value)
 fuzz: $(VENV)/.test
 	MSGCLI_HYPOTHESIS=full $(PYTEST) -m hypothesis $(PYTEST_ARGS)
 	$(BIN)/python -m tests.fuzz.run $(FUZZ_ARGS)

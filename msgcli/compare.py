@@ -33,6 +33,7 @@ from typing import IO, Any
 import orjson
 
 from .dialects import DIALECTS
+from .guard import deep_recursion, json_text
 from .model import (
     Block,
     DataBlock,
@@ -47,6 +48,7 @@ from .model import (
     ValueBlock,
     pointer,
 )
+from .textsafe import named
 
 __all__ = [
     "COMPARABLE",
@@ -117,14 +119,15 @@ class Step:
         return _step_value(self)
 
     def label(self) -> str:
-        """``assistant Friday`` / ``tool call get_weather``: what a reader recognises."""
+        """``assistant Friday`` / ``tool call get_weather``: what a reader recognises (a
+        role or a name a record holds as another JSON value, however deep, named short)."""
         if self.role is None:
-            return f"tool call {self.blocks[0].name}"  # type: ignore[attr-defined]
+            return f"tool call {named(self.blocks[0].name)}"  # type: ignore[attr-defined]
         if self.role == "tool":
             tools = [getattr(b, "name", None) for b in self.blocks]
-            return "tool result" + "".join(f" {t}" for t in tools if t is not None)
+            return "tool result" + "".join(f" {named(t)}" for t in tools if t is not None)
         name = _name(self.message.name)
-        return f"{self.role}" + (f" {name}" if name is not None else "")
+        return named(self.role) + (f" {named(name)}" if name is not None else "")
 
     def record_pointer(self, neutral: str) -> str:
         """The JSON pointer in the record of a compared field (as near as the record has it)."""
@@ -279,6 +282,8 @@ def _name(value: Any) -> Any:
 def _steps_of(path: str, line: int, msg: Message, opts: _Opts) -> Iterator[Step]:
     """The steps of one message: tool results split out, in order."""
     role = msg.role.lower() if isinstance(msg.role, str) else msg.role
+    if role is None:  # (no role, or null: a step whose role is None is a tool call's)
+        role = ""
     if _is_tool_message(msg, role):
         role = "tool"
     first = True
@@ -336,7 +341,7 @@ def _step_value(step: Step) -> dict[str, Any]:
         value: dict[str, Any] = {"name": block.name, "arguments": _arguments(block)[0]}
         if opts.ids and block.id is not None:
             value["id"] = block.id
-        return _without(value, opts.ignore) if opts.ignore else value
+        return _ignoring(value, opts.ignore) if opts.ignore else value
     msg = step.message
     # a tool result is the tool's answer: which message holds it (and so its sender)
     # is the dialect's way of writing it, not part of the conversation
@@ -358,7 +363,7 @@ def _step_value(step: Step) -> dict[str, Any]:
             metadata = _metadata(msg)
             if metadata is not None:
                 value["metadata"] = metadata
-    return _without(value, opts.ignore) if opts.ignore else value
+    return _ignoring(value, opts.ignore) if opts.ignore else value
 
 
 def _sorted_calls(content: list[dict]) -> list[dict]:
@@ -378,14 +383,21 @@ def _hashable(value: Any) -> Any:
         hash(value)
         return value
     except TypeError:
-        return repr(value)
+        return json_text(value)  # (a list or an object, nested as deep as the reader takes)
 
 
 def _dump(value: Any) -> bytes:
     try:
         return orjson.dumps(value, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS)
-    except TypeError:
-        return repr(value).encode()
+    except TypeError:  # nested past orjson's 255 levels
+        return json_text(value).encode()
+
+
+def _ignoring(value: Any, patterns: tuple[str, ...]) -> Any:
+    """``value`` without the fields ``--ignore-path`` names (a walk with room for values
+    nested as deep as the reader takes)."""
+    with deep_recursion():
+        return _without(value, patterns)
 
 
 def _without(value: Any, patterns: tuple[str, ...], at: str = "") -> Any:
@@ -715,14 +727,44 @@ def words(text: str) -> list[str]:
     return _WORDS.findall(text)
 
 
-def word_changes(old: str, new: str, limit: int = 300) -> str:
-    """The words that differ between two texts, as ``…context [-old-]{+new+} context…``."""
+#: how many words (or lines) the differing middle of two texts may have to be matched word
+#: by word; a longer one is one change (matching takes time quadratic in it, minutes for
+#: two long texts of a repeated sentence)
+MATCHED = 2_000
+
+
+def opcodes(a: list[str], b: list[str]) -> list[tuple[str, int, int, int, int]]:
+    """:meth:`difflib.SequenceMatcher.get_opcodes` of two lists of words or lines, in bounded
+    time: what both begin and end with is equal without matching, and a differing middle of
+    more than :data:`MATCHED` items on either side is one change."""
     import difflib
 
+    n = min(len(a), len(b))
+    lo = 0
+    while lo < n and a[lo] == b[lo]:
+        lo += 1
+    hi = 0
+    while hi < n - lo and a[-1 - hi] == b[-1 - hi]:
+        hi += 1
+    a_end, b_end = len(a) - hi, len(b) - hi
+    ops: list[tuple[str, int, int, int, int]] = [("equal", 0, lo, 0, lo)] if lo else []
+    if a_end - lo > MATCHED or b_end - lo > MATCHED:
+        tag = "replace" if a_end > lo and b_end > lo else ("delete" if a_end > lo else "insert")
+        ops.append((tag, lo, a_end, lo, b_end))
+    elif a_end > lo or b_end > lo:
+        matcher = difflib.SequenceMatcher(None, a[lo:a_end], b[lo:b_end], autojunk=False)
+        for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+            ops.append((tag, i1 + lo, i2 + lo, j1 + lo, j2 + lo))
+    if hi:
+        ops.append(("equal", a_end, len(a), b_end, len(b)))
+    return ops
+
+
+def word_changes(old: str, new: str, limit: int = 300) -> str:
+    """The words that differ between two texts, as ``…context [-old-]{+new+} context…``."""
     a, b = words(old), words(new)
     pieces = []
-    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+    for tag, i1, i2, j1, j2 in opcodes(a, b):
         if tag == "equal":
             continue
         before = "".join(a[max(i1 - 4, 0) : i1])
@@ -870,14 +912,18 @@ def _whole(step: Step) -> str:
 
 
 def _leaves(value: Any, at: str, out: dict[str, Any]) -> None:
-    if isinstance(value, dict) and value:
-        for k, v in value.items():
-            _leaves(v, f"{at}/{_escape(str(k))}", out)
-    elif isinstance(value, list) and value:
-        for i, v in enumerate(value):
-            _leaves(v, f"{at}/{i}", out)
-    else:
-        out[at] = value
+    """Every leaf of ``value`` (an empty list or object is one) by its pointer, in order:
+    a loop, as a value may nest as deep as the reader takes."""
+    stack = [(value, at)]
+    while stack:
+        value, at = stack.pop()
+        if isinstance(value, dict) and value:
+            items = [(v, f"{at}/{_escape(str(k))}") for k, v in value.items()]
+            stack.extend(reversed(items))
+        elif isinstance(value, list) and value:
+            stack.extend(reversed([(v, f"{at}/{i}") for i, v in enumerate(value)]))
+        else:
+            out[at] = value
 
 
 def _changes(a: Step, b: Step) -> list[Difference]:

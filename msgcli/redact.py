@@ -100,11 +100,19 @@ def redact_text(text: str) -> str:
 
 
 def redact_record(value: Any) -> Any:
-    """A JSON value with every string in it redacted (a new value where something changed)."""
+    """A JSON value with every string in it redacted (a new value where something changed),
+    however deep it nests (as deep as the reader takes)."""
+    from .guard import deep_recursion
+
+    with deep_recursion():
+        return _redact(value)
+
+
+def _redact(value: Any) -> Any:
     if isinstance(value, str):
         return redact_text(value)
     if isinstance(value, dict):
-        return {k: redact_record(v) for k, v in value.items()}
+        return {k: _redact(v) for k, v in value.items()}
     if isinstance(value, list):
-        return [redact_record(v) for v in value]
+        return [_redact(v) for v in value]
     return value

@@ -17,9 +17,9 @@ from pathlib import Path
 import orjson
 import pytest
 from conftest import FIXTURES, examples
-from fuzz.drive import COMMANDS, UNSAFE, check
-from fuzz.mutate import inputs, seeds
-from fuzz.run import fuzz, round_trips
+from fuzz.drive import COMMANDS, UNSAFE, check, run_cli
+from fuzz.mutate import ROOT, SWEEP_VALUES, inputs, seeds, sweep_cases
+from fuzz.run import fuzz, round_trips, sweep
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -29,7 +29,11 @@ MSGCLI = Path(sys.executable).with_name("msgcli")
 @pytest.mark.slow  # up to a minute of CPU: make test-all and CI run it, make test does not
 def test_a_seeded_slice_of_the_fuzzer_finds_nothing():
     started = time.process_time()  # (the time it costs, whatever else the machine runs)
-    tally = fuzz(1300, seed="make-test", cli_every=26)
+    # the commands that build tables (a DuckDB or Parquet file each time, 20-100 ms) get one
+    # turn in every five the others get
+    heavy = [name for name in COMMANDS if name.startswith(("export", "sql"))]
+    light = [name for name in COMMANDS if name not in heavy]
+    tally = fuzz(1300, seed="make-test", cli_every=26, commands=light * 5 + heavy)
     failures = [f"{kind} (input {tally.examples[kind][1]})" for kind in tally.kinds]
     assert failures == []
     assert set(tally.tried) == set(COMMANDS)  # every command had its share
@@ -52,7 +56,65 @@ def test_any_mutation_through_any_command(tmp_path_factory, command, case):
     name, data = case
     path = tmp_path_factory.mktemp("fuzz") / ("input" + Path(name).suffix)
     path.write_bytes(data)
-    assert check(command, path) == []
+    assert check(command, path, ROOT / name) == []
+
+
+#: every command of msgcli that reads logs, and the ways of show that write files
+READERS = {"validate", "replay", "show", "stats", "convert", "format", "diff", "query"}
+READERS |= {"export", "sql", "view"}
+
+
+def test_the_harness_runs_every_command_that_reads_logs(tmp_path):
+    """Each command of the harness, on a real log, through the library and the command line,
+    finds nothing; between them they are every command that reads logs, show's exports,
+    and export to each table format."""
+    assert {args[0] for _, args in COMMANDS.values()} == READERS
+    names = " ".join(COMMANDS)
+    for way in ("--export-html", "--export-markdown", ".sqlite", ".parquet", ".duckdb"):
+        assert way in names
+    log = tmp_path / "transcript.jsonl"
+    log.write_bytes((FIXTURES / "real/agentscope-py/transcript.jsonl").read_bytes())
+    clean = FIXTURES / "real/agentscope-py/transcript.jsonl"
+    for command in COMMANDS:
+        assert check(command, log, clean) == [], command
+        assert run_cli(command, log, clean) == [], command
+    assert sorted(tmp_path.iterdir()) == [log]  # every output went elsewhere
+
+
+def test_the_harness_sees_the_log_as_live_markup_or_broken_tables(tmp_path):
+    """What the harness holds of pages, Markdown and tables can fail."""
+    from fuzz.drive import Case, bad_markdown, bad_page, read_tables
+
+    out = tmp_path / "out"
+    out.mkdir()
+    log = FIXTURES / "real/agentscope-py/transcript.jsonl"
+    run, _ = COMMANDS["show --export-html"]
+    html = run(log, Case(log, out)).pages[0]
+    assert bad_page(html) is None
+    said = "Please answer in English and 中文."
+    assert said in html
+    for live in ("<script>alert(1)</script>", '<img src=x onerror="alert(1)">', "<iframe>"):
+        assert bad_page(html.replace(said, live)) is not None, live
+    run, _ = COMMANDS["show --export-markdown"]
+    markdown = run(log, Case(log, out)).markdown
+    assert markdown is not None and bad_markdown(markdown) is None
+    assert bad_markdown(markdown.replace(said, "<script>x</script>")) is not None
+    assert bad_markdown(markdown + "\n```\nopen") is not None
+    (tmp_path / "t.sqlite").write_bytes(b"not a database")
+    assert read_tables(tmp_path / "t.sqlite")
+
+
+def test_the_sweep_sets_every_hostile_value_and_finds_nothing():
+    """A sweep of two key paths (a Java message's, a Claude Code record's): every hostile
+    value through validate and show; the values are each written into the record."""
+    cases = [c for c in sweep_cases(seeds()) if c.path == ("role",)]
+    assert cases
+    _, data = cases[0].data(SWEEP_VALUES["HTML markup"])
+    assert b'"role": "<script>alert(1)</script>' in data
+    tally = sweep(limit=2, commands=["validate", "show"], cli_every=19)
+    assert tally.tried == {"validate": 2 * len(SWEEP_VALUES), "show": 2 * len(SWEEP_VALUES)}
+    assert tally.cli == 4
+    assert [f"{kind} ({tally.examples[kind][0]})" for kind in tally.kinds] == []
 
 
 # -- what broke msgcli once, as a user meets it -------------------------------------
@@ -523,3 +585,140 @@ def test_exports_of_a_replay_mark_that_holds_no_list_or_nests_deep(tmp_path):
         assert text.count("incomplete: the stream stopped here") == 2
         assert "(open: [[[[" in text.replace("\\[", "[")
     assert markdown.count("\n---\n") >= 6  # every message of the log
+
+
+def test_diff_of_a_message_whose_role_and_tool_name_nest_a_thousand_levels(tmp_path):
+    """A real LoongFlow transcript whose assistant message has a list 1,000 levels deep for
+    its role and an object as deep for the name of the tool it calls, compared with the
+    clean transcript: the message is the one difference, in text and in JSON."""
+    lines = list(REAL_LF)
+    deep_list = "[" * 1000 + '"x"' + "]" * 1000
+    deep_object = '{"a":' * 1000 + "1" + "}" * 1000
+    lines[2] = _with(lines[2], '"role": "assistant"', f'"role": {deep_list}')
+    lines[2] = _with(lines[2], '"target": "get_weather"', f'"target": {deep_object}')
+    log = tmp_path / "transcript.jsonl"
+    log.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    clean = str(FIXTURES / "real/loongflow/transcript.jsonl")
+    run = _msgcli("diff", clean, str(log))
+    assert run.returncode == 1
+    shown = run.stdout.decode("utf-8")
+    assert "I should call get_weather." in shown and "2 same steps" in shown
+    report = orjson.loads(_msgcli("diff", "--format", "json", clean, str(log)).stdout)
+    lines_b = {d["b"]["line"] for d in report["differences"] if d.get("b")}
+    assert lines_b == {3}, report["differences"]
+
+
+def test_diff_of_a_message_without_a_role_and_of_arguments_nested_deep(tmp_path):
+    """A real LoongFlow transcript whose assistant message has ``null`` for its role, and a
+    real Anthropic conversation whose second call's city is a list 1,000 levels deep, each
+    compared with the clean log (the second also with --ignore-path): the message (the
+    argument) is what differs."""
+    lines = list(REAL_LF)
+    lines[2] = _with(lines[2], '"role": "assistant"', '"role": null')
+    no_role = tmp_path / "transcript.jsonl"
+    no_role.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    clean = str(FIXTURES / "real/loongflow/transcript.jsonl")
+    report = orjson.loads(_msgcli("diff", "--format", "json", clean, str(no_role)).stdout)
+    assert [(d["kind"], d["b"]["line"]) for d in report["differences"]] == [
+        ("removed", 3),
+        ("added", 3),
+    ]
+    assert "I should call get_weather." in _msgcli("diff", clean, str(no_role)).stdout.decode()
+
+    source = FIXTURES / "real/anthropic/conversations.jsonl"
+    lines = source.read_text().splitlines()
+    deep = "[" * 1000 + '"x"' + "]" * 1000
+    lines[0] = _with(lines[0], '"input": {"city": "Rome"}', f'"input": {{"city": {deep}}}')
+    nested = tmp_path / "conversations.jsonl"
+    nested.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    run = _msgcli("diff", "--format", "json", str(source), str(nested))
+    assert run.returncode == 1
+    pointers = [d["b"]["pointer"] for d in orjson.loads(run.stdout)["differences"]]
+    assert pointers and all(p.startswith("/messages/1/content/1/input/city") for p in pointers)
+    shown = _msgcli("diff", str(source), str(nested)).stdout.decode("utf-8")
+    assert "/content/1/arguments/city" in shown
+    # what --ignore-path leaves out is looked for at every depth of the value
+    run = _msgcli("diff", "--stat", "--ignore-path", "/content/*/id", str(source), str(nested))
+    assert run.returncode == 1 and "1 changed" in run.stdout.decode("utf-8")
+
+
+def test_redact_a_value_nested_a_thousand_levels(tmp_path):
+    """A real Anthropic conversation whose second tool call has an API key beside a city
+    that is a list 1,000 levels deep holding it again, shown and exported with --redact: the
+    conversation is shown, the key masked."""
+    source = FIXTURES / "real/anthropic/conversations.jsonl"
+    lines = source.read_text().splitlines()
+    key = "sk-proj-" + "Ab1" * 10
+    deep = "[" * 1000 + f'"{key}"' + "]" * 1000
+    new = f'"input": {{"token": "{key}", "city": {deep}}}'
+    lines[0] = _with(lines[0], '"input": {"city": "Rome"}', new)
+    log = tmp_path / "conversations.jsonl"
+    log.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    shown = _msgcli("show", "--no-pager", "--redact", str(log))
+    assert shown.returncode == 0
+    assert "Compare the weather in Paris and Rome" in shown.stdout.decode("utf-8")
+    markdown = _msgcli("show", "--redact", "--export-markdown", "-", str(log)).stdout.decode()
+    assert "Compare the weather in Paris and Rome" in markdown
+    assert key not in markdown
+    assert key in _msgcli("show", "--export-markdown", "-", str(log)).stdout.decode()
+
+
+def test_diff_of_a_long_repeated_text_that_differs_in_one_word(tmp_path):
+    """A real AgentScope Python event log whose reply streams a text of 100 KB (a sentence
+    said over and over), with one word of it changed, compared with the clean log: the word
+    is marked in seconds, not minutes (matching every word of such texts against every other
+    took minutes of CPU)."""
+    import resource
+
+    source = FIXTURES / "real/agentscope-py/runs/unicode-events.jsonl"
+    lines = source.read_text(encoding="utf-8").split("\n")  # (its text holds U+2028)
+    assert len(lines[7]) > 100_000 and lines[7].count("A 100 KB answer.") > 5_000
+    middle = len(lines[7]) // 2
+    at = lines[7].index("A 100 KB answer.", middle)
+    lines[7] = lines[7][:at] + "B" + lines[7][at + 1 :]
+    log = tmp_path / "events.jsonl"
+    log.write_text("\n".join(lines), encoding="utf-8")
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime
+    run = _msgcli("diff", str(source), str(log))
+    spent = resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime - before
+    shown = run.stdout.decode("utf-8")
+    assert run.returncode == 1
+    assert "[-A-] 100 KB answer." in shown and "{+B+} 100 KB answer." in shown
+    assert spent < 10, spent
+    said = _msgcli("diff", "--format", "github", str(source), str(log)).stdout.decode()
+    assert "/content/2/text changed: …100 KB answer. [-A-]{+B+} 100 KB answer. …" in said
+
+
+def test_diff_shows_a_message_whose_id_nests_a_thousand_levels(tmp_path):
+    """A real AgentScope Java transcript whose first message's id is an object 1,000 levels
+    deep, compared with the clean transcript, ids included: the message is shown (its header
+    names the id short) with the id as what changed."""
+    lines = list(REAL_JAVA)
+    deep = '{"a":' * 1000 + "1" + "}" * 1000
+    lines[0] = _with(lines[0], '"id":"bea6fd0d-d4b1-40c7-85f3-530abb702fae"', f'"id":{deep}')
+    log = tmp_path / "transcript.jsonl"
+    log.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    clean = str(FIXTURES / "real/agentscope-java/transcript.jsonl")
+    run = _msgcli("diff", "--compare", "ids", clean, str(log))
+    assert run.returncode == 1
+    shown = run.stdout.decode("utf-8")
+    assert "USER  user" in shown and '"bea6fd0d-d4b1-40c7-85f3-530abb702fae"' in shown
+    assert "1 changed" in shown.splitlines()[-1]
+
+
+def test_sql_csv_of_a_text_with_a_carriage_return(tmp_path):
+    """A real AgentScope Java transcript whose user text holds a lone carriage return: the
+    CSV of sql reads back as written, one row a message, the text whole."""
+    import csv
+    import io
+
+    lines = list(REAL_JAVA)
+    lines[0] = _with(lines[0], "What's the weather in Zürich?", "What's the\\rweather in Zürich?")
+    log = tmp_path / "transcript.jsonl"
+    log.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    statement = "SELECT line, text FROM messages ORDER BY line"
+    run = _msgcli("sql", "--format", "csv", statement, str(log))
+    rows = list(csv.reader(io.StringIO(run.stdout.decode("utf-8"), newline="")))
+    assert rows[0] == ["line", "text"] and all(len(row) == 2 for row in rows)
+    assert rows[1][0] == "1" and rows[1][1].startswith("What's the\rweather in Zürich?")
+    assert len(rows) == 1 + len(REAL_JAVA)

@@ -147,7 +147,14 @@ def diff(
     elif output_format is DiffFormat.json:
         import orjson
 
-        out.write(orjson.dumps(result.as_dict(), option=orjson.OPT_INDENT_2, default=str).decode())
+        document = result.as_dict()
+        try:
+            text = orjson.dumps(document, option=orjson.OPT_INDENT_2, default=str).decode()
+        except TypeError:  # a value of the logs nested past orjson's 255 levels
+            from ..guard import json_text
+
+            text = json_text(document, indent=True)
+        out.write(text)
         out.write("\n")
     elif output_format is DiffFormat.github:
         from ..report.github import write_diff

@@ -133,9 +133,14 @@ def _csv(columns: list[str], rows: list[tuple]) -> None:
     import csv
 
     writer = csv.writer(sys.stdout, lineterminator="\n")
+    # (a lone carriage return is no line end to a writer whose lines end in "\n", so it leaves
+    # the field unquoted; to a reader it ends the row: such a row is written all quoted)
+    quoted = csv.writer(sys.stdout, lineterminator="\n", quoting=csv.QUOTE_ALL)
     writer.writerow(columns)
     for row in rows:
-        writer.writerow(["" if v is None else _plain(v) for v in row])
+        cells = ["" if v is None else _plain(v) for v in row]
+        carriage = any(type(cell) is str and "\r" in cell for cell in cells)
+        (quoted if carriage else writer).writerow(cells)
 
 
 def _table(columns: list[str], rows: list[tuple]) -> None:

@@ -11,7 +11,6 @@ escaped).
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import json
 from typing import Any
 
@@ -19,7 +18,8 @@ from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderR
 from rich.segment import Segment
 from rich.text import Text
 
-from ..compare import Difference, DiffResult, Op, Step, trailing_space, words
+from ..compare import Difference, DiffResult, Op, Step, opcodes, trailing_space, words
+from ..guard import deep_recursion
 from ..model import ToolResultBlock
 from ..stream import Item
 from ..textsafe import visible
@@ -74,7 +74,8 @@ def print_diff(
     ):
         line = Text(f"{mark} {visible(name)}  ({_count(steps, result.match)})", style=style)
         console.print(line, soft_wrap=True)
-    console.print(render_diff(result, marks=marks, max_chars=max_chars))
+    with deep_recursion():  # a value may nest as deep as the reader takes (msgcli.guard)
+        console.print(render_diff(result, marks=marks, max_chars=max_chars))
 
 
 def render_diff(result: DiffResult, *, marks: bool, max_chars: int = 2_000) -> RenderableType:
@@ -169,8 +170,7 @@ def _text_diff(old: str, new: str, marks: bool) -> list[RenderableType]:
     """The lines of two texts that differ, words highlighted; equal lines are counted."""
     a, b = old.split("\n"), new.split("\n")
     out: list[RenderableType] = []
-    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+    for tag, i1, i2, j1, j2 in opcodes(a, b):
         if tag == "equal":
             n = i2 - i1
             out.append(
@@ -189,8 +189,7 @@ def _word_diff(old: str, new: str, marks: bool) -> tuple[Text, Text]:
     """Both texts with the words that differ highlighted (and bracketed with ``marks``)."""
     a, b = words(old), words(new)
     left, right = Text(style="red"), Text(style="green")
-    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+    for tag, i1, i2, j1, j2 in opcodes(a, b):
         if tag == "equal":
             chunk = visible("".join(a[i1:i2]), multiline=True)
             left.append(chunk)

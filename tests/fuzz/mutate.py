@@ -10,7 +10,7 @@ window of one and breaks it in one to four ways, at three levels:
   a string or number is expected), for very deep nesting (just under and over the
   parser's 1,024 levels), for integers beyond 64 bits, lone surrogates, NaN beside a
   surrogate, or text full of escape sequences (ESC, C1, bidirectional overrides,
-  NUL, line separators).
+  NUL, line separators) or of markup (rich's, HTML's: a script, an event handler).
 
 Everything is drawn from one :class:`random.Random`, so a seed gives the same inputs
 on every machine. :func:`inputs` is the hypothesis strategy over the same mutator.
@@ -66,6 +66,8 @@ HOSTILE_TEXT = [
     "NUL\x00byte",
     "line\u2028sep\u2029para",
     "[bold]markup[/bold] :smile:",
+    "<script>alert(1)</script><img src=x onerror=alert(2)>",
+    '</code></pre><!-- <details><a href="javascript:alert(3)">x</a>',
     "\x7fDEL\x08BS",
     "tab\tnewline\nend",
 ]
@@ -213,7 +215,13 @@ def _window(seed: Seed, rnd: random.Random) -> list[bytes]:
 
 def mutate(seed: Seed, rnd: random.Random) -> bytes:
     """A broken copy of (a window of) ``seed``: one to four mutations of any level."""
+    return mutate_window(seed, rnd)[1]
+
+
+def mutate_window(seed: Seed, rnd: random.Random) -> tuple[bytes, bytes]:
+    """``(the window of seed, its broken copy)``, as :func:`mutate` makes it."""
     lines = _window(seed, rnd)
+    clean = b"\n".join(lines)
     for _ in range(rnd.randint(1, 4)):
         level = rnd.random()
         if level < 0.55 and seed.document:
@@ -234,7 +242,7 @@ def mutate(seed: Seed, rnd: random.Random) -> bytes:
         else:
             data = _mutate_bytes(b"\n".join(lines), rnd)
             lines = data.split(b"\n")
-    return b"\n".join(lines)
+    return clean, b"\n".join(lines)
 
 
 def inputs():
@@ -245,3 +253,102 @@ def inputs():
     return st.tuples(st.sampled_from(pool), st.randoms(use_true_random=False)).map(
         lambda pair: (pair[0].name, mutate(pair[0], pair[1]))
     )
+
+
+# -- the sweep: every key path of the records, set in turn to each hostile value ----------
+
+#: name -> raw JSON text of a value the sweep puts at every key path in turn
+SWEEP_VALUES: dict[str, str] = {
+    "list 1,000 deep": "[" * 1000 + '"deep"' + "]" * 1000,
+    "object 1,000 deep": '{"a":' * 1000 + "1" + "}" * 1000,
+    "list 1,100 deep": "[" * 1100 + "1" + "]" * 1100,  # past the parser's 1,024 levels
+    "zero": "0",
+    "negative": "-1",
+    "huge int": "18446744073709551616",
+    "float": "0.5",
+    "1e400": "1e400",
+    "NaN": "NaN",
+    "true": "true",
+    "false": "false",
+    "null": "null",
+    "empty string": '""',
+    "empty list": "[]",
+    "empty object": "{}",
+    "rich markup": '"[bold]x[/] [link=https://x]y[/link]"',
+    "HTML markup": '"<script>alert(1)</script><img src=x onerror=alert(2)>"',
+    "control text": '"\\u001b[2J\\u001b]0;t\\u0007\\u009b31m\\u202eevil\\u0000\\r"',
+    "lone surrogate": '"\\ud800x"',
+}
+
+#: lines of a log around the changed record in a sweep input
+SWEEP_WINDOW = 8
+
+
+@dataclass(frozen=True)
+class SweepCase:
+    seed: Seed
+    line: int  # the changed record's line in the seed (0: a document, as one)
+    path: tuple  # the key path in it
+
+    def data(self, raw: str) -> tuple[bytes, bytes]:
+        """``(the clean window, the window with the value at the path set to raw JSON)``."""
+        if self.seed.document:
+            lines, at, prefix = [self.seed.data], 0, b""
+        else:
+            lines, lo = self.seed.data.split(b"\n"), 0
+            if len(lines) > SWEEP_WINDOW and not self.seed.sse:
+                lo = min(max(0, self.line - SWEEP_WINDOW // 2), len(lines) - SWEEP_WINDOW)
+                lines = lines[lo : lo + SWEEP_WINDOW]
+            at = self.line - lo
+            prefix = b"data: " if lines[at].startswith(b"data: ") else b""
+        clean = b"\n".join(lines)
+        obj = json.loads(lines[at][len(prefix) :])
+        _set(obj, self.path, "@@SWEEP@@")
+        text = json.dumps(obj, ensure_ascii=False, indent=2 if self.seed.document else None)
+        changed = list(lines)
+        changed[at] = prefix + text.replace('"@@SWEEP@@"', raw).encode("utf-8", "surrogatepass")
+        return clean, b"\n".join(changed)
+
+    def describe(self) -> str:
+        pointer = "/" + "/".join(str(key) for key in self.path)
+        return f"{self.seed.name}:{self.line + 1} at {pointer}"
+
+
+def _kind(obj) -> tuple:
+    """What kind of record: its keys, and the values that name its type."""
+    if not isinstance(obj, dict):
+        return ("list",)
+    named = ("type", "role", "event", "object")
+    return (
+        tuple(sorted(obj)),
+        tuple(str(obj[k])[:40] for k in named if isinstance(obj.get(k), (str, int))),
+    )
+
+
+def sweep_cases(pool: list[Seed]) -> list[SweepCase]:
+    """Every key path of the records of ``pool``, once per family of logs (the fixtures'
+    folder), kind of record and path (list indices as one): the first record that has it."""
+    seen: set[tuple] = set()
+    cases = []
+    for seed in pool:
+        family = seed.name.split("/")[2]
+        lines = [seed.data] if seed.document else seed.data.split(b"\n")
+        records = list(enumerate(lines))
+        for line, record in records:
+            if record.startswith(b"data: "):
+                record = record[6:]
+            try:
+                obj = json.loads(record)
+            except (ValueError, RecursionError):
+                continue
+            if not isinstance(obj, (dict, list)):
+                continue
+            kind = _kind(obj)
+            for path in _paths(obj):
+                if not path:
+                    continue
+                key = (family, kind, tuple("*" if type(k) is int else k for k in path))
+                if key not in seen:
+                    seen.add(key)
+                    cases.append(SweepCase(seed, line, path))
+    return cases

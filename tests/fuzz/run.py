@@ -1,23 +1,35 @@
 """``make fuzz``: mutations of the real logs through every command.
 
     python -m tests.fuzz.run [--count N] [--seed S] [--cli-every K] [--keep DIR] [--start I]
-                             [--memory MIB]
+                             [--memory MIB] [--commands REGEX]
+    python -m tests.fuzz.run --sweep [--limit N] [--shard I/N] [--commands REGEX]
+                             [--cli-every K] [--keep DIR]
 
 Input ``i`` is a mutation of a real log made from ``random.Random(f"{seed}:{i}")``, run
 through the command ``i`` names in turn (so every command gets a share), through the
 library, and every ``K``-th input also through the command line. The clean logs are
 first converted to every dialect and back, which must give them byte for byte. Prints
 per command how many inputs it tried and how many failed, then each kind of failure
-once with how often it happened; failing inputs are kept in ``DIR`` to replay. Exits 1
+once with how often it happened; failing inputs are kept in ``DIR`` to replay (each beside
+the clean window it was made from, ``N-command.clean.jsonl``, which ``diff`` compares with). Exits 1
 when anything failed. The run's address space is capped (4 GiB unless told), so an input
 that makes a command ask for gigabytes is a failure (a MemoryError where it was asked),
 not a machine out of memory.
+
+``--sweep`` runs no random mutations: each key path of the records of the real logs (once
+per family of logs, kind of record and path), set in turn to each of a fixed list of
+hostile values (``mutate.SWEEP_VALUES``: nesting 1,000 and 1,100 deep, every other JSON
+type, huge and non-finite numbers, empty values, markup, control characters), one record
+changed per input in a window of its log, through every command; ``--limit N`` sweeps N of
+the key paths, spread evenly over them; ``--shard I/N`` every N-th from the I-th, to share
+the whole sweep among processes. It reports as the random mode does.
 """
 
 from __future__ import annotations
 
 import argparse
 import random
+import re
 import sys
 import tempfile
 import time
@@ -26,7 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .drive import COMMANDS, DIALECTS, check, run_cli
-from .mutate import ROOT, Seed, mutate, seeds
+from .mutate import ROOT, SWEEP_VALUES, Seed, mutate_window, seeds, sweep_cases
 
 
 @dataclass
@@ -36,6 +48,7 @@ class Tally:
     kinds: Counter = field(default_factory=Counter)
     examples: dict = field(default_factory=dict)
     cli: int = 0
+    spent: Counter = field(default_factory=Counter)  # CPU seconds per command (library)
 
     @property
     def failures(self) -> int:
@@ -93,15 +106,19 @@ def fuzz(
         for i in range(start, start + count):
             rnd = random.Random(f"{seed}:{i}")
             base = rnd.choice(pool)
-            data = mutate(base, rnd)
+            window, data = mutate_window(base, rnd)
             command = names[i % len(names)]
             suffix = ".sse" if base.sse else (".json" if base.name.endswith(".json") else ".jsonl")
             path = Path(tmp) / f"input{suffix}"
             path.write_bytes(data)
-            failures = check(command, path)
+            clean = Path(tmp) / f"clean{suffix}"
+            clean.write_bytes(window)
+            started = time.process_time()
+            failures = check(command, path, clean)
+            tally.spent[command] += time.process_time() - started
             if cli_every and i % cli_every == 0:
                 tally.cli += 1
-                failures += run_cli(command, path)
+                failures += run_cli(command, path, clean)
             tally.tried[command] += 1
             if failures:
                 tally.failed[command] += 1
@@ -113,8 +130,71 @@ def fuzz(
                         if keep is not None:
                             keep.mkdir(parents=True, exist_ok=True)
                             (keep / f"{i}-{command.split()[0]}{suffix}").write_bytes(data)
+                            (keep / f"{i}-{command.split()[0]}.clean{suffix}").write_bytes(window)
             if progress and i and i % 5000 == 0:
                 print(f"  {i:,} inputs, {tally.failures} failed", file=sys.stderr, flush=True)
+    return tally
+
+
+def sweep(
+    limit: int | None = None,
+    commands: list[str] | None = None,
+    cli_every: int = 50,
+    keep: Path | None = None,
+    progress: bool = False,
+    values: list[str] | None = None,
+    shard: tuple[int, int] = (0, 1),
+) -> Tally:
+    """Every key path of the seeds' records (:func:`sweep_cases`), set in turn to each of
+    :data:`SWEEP_VALUES`, one record changed per input, each input through every command
+    named (and every ``cli_every``-th also through the command line); with ``limit``, that
+    many of the cases, spread evenly over them; ``shard=(i, n)``: only every ``n``-th case
+    from the ``i``-th (to share the sweep among processes)."""
+    cases = sweep_cases(seeds())[shard[0] :: shard[1]]
+    if limit is not None and limit < len(cases):
+        cases = [cases[i * len(cases) // limit] for i in range(limit)]
+    names = commands or list(COMMANDS)
+    chosen = values or list(SWEEP_VALUES)
+    tally = Tally()
+    n = 0
+    with tempfile.TemporaryDirectory(prefix="msgcli-sweep-") as tmp:
+        for number, case in enumerate(cases):
+            seed = case.seed
+            suffix = ".sse" if seed.sse else (".json" if seed.name.endswith(".json") else ".jsonl")
+            path = Path(tmp) / f"input{suffix}"
+            clean = Path(tmp) / f"clean{suffix}"
+            for value in chosen:
+                window, data = case.data(SWEEP_VALUES[value])
+                path.write_bytes(data)
+                clean.write_bytes(window)
+                for command in names:
+                    started = time.process_time()
+                    failures = check(command, path, clean)
+                    tally.spent[command] += time.process_time() - started
+                    if cli_every and n % cli_every == 0:
+                        tally.cli += 1
+                        failures += run_cli(command, path, clean)
+                    n += 1
+                    tally.tried[command] += 1
+                    if not failures:
+                        continue
+                    tally.failed[command] += 1
+                    for why in failures:
+                        kind = f"{command}: {why}"
+                        tally.kinds[kind] += 1
+                        if kind not in tally.examples:
+                            tally.examples[kind] = (f"{case.describe()} = {value}", n)
+                            if keep is not None:
+                                keep.mkdir(parents=True, exist_ok=True)
+                                name = f"sweep-{n}-{command.split()[0]}"
+                                (keep / f"{name}{suffix}").write_bytes(data)
+                                (keep / f"{name}.clean{suffix}").write_bytes(window)
+            if progress and number and number % 100 == 0:
+                print(
+                    f"  {number:,} of {len(cases):,} key paths, {tally.failures} failed",
+                    file=sys.stderr,
+                    flush=True,
+                )
     return tally
 
 
@@ -148,21 +228,78 @@ def main(argv: list[str] | None = None) -> int:
         help="address space in MiB the run may take (0: no limit): a command that asks "
         "for gigabytes on a small input fails with a MemoryError, named where it was asked",
     )
+    parser.add_argument(
+        "--commands",
+        metavar="REGEX",
+        default=None,
+        help="only the commands whose name this matches (re.search), e.g. 'export|sql'",
+    )
+    parser.add_argument(
+        "--sweep",
+        action="store_true",
+        help="instead of random mutations: every key path of the records of every real log, "
+        "set in turn to each of a fixed list of hostile values, through every command",
+    )
+    parser.add_argument(
+        "--limit",
+        type=int,
+        default=None,
+        metavar="N",
+        help="with --sweep: only N of the key paths, spread evenly over all",
+    )
+    parser.add_argument(
+        "--shard",
+        default="0/1",
+        metavar="I/N",
+        help="with --sweep: only every N-th key path from the I-th (0 <= I < N), to share "
+        "the sweep among processes",
+    )
     args = parser.parse_args(argv)
+    shard = tuple(int(x) for x in args.shard.split("/"))
+    if len(shard) != 2 or not 0 <= shard[0] < shard[1]:
+        parser.error("--shard takes I/N with 0 <= I < N")
     if args.memory:
         _limit_memory(args.memory * 1024**2)
+    names = [name for name in COMMANDS if re.search(args.commands or "", name)]
+    if not names:
+        parser.error(f"no command matches {args.commands!r}")
     started = time.monotonic()
-    trips = round_trips(seeds())
-    tally = fuzz(args.count, args.seed, args.cli_every, args.keep, progress=True, start=args.start)
+    trips: list[str] = []
+    if args.sweep:
+        size = len(sweep_cases(seeds()))
+        paths = len(range(shard[0], size, shard[1]))
+        paths = min(paths, args.limit) if args.limit is not None else paths
+        print(
+            f"sweep: {paths:,} of {size:,} key paths x {len(SWEEP_VALUES)} values "
+            f"x {len(names)} commands",
+            file=sys.stderr,
+            flush=True,
+        )
+        tally = sweep(args.limit, names, args.cli_every, args.keep, progress=True, shard=shard)
+    else:
+        trips = round_trips(seeds())
+        tally = fuzz(
+            args.count,
+            args.seed,
+            args.cli_every,
+            args.keep,
+            commands=names,
+            progress=True,
+            start=args.start,
+        )
     took = time.monotonic() - started
-    width = max(len(name) for name in COMMANDS)
-    print(f"{'command':<{width}}  {'inputs':>8}  {'failed':>6}")
-    for name in COMMANDS:
-        print(f"{name:<{width}}  {tally.tried[name]:>8,}  {tally.failed[name]:>6,}")
+    width = max(len("all commands"), *(len(name) for name in names))
+    print(f"{'command':<{width}}  {'inputs':>8}  {'failed':>6}  {'CPU s/1,000':>11}")
+    for name in names:
+        tried = tally.tried[name]
+        rate = f"{tally.spent[name] / tried * 1000:.1f}" if tried else "-"
+        print(f"{name:<{width}}  {tried:>8,}  {tally.failed[name]:>6,}  {rate:>11}")
     total = sum(tally.tried.values())
-    print(f"{'all commands':<{width}}  {total:>8,}  {tally.failures:>6,}")
+    rate = f"{sum(tally.spent.values()) / total * 1000:.1f}" if total else "-"
+    print(f"{'all commands':<{width}}  {total:>8,}  {tally.failures:>6,}  {rate:>11}")
     print(f"{tally.cli:,} of them also through the command line; {took:.0f} s")
-    print(f"round trips of the clean logs through every dialect: {len(trips)} differ")
+    if not args.sweep:
+        print(f"round trips of the clean logs through every dialect: {len(trips)} differ")
     for line in trips:
         print("  " + line)
     for kind, n in tally.kinds.most_common():
