@@ -341,7 +341,12 @@ def test_validate_stats_export_on_a_dask_scheduler_equal_the_local_run(s3, clust
         _stats_pair(env, root, "--scheduler", cluster.address)
         _export_pair(env, root, "dask-export.parquet", "--scheduler", cluster.address)
     ran = [(t["key"], t["worker"]) for t in stream.data]
-    workers = set(cluster.client.scheduler_info()["workers"])
+    # the scheduler's workers, asked now (the client's copy of them is refreshed every few
+    # seconds, and once held none at this point, with both workers running)
+    cluster.client.wait_for_workers(2, timeout=60)
+    workers = set(
+        cluster.client.run_on_scheduler(lambda dask_scheduler: list(dask_scheduler.workers))
+    )
     for label in ("msgcli-validate", "msgcli-stats", "msgcli-export"):
         assert any(key.startswith(label) for key, _ in ran), label
     # the tasks ran on the two workers, both of them
