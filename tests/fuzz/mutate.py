@@ -37,6 +37,11 @@ class Seed:
         return self.name.endswith(".sse")
 
     @property
+    def suffix(self) -> str:
+        """The suffix an input made from this log is written under (its reader goes by it)."""
+        return ".sse" if self.sse else (".json" if self.name.endswith(".json") else ".jsonl")
+
+    @property
     def document(self) -> bool:
         """A pretty-printed JSON document (an array or a state file), not JSONL."""
         return self.data.lstrip()[:1] in (b"[", b"{") and b"\n " in self.data[:200]

@@ -54,6 +54,39 @@ class Tally:
     def failures(self) -> int:
         return sum(self.failed.values())
 
+    def run(self, command: str, path: Path, clean: Path, cli: bool) -> list[str]:
+        """``command`` on the input ``path`` (made from ``clean``) through the library, and
+        through the command line too when ``cli``: counted, its CPU time added up."""
+        started = time.process_time()
+        failures = check(command, path, clean)
+        self.spent[command] += time.process_time() - started
+        if cli:
+            self.cli += 1
+            failures += run_cli(command, path, clean)
+        self.tried[command] += 1
+        return failures
+
+    def record(
+        self, command: str, failures: list[str], example: tuple, inputs: tuple, keep: Path | None
+    ) -> None:
+        """Each of ``failures`` counted by kind; the first of a kind kept as ``example``
+        (where the input came from, its number) and, in ``keep``, its input and the clean
+        log it was made from (``inputs``: a file name, the input, the clean bytes)."""
+        if not failures:
+            return
+        self.failed[command] += 1
+        for why in failures:
+            kind = f"{command}: {why}"
+            self.kinds[kind] += 1
+            if kind not in self.examples:
+                self.examples[kind] = example
+                if keep is not None:
+                    name, data, window = inputs
+                    stem, suffix = name.rsplit(".", 1)
+                    keep.mkdir(parents=True, exist_ok=True)
+                    (keep / name).write_bytes(data)
+                    (keep / f"{stem}.clean.{suffix}").write_bytes(window)
+
 
 def round_trips(pool: list[Seed]) -> list[str]:
     """Each clean message log, converted to every other dialect and back: the same bytes."""
@@ -108,29 +141,13 @@ def fuzz(
             base = rnd.choice(pool)
             window, data = mutate_window(base, rnd)
             command = names[i % len(names)]
-            suffix = ".sse" if base.sse else (".json" if base.name.endswith(".json") else ".jsonl")
-            path = Path(tmp) / f"input{suffix}"
+            path = Path(tmp) / f"input{base.suffix}"
             path.write_bytes(data)
-            clean = Path(tmp) / f"clean{suffix}"
+            clean = Path(tmp) / f"clean{base.suffix}"
             clean.write_bytes(window)
-            started = time.process_time()
-            failures = check(command, path, clean)
-            tally.spent[command] += time.process_time() - started
-            if cli_every and i % cli_every == 0:
-                tally.cli += 1
-                failures += run_cli(command, path, clean)
-            tally.tried[command] += 1
-            if failures:
-                tally.failed[command] += 1
-                for why in failures:
-                    kind = f"{command}: {why}"
-                    tally.kinds[kind] += 1
-                    if kind not in tally.examples:
-                        tally.examples[kind] = (base.name, i)
-                        if keep is not None:
-                            keep.mkdir(parents=True, exist_ok=True)
-                            (keep / f"{i}-{command.split()[0]}{suffix}").write_bytes(data)
-                            (keep / f"{i}-{command.split()[0]}.clean{suffix}").write_bytes(window)
+            failures = tally.run(command, path, clean, bool(cli_every) and i % cli_every == 0)
+            name = f"{i}-{command.split()[0]}{base.suffix}"
+            tally.record(command, failures, (base.name, i), (name, data, window), keep)
             if progress and i and i % 5000 == 0:
                 print(f"  {i:,} inputs, {tally.failures} failed", file=sys.stderr, flush=True)
     return tally
@@ -159,8 +176,7 @@ def sweep(
     n = 0
     with tempfile.TemporaryDirectory(prefix="msgcli-sweep-") as tmp:
         for number, case in enumerate(cases):
-            seed = case.seed
-            suffix = ".sse" if seed.sse else (".json" if seed.name.endswith(".json") else ".jsonl")
+            suffix = case.seed.suffix
             path = Path(tmp) / f"input{suffix}"
             clean = Path(tmp) / f"clean{suffix}"
             for value in chosen:
@@ -168,27 +184,13 @@ def sweep(
                 path.write_bytes(data)
                 clean.write_bytes(window)
                 for command in names:
-                    started = time.process_time()
-                    failures = check(command, path, clean)
-                    tally.spent[command] += time.process_time() - started
-                    if cli_every and n % cli_every == 0:
-                        tally.cli += 1
-                        failures += run_cli(command, path, clean)
+                    failures = tally.run(
+                        command, path, clean, bool(cli_every) and n % cli_every == 0
+                    )
                     n += 1
-                    tally.tried[command] += 1
-                    if not failures:
-                        continue
-                    tally.failed[command] += 1
-                    for why in failures:
-                        kind = f"{command}: {why}"
-                        tally.kinds[kind] += 1
-                        if kind not in tally.examples:
-                            tally.examples[kind] = (f"{case.describe()} = {value}", n)
-                            if keep is not None:
-                                keep.mkdir(parents=True, exist_ok=True)
-                                name = f"sweep-{n}-{command.split()[0]}"
-                                (keep / f"{name}{suffix}").write_bytes(data)
-                                (keep / f"{name}.clean{suffix}").write_bytes(window)
+                    name = f"sweep-{n}-{command.split()[0]}{suffix}"
+                    example = (f"{case.describe()} = {value}", n)
+                    tally.record(command, failures, example, (name, data, window), keep)
             if progress and number and number % 100 == 0:
                 print(
                     f"  {number:,} of {len(cases):,} key paths, {tally.failures} failed",
