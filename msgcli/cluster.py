@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -95,9 +95,40 @@ def connect(address: str) -> Iterator[Any]:
     try:
         yield client
     finally:
+        if cluster is None:
+            client.close()
+        else:
+            _close_quietly(client, cluster)
+
+
+def _quiet() -> None:
+    """Silence distributed's logging in this process: a cluster closing down is not news."""
+    import logging
+
+    logging.getLogger("distributed").setLevel(logging.CRITICAL + 1)
+
+
+def _close_quietly(client: Any, cluster: Any) -> None:
+    """Close a LocalCluster msgcli started, with nothing logged while it goes down.
+
+    A worker can be in the middle of a heartbeat when the scheduler goes, and logs
+    the broken connection with its traceback (distributed's own race). The work is
+    done and its results are in by then, so the workers, and this process (where the
+    scheduler runs), are made silent first. A worker that cannot be reached is silent
+    already.
+    """
+    import logging
+
+    with suppress(Exception):
+        client.run(_quiet, on_error="ignore")
+    log = logging.getLogger("distributed")
+    level = log.level
+    _quiet()
+    try:
         client.close()
-        if cluster is not None:
-            cluster.close()
+        cluster.close()
+    finally:
+        log.setLevel(level)
 
 
 def workers(client: Any) -> int:

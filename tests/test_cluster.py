@@ -269,6 +269,33 @@ def test_validate_stats_export_on_a_local_cluster_equal_the_local_run(s3):
     assert f"from {_log_count(root)} files" in run.stderr
 
 
+def test_what_a_local_clusters_workers_log_as_it_closes_is_not_shown(capfd):
+    """A worker can log a traceback while the local cluster goes down (a heartbeat cut off
+    mid-way: seen once in CI on the run above). Once the work is done nothing of the
+    shutdown reaches the user; an error while the work runs still does."""
+    import logging
+
+    from distributed.diagnostics.plugin import WorkerPlugin
+
+    from msgcli.cluster import connect
+
+    class LoudOnClose(WorkerPlugin):
+        def setup(self, worker):
+            logging.getLogger("distributed.worker").error("a worker error while running")
+
+        def teardown(self, worker):
+            logging.getLogger("distributed.worker").error("Traceback: a worker error on close")
+
+    with connect("local:1") as client:
+        client.register_plugin(LoudOnClose(), name="loud")
+        assert client.submit(sum, [1, 2]).result() == 3
+        client.run(lambda: sys.stderr.flush())
+    err = capfd.readouterr().err
+    assert "a worker error while running" in err
+    assert "on close" not in err
+    assert logging.getLogger("distributed").level < logging.CRITICAL
+
+
 # -- a `dask scheduler` and two `dask worker` processes -------------------------------------
 
 
