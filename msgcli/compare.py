@@ -122,12 +122,13 @@ class Step:
         """``assistant Friday`` / ``tool call get_weather``: what a reader recognises (a
         role or a name a record holds as another JSON value, however deep, named short)."""
         if self.role is None:
-            return f"tool call {named(self.blocks[0].name)}"  # type: ignore[attr-defined]
+            return f"tool call {named(self.blocks[0].name) or '(no name)'}"  # type: ignore[attr-defined]
         if self.role == "tool":
             tools = [getattr(b, "name", None) for b in self.blocks]
             return "tool result" + "".join(f" {named(t)}" for t in tools if t is not None)
         name = _name(self.message.name)
-        return named(self.role) + (f" {named(name)}" if name is not None else "")
+        # a message without a role is labelled as the text view heads it ("?")
+        return (named(self.role) or "?") + (f" {named(name)}" if name is not None else "")
 
     def record_pointer(self, neutral: str) -> str:
         """The JSON pointer in the record of a compared field (as near as the record has it)."""

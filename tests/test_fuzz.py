@@ -722,3 +722,26 @@ def test_sql_csv_of_a_text_with_a_carriage_return(tmp_path):
     assert rows[0] == ["line", "text"] and all(len(row) == 2 for row in rows)
     assert rows[1][0] == "1" and rows[1][1].startswith("What's the\rweather in Zürich?")
     assert len(rows) == 1 + len(REAL_JAVA)
+
+
+def test_a_message_without_a_role_and_a_call_without_a_name_say_so(tmp_path):
+    """A real LoongFlow transcript whose assistant message has ``null`` for its role and
+    calls a tool named ``""``: diff labels the message ``? reasoner`` (as its text view heads
+    it), and show, the Markdown and the HTML export head the call ``(no name)`` where the
+    name would be (the Markdown once wrote an empty code span, two bare backticks)."""
+    lines = list(REAL_LF)
+    lines[2] = _with(lines[2], '"role": "assistant"', '"role": null')
+    lines[2] = _with(lines[2], '"target": "get_weather"', '"target": ""')
+    log = tmp_path / "transcript.jsonl"
+    log.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    clean = str(FIXTURES / "real/loongflow/transcript.jsonl")
+    report = orjson.loads(_msgcli("diff", "--format", "json", clean, str(log)).stdout)
+    assert [d["what"] for d in report["differences"]] == ["assistant reasoner", "? reasoner"]
+
+    shown = _msgcli("show", "--no-pager", str(log)).stdout.decode("utf-8")
+    assert "→ (no name)" in shown
+    markdown = _msgcli("show", "--export-markdown", "-", str(log)).stdout.decode("utf-8")
+    assert "**→** *(no name)*" in markdown and "``" not in markdown.replace("```", "")
+    page = tmp_path / "transcript.html"
+    _msgcli("show", "--export-html", str(page), str(log))
+    assert '→ <span class="tool"><em>(no name)</em></span>' in page.read_text(encoding="utf-8")

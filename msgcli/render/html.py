@@ -539,7 +539,8 @@ class HtmlWriter:
         self, block: ToolCallBlock, answers: list[tuple[ToolResultBlock, Item | None]]
     ) -> str:
         name = flat(block.name)
-        head = [f'→ <span class="tool">{html.escape(name, quote=False)}</span>']
+        shown = html.escape(name, quote=False) if name else "<em>(no name)</em>"
+        head = [f'→ <span class="tool">{shown}</span>']
         if block.id is not None:
             head.append(f'<span class="tag">{one_line(block.id)}</span>')
         if block.state:

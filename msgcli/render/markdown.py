@@ -216,7 +216,8 @@ class MarkdownWriter:
             label = "hint" + (f" ({_html_text(block.source)})" if block.source else "")
             return [_details(label, fenced(_cut(clean(body)), "text"))]
         if isinstance(block, ToolCallBlock):
-            head = f"**→ {code_span(block.name)}**"
+            # a call without a name says so (an empty code span would show as two backticks)
+            head = f"**→ {code_span(block.name)}**" if block.name != "" else "**→** *(no name)*"
             if block.id is not None:
                 head += f" · {code_span(block.id)}"
             if block.state:

@@ -930,7 +930,11 @@ def _list_hint(label: str, items: list, options: ShowOptions) -> list[Renderable
 
 
 def _call(block: ToolCallBlock, options: ShowOptions) -> list[RenderableType]:
-    pieces: list[tuple[str, str | None]] = [("→ ", None), (visible(str(block.name)), "bold")]
+    name = visible(str(block.name))
+    pieces: list[tuple[str, str | None]] = [
+        ("→ ", None),
+        (name, "bold") if name else ("(no name)", "dim italic"),
+    ]
     if block.id is not None:
         pieces.append((f"  {visible(str(block.id))}", "dim"))
     if block.state:
