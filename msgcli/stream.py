@@ -132,6 +132,9 @@ class LogReader:
         #: an empty log reads as no messages
         self.empty: str | None = None
         self._pending: deque[Item] = deque()
+        #: notices of lines inside a response the assembler holds: they follow it out, in
+        #: file order (a broken line among a response's records is told after the response)
+        self._notices: list[Item] = []
 
     # the replayer's emit and sink
     def _emit(self, code: str, message: str, ptr: str = "", line: int | None = None) -> None:
@@ -159,7 +162,11 @@ class LogReader:
                 if problem.code == "P008":
                     self.empty = problem.message
                 else:
-                    yield Item(self.name, record.line, notice=problem.message, code=problem.code)
+                    notice = Item(self.name, record.line, notice=problem.message, code=problem.code)
+                    if self.assembler is not None and self.assembler.holding is not None:
+                        self._notices.append(notice)
+                    else:
+                        yield notice
                 continue
             if record.line > 0:
                 self.records += 1
@@ -173,7 +180,11 @@ class LogReader:
                 self.skipped += 1
                 problem = self.detector.problem
                 if problem is not None and self.others == REPORT:
-                    yield Item(self.name, record.line, notice=problem.message, code=problem.code)
+                    notice = Item(self.name, record.line, notice=problem.message, code=problem.code)
+                    if self.assembler is not None and self.assembler.holding is not None:
+                        self._notices.append(notice)
+                    else:
+                        yield notice
                 continue
             if kind == EVENT:
                 if self.events:
@@ -201,9 +212,7 @@ class LogReader:
                 while pending:
                     yield pending.popleft()
             elif self.assembler is not None:
-                assert self.dialect is not None
-                for line, joined in self.assembler.feed(record.line, obj):
-                    yield Item(self.name, line, self.dialect.read(joined), joined)
+                yield from self._joined(self.assembler.feed(record.line, obj))
             elif self.ids_only and getattr(self.dialect, "read_in", None) is None:
                 assert self.dialect is not None
                 message = Message(self.dialect.name, id=self.dialect.message_id(obj))
@@ -215,13 +224,29 @@ class LogReader:
                 for one, message in _read_in(self.dialect, obj):
                     yield Item(self.name, record.line, message, one, where=record.where)
         if self.assembler is not None:
-            assert self.dialect is not None
-            for line, joined in self.assembler.finish():
-                yield Item(self.name, line, self.dialect.read(joined), joined)
+            yield from self._joined(self.assembler.finish())
         if self.replayer is not None:
             self.replayer.finish(self.replayer.line)
             while pending:
                 yield pending.popleft()
+
+    def _joined(self, records: list[tuple[int, dict]]) -> Iterator[Item]:
+        """The items of what the assembler hands on, with the notices held beside it, in
+        file order."""
+        dialect = self.dialect
+        assert dialect is not None
+        items = [Item(self.name, line, dialect.read(joined), joined) for line, joined in records]
+        if self._notices and items:
+            # (the notices of lines before a response opened just now go out before it)
+            opened = self.assembler.holding
+            notices = self._notices
+            if opened is not None:
+                self._notices = [n for n in notices if n.line > opened]
+                notices = [n for n in notices if n.line < opened]
+            else:
+                self._notices = []
+            items = sorted([*items, *notices], key=_line_of)
+        yield from items
 
     def _records(self, source: Any) -> Iterator[Any]:
         """The records of the log; after a record, a loop set in :attr:`_take` reads the rest
@@ -347,3 +372,7 @@ def _read_in(dialect: Dialect, obj: dict) -> list[tuple[dict, Message]]:
 
 def _quiet(*_: Any, **__: Any) -> None:
     """An emit that reports nothing: reading for show and stats checks nothing."""
+
+
+def _line_of(item: Item) -> int:
+    return item.line

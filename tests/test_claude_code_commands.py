@@ -10,6 +10,7 @@ shares with the file before it.
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 from pathlib import Path
 
@@ -284,6 +285,32 @@ def test_exports_of_a_session_without_its_folder_hold_every_message(run_cli, tmp
     assert '<section class="nested"' not in text
     for mid in response_ids(recs) | prompt_uuids(recs):
         assert f'data-id="{mid}"' in text
+
+
+def test_a_broken_line_among_a_responses_records_is_told_in_its_place(run_cli, tmp_path):
+    """The real parallel-read session (one response written over lines 6, 7 and 9, the
+    result of its first call between them) with line 7 cut short: show tells of the broken
+    line after the response that began before it and before the result after it, as the
+    Markdown export does; the response after them follows."""
+    lines = (REAL / "03-parallel-read" / "session.jsonl").read_text().splitlines()
+    assert [json.loads(line)["message"].get("id") for line in lines[5:9:3]] == [
+        json.loads(lines[5])["message"]["id"]
+    ] * 2
+    lines[6] = lines[6][:80]
+    log = tmp_path / "session.jsonl"
+    log.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+    def order(text: str, pattern: str) -> list[int]:
+        """The line numbers of the notices and message heads, as they are printed."""
+        return [int(a or b) for a, b in re.findall(pattern, text)]
+
+    code, out = run_cli("show", "--no-pager", str(log))
+    assert code == 0
+    assert order(out, r"(?m)^line (\d+): P001|^ [A-Z]+ .*  line (\d+)$") == [3, 6, 7, 8, 11]
+    code, markdown = run_cli("show", "--export-markdown", "-", str(log))
+    assert code == 0
+    heads = r"(?m)^> ⚠ line (\d+): P001|^\*\*[A-Z]+\*\* · .* · line (\d+)$"
+    assert order(markdown, heads) == [3, 6, 7, 8, 11]
 
 
 # -- the README's examples -----------------------------------------------------------------

@@ -277,8 +277,10 @@ class Dialect:
     def assembler(self) -> Any:
         """For a dialect that writes one message over several records: an object whose
         ``feed(line, record)`` and ``finish()`` give back ``(line, record)`` pairs with those
-        records joined, for the commands that read (show, stats, convert). Default: none,
-        every record is a message."""
+        records joined, for the commands that read (show, stats, convert), and whose
+        ``holding`` is the first line of a message whose records are being held (None when
+        there is none: a notice of a line read meanwhile is held too, and follows the
+        message out, in file order). Default: none, every record is a message."""
         return None
 
     def record_out(self, record: dict) -> dict:

@@ -60,6 +60,12 @@ class Assembler:
         #: the tool names of the calls still waiting for their results, by call id
         self._names: dict[str, Any] = {}
 
+    @property
+    def holding(self) -> int | None:
+        """The line of the open response's first record (records that come now are held
+        behind it), None when no response is open."""
+        return self._line if self._id is not None else None
+
     def feed(self, line: int, obj: dict) -> list[tuple[int, dict]]:
         mid = _message_id(obj)
         if mid is not None:
