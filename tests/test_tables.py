@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import csv
 import json
+import re
 import shlex
 import sqlite3
 import subprocess
@@ -284,6 +285,32 @@ def test_sql_prints_log_text_literally(run_cli, tmp_path):
     log.write_text(json.dumps(msg) + "\n", encoding="utf-8")
     _code, out = run_cli("sql", "SELECT text FROM messages", str(log))
     assert "[bold]hi[/bold]" in out and "\x1b" not in out and "\\e]0;owned\\x07" in out
+
+
+def test_sql_cuts_a_long_value_of_its_table_and_says_so(run_cli, tmp_path):
+    """A real transcript whose system prompt is 165,000 characters long: the table shows its
+    first 2,000 and how many more there are, and says on standard error how to see them
+    whole; --full and CSV give it whole."""
+    lines = PY.read_text(encoding="utf-8").splitlines()
+    msg = json.loads(lines[0])
+    long = "".join(f"word{i:06d} " for i in range(15_000))
+    msg["content"][0]["text"] = long
+    log = tmp_path / "log.jsonl"
+    log.write_text("\n".join([json.dumps(msg), *lines[1:]]) + "\n", encoding="utf-8")
+    query = "SELECT line, text FROM messages ORDER BY line"
+    code, out, err = run_cli("sql", query, str(log), stderr=True)
+    assert code == 0
+    words = re.findall(r"word\d{6}", out)
+    assert words[0] == "word000000" and "word014999" not in words
+    assert len(words) == 181  # 2,000 characters: 181 words of 11 and a piece
+    flat = re.sub(r"[│\s]", "", out)  # (the cell's lines, joined)
+    assert f"…[{len(long) - 2_000:,}morecharacters]" in flat
+    assert "Please answer in English and 中文." in out  # the short values whole
+    assert "1 value cut: --full shows them whole" in err
+    code, out, err = run_cli("sql", "--full", query, str(log), stderr=True)
+    assert code == 0 and "word014999" in out and "cut" not in err
+    code, out = run_cli("sql", "-f", "csv", query, str(log))
+    assert long.strip() in out
 
 
 def test_export_keeps_what_exists(run_cli, tmp_path):

@@ -21,6 +21,10 @@ class SqlFormat(str, Enum):
 
 command = typer.Typer(rich_markup_mode=None, add_completion=False)
 
+#: a value of the table on the terminal is cut past this many characters (--full: never);
+#: a message's text can run to megabytes, which no one reads in a table cell
+CELL_CHARS = 2_000
+
 
 @command.command("sql")
 def sql(
@@ -57,6 +61,15 @@ def sql(
             show_default=False,
         ),
     ] = None,
+    full: Annotated[
+        bool,
+        typer.Option(
+            "--full",
+            help=f"Every value of the table whole (by default one of more than "
+            f"{CELL_CHARS:,} characters is cut, and says how much more it holds; JSON and CSV "
+            "are always whole).",
+        ),
+    ] = False,
     dialect: DialectOption = None,
     traceback: TracebackOption = False,
 ) -> None:
@@ -99,7 +112,7 @@ def sql(
     elif fmt is SqlFormat.csv:
         _csv(columns, rows)
     else:
-        _table(columns, rows)
+        _table(columns, rows, full)
     raise typer.Exit(2 if counts.unreadable else 0)
 
 
@@ -143,7 +156,7 @@ def _csv(columns: list[str], rows: list[tuple]) -> None:
         (quoted if carriage else writer).writerow(cells)
 
 
-def _table(columns: list[str], rows: list[tuple]) -> None:
+def _table(columns: list[str], rows: list[tuple], full: bool) -> None:
     from rich.table import Table
 
     from ..render.view import console_for
@@ -152,9 +165,23 @@ def _table(columns: list[str], rows: list[tuple]) -> None:
     from ..textsafe import visible
 
     table = Table(*[visible(c) for c in columns])
+    cut = 0
     for row in rows:
-        table.add_row(*["" if v is None else visible(str(_plain(v))) for v in row])
+        cells = []
+        for value in row:
+            text = "" if value is None else visible(str(_plain(value)))
+            if not full and len(text) > CELL_CHARS:
+                cut += 1
+                text = f"{text[:CELL_CHARS]}… [{len(text) - CELL_CHARS:,} more characters]"
+            cells.append(text)
+        table.add_row(*cells)
     console_for(
         sys.stdout, colour=use_colour(sys.stdout), terminal_width=sys.stdout.isatty()
     ).print(table)
     typer.echo(f"({plural(len(rows), 'row')})", err=True)
+    if cut:
+        typer.echo(
+            f"({plural(cut, 'value')} cut: --full shows them whole, --format csv or json "
+            "writes them whole)",
+            err=True,
+        )
