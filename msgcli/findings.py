@@ -139,7 +139,8 @@ class Summary:
     failed: int = 0
     #: files the configuration's ``exclude`` left out
     excluded: int = 0
-    #: ``*.json`` files a directory scan passed over: JSON documents, not logs
+    #: files a directory scan passed over: ``*.json`` documents that are no logs, and
+    #: pipes, sockets and devices
     skipped: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict:

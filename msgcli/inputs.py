@@ -10,6 +10,7 @@ a directory reads it from here.
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,8 +31,9 @@ def expand_paths(
 ) -> Iterator[tuple[str, str | Path | None, str]]:
     """``(display name, source, problem)`` for every input named on the command line.
 
-    A directory gives every log file below it (hidden folders skipped), in
-    name order; ``source`` is ``None`` when the path cannot be used, with
+    A directory gives every log file below it (hidden folders skipped, and pipes,
+    sockets and devices named in ``skipped``), in name order; ``source`` is ``None`` when
+    the path cannot be used, with
     ``problem`` saying why. A ``*.json`` file found there that is no log of a known
     dialect (a schema, a configuration, a state file without messages) is passed over,
     and named in ``skipped``; named on the command line, it is checked (``P011``). A file
@@ -64,7 +66,7 @@ def expand_paths(
                         continue
                     found = True
                     full = os.path.join(root, name)
-                    if _no_log(full, excluded):
+                    if is_special(full) or _no_log(full, excluded):
                         if skipped is not None:
                             skipped.append(full)
                         continue
@@ -75,6 +77,17 @@ def expand_paths(
             yield text, path, ""
         else:
             yield text, None, "missing"
+
+
+def is_special(name: str) -> bool:
+    """Whether a name a directory scan found is a pipe, a socket or a device: passed over
+    (reading a named pipe waits for a writer that may never come). A file named on the
+    command line is read whatever it is (``<(zcat log.gz)`` is a pipe)."""
+    try:
+        mode = os.stat(name).st_mode
+    except OSError:
+        return False  # (a broken link: reading it says why)
+    return not stat.S_ISREG(mode)
 
 
 def _no_log(name: str, excluded: Any) -> bool:

@@ -616,9 +616,14 @@ def test_a_hundred_thousand_findings_are_written_in_linear_time():
     for n in (10_000, 100_000):
         run = run_of(n)
         for fmt in ("junit", "sarif"):
-            start = time.perf_counter()
-            text = written(fmt, run)
-            timings[fmt, n] = time.perf_counter() - start
+            # the best of three: one writing alone can be slowed many times over by whatever
+            # else the machine runs at that moment
+            spent = []
+            for _ in range(3):
+                start = time.perf_counter()
+                text = written(fmt, run)
+                spent.append(time.perf_counter() - start)
+            timings[fmt, n] = min(spent)
             if n == 100_000 and fmt == "junit":
                 root = ET.fromstring(text)
                 assert root.get("tests") == str(10 + n // 2)

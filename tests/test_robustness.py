@@ -100,3 +100,53 @@ def test_convert_never_crashes_on_mutated_records(records, target, carry):
     out = b"".join(orjson.dumps(r) + b"\n" for r in result.records)
     for other in ("agentscope-java", "agentscope-py", "loongflow"):
         msgcli.convert(io.BytesIO(out), other)  # and on again
+
+
+def test_a_named_pipe_in_a_scanned_folder_is_passed_over(tmp_path):
+    """A folder holding a real transcript, a named pipe called ``*.jsonl`` (no one writes to
+    it) and a link that leads nowhere: every command that scans folders reads the transcript
+    and finishes, the pipe passed over (named by validate --verbose), the broken link
+    reported as unreadable; the pipe named on the command line is read as a stream."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    msgcli_bin = Path(sys.executable).with_name("msgcli")
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    shutil.copy(FIXTURES / "real/agentscope-py/transcript.jsonl", folder / "run.jsonl")
+    os.mkfifo(folder / "waiting.jsonl")
+    (folder / "gone.jsonl").symlink_to(tmp_path / "nowhere.jsonl")
+
+    def run(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [str(msgcli_bin), *args], capture_output=True, text=True, timeout=120, cwd=tmp_path
+        )
+
+    checked = run("validate", "--verbose", "logs")
+    assert checked.returncode == 2  # (the broken link)
+    assert "logs/run.jsonl: agentscope-py (2.x) messages, 7 records, ok" in checked.stdout
+    assert "logs/gone.jsonl:0: error P009 cannot read" in checked.stdout
+    assert (
+        "skipped 1 file that is a pipe, a socket or a device, not a regular file: "
+        "logs/waiting.jsonl" in checked.stdout
+    )
+    assert "Friday" in run("show", "--no-pager", "logs").stdout
+    assert (
+        orjson.loads(run("stats", "-f", "json", "logs").stdout)["total"]["messages"]["total"] == 7
+    )
+    assert len(run("query", "logs").stdout.splitlines()) == 7
+    exported = run("export", "logs", "--to", "tables.sqlite")
+    assert "messages 7" in exported.stderr
+
+    # named on the command line, a pipe is a stream to read (a shell's <(zcat log.gz))
+    writer = subprocess.Popen(
+        ["sh", "-c", f"cat '{folder / 'run.jsonl'}' > '{folder / 'waiting.jsonl'}'"]
+    )
+    try:
+        piped = run("validate", "logs/waiting.jsonl")
+    finally:
+        writer.wait(timeout=60)
+    assert piped.returncode == 0 and "7 records" in piped.stdout

@@ -70,16 +70,30 @@ def report(
                 f"{paint(visible(f.path), 'bold')}:{f.line}: {code} {visible(f.message)}{where}\n"
             )
     if verbose and run.summary.skipped:
-        names = ", ".join(visible(name) for name in run.summary.skipped)
-        write(
-            paint(
-                f"skipped {plural(len(run.summary.skipped), 'JSON document')} that "
-                f"{'is' if len(run.summary.skipped) == 1 else 'are'} no log of a known dialect: "
-                f"{names}",
-                "dim",
+        from ..inputs import is_special
+
+        special = [name for name in run.summary.skipped if is_special(name)]
+        documents = [name for name in run.summary.skipped if not is_special(name)]
+        if documents:
+            said = "is no log" if len(documents) == 1 else "are no logs"
+            listed = ", ".join(visible(name) for name in documents)
+            write(
+                paint(
+                    f"skipped {plural(len(documents), 'JSON document')} that {said} of a "
+                    f"known dialect: {listed}",
+                    "dim",
+                )
+                + "\n"
             )
-            + "\n"
-        )
+        if special:
+            said = (
+                "is a pipe, a socket or a device, not a regular file"
+                if len(special) == 1
+                else "are pipes, sockets or devices, not regular files"
+            )
+            listed = ", ".join(visible(name) for name in special)
+            write(paint(f"skipped {plural(len(special), 'file')} that {said}: {listed}", "dim"))
+            write("\n")
     if quiet:
         return
     s = run.summary
