@@ -6,7 +6,9 @@ goes through this module:
 - :func:`check_outputs` refuses, before anything is opened for writing, an output that is
   the same file as an input: the same inode, however it is named (a symlink, a hard link,
   a relative path), or an existing log file that a directory named as input would read.
-  Two outputs that are the same file are refused too.
+  Two outputs that are the same file are refused too. :func:`check_stdout` does the same
+  for standard output redirected to a file (``msgcli convert a.jsonl >> a.jsonl`` would
+  read what it writes, without end).
 - :class:`PendingFile` writes to a temporary file in the destination's directory and
   renames it into place when the command is done, so an interrupted run leaves the file
   that was there before (or none), never half a file. Something that is not a regular file
@@ -24,7 +26,7 @@ import stat
 from collections.abc import Iterable
 from typing import IO, Any
 
-__all__ = ["PendingFile", "SameFileError", "check_outputs"]
+__all__ = ["PendingFile", "SameFileError", "check_outputs", "check_stdout"]
 
 
 class SameFileError(ValueError):
@@ -85,6 +87,43 @@ def check_outputs(outputs: Iterable[str | None], inputs: Iterable[str]) -> None:
                     f"the output {out} is a log in the input directory {named}: "
                     "refusing to overwrite it"
                 )
+
+
+def check_stdout(inputs: Iterable[str]) -> None:
+    """Raise :class:`SameFileError` when standard output is a file that is one of the
+    ``inputs``, or a log a directory named as input would read. (Checked only when standard
+    output is a regular file: a terminal or a pipe is never an input.)"""
+    import sys
+
+    try:
+        out = os.fstat(sys.stdout.fileno())
+    except (AttributeError, OSError, ValueError):
+        return  # (no file behind it: a test's capture, a closed stream)
+    if not stat.S_ISREG(out.st_mode):
+        return
+    key = (out.st_dev, out.st_ino)
+    for raw in inputs:
+        if raw == "-" or "://" in raw:
+            continue
+        st = _stat(raw)
+        if st is None:
+            continue
+        if not stat.S_ISDIR(st.st_mode):
+            if (st.st_dev, st.st_ino) == key:
+                raise SameFileError(f"standard output is the input {raw}: refusing to write to it")
+            continue
+        for root, dirs, files in os.walk(raw):
+            dirs[:] = [d for d in dirs if not d.startswith(".")]
+            for name in files:
+                if not _scanned(name):
+                    continue
+                full = os.path.join(root, name)
+                found = _stat(full)
+                if found is not None and (found.st_dev, found.st_ino) == key:
+                    raise SameFileError(
+                        f"standard output is {full}, a log in the input directory {raw}: "
+                        "refusing to write to it"
+                    )
 
 
 def _new_file_mode() -> int:

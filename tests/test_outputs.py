@@ -166,3 +166,63 @@ def test_a_file_in_a_folder_where_nothing_new_may_be_made_is_written_in_place(
         out.stream.write("new")
     assert target.read_text() == "new"
     assert [p.name for p in tmp_path.iterdir()] == ["report.json"]
+
+
+# every command that reads logs, with a real log as its one input (diff: as both; replay: the
+# events of that run)
+STDOUT_CASES = {
+    "convert": ["convert", "{f}", "--to", "loongflow"],
+    "replay": ["replay", "{f}"],
+    "validate": ["validate", "{f}"],
+    "format": ["format", "{f}"],
+    "show": ["show", "--no-pager", "{f}"],
+    "stats": ["stats", "{f}"],
+    "query": ["query", "{f}"],
+    "diff": ["diff", "{f}", "{f}"],
+    "sql": ["sql", "SELECT count(*) FROM messages", "{f}"],
+    "export": ["export", "{f}", "--to", "tables.sqlite"],
+    "view": ["view", "{f}", "--output", "pages"],
+    "config": ["config", "{f}"],
+}
+
+
+@pytest.mark.parametrize("command", STDOUT_CASES)
+def test_standard_output_into_an_input_is_refused(tmp_path, command):
+    """``msgcli query run.jsonl >> run.jsonl`` read what it appended, without end (the file
+    grew by a hundred thousand lines a second); now every command that reads logs stops
+    first, with one line, and the log is as it was. The same with the log named through a
+    folder, and standard output to another file works."""
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    msgcli_bin = [sys.executable, "-m", "msgcli"]
+    log = _copy(EVENTS if command == "replay" else TRANSCRIPT, tmp_path, "run.jsonl")
+    before = log.read_bytes()
+    for named in (str(log), str(tmp_path)):
+        args = [a.format(f=named) for a in STDOUT_CASES[command]]
+        with open(log, "ab") as out:
+            run = subprocess.run(
+                [*msgcli_bin, *args],
+                stdout=out,
+                stderr=subprocess.PIPE,
+                timeout=120,
+                cwd=tmp_path,
+                env={**os.environ, "PYTHONPATH": str(ROOT)},
+            )
+        said = run.stderr.decode()
+        assert run.returncode == 2, said
+        assert said.startswith("msgcli: standard output is ") and "refusing to write to it" in said
+        assert log.read_bytes() == before
+    args = [a.format(f=str(log)) for a in STDOUT_CASES[command]]
+    with open(tmp_path / "elsewhere.out", "wb") as out:
+        run = subprocess.run(
+            [*msgcli_bin, *args],
+            stdout=out,
+            stderr=subprocess.PIPE,
+            timeout=120,
+            cwd=tmp_path,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+        )
+    assert run.returncode in (0, 1) and "refusing" not in run.stderr.decode()

@@ -11,6 +11,7 @@ be read. An unexpected internal error is reported in one line and exits 2;
 
 from __future__ import annotations
 
+import functools
 import importlib
 import sys
 from collections.abc import Iterator, MutableMapping
@@ -19,7 +20,7 @@ from typing import Annotated, Any
 import typer
 
 from .. import __version__
-from .common import reader_gone, traceback_wanted
+from .common import fail, reader_gone, traceback_wanted
 from .options import TracebackOption
 
 #: every command, in the order ``msgcli --help`` lists them: its name -> the module of
@@ -42,10 +43,45 @@ COMMANDS = {
 }
 
 
+#: the arguments that name a command's inputs
+_INPUTS = ("paths", "path", "a", "b")
+
+
 def load_command(name: str) -> Any:
-    """The click command ``name``, imported and built now."""
+    """The click command ``name``, imported and built now. A command that reads logs first
+    makes sure its standard output is none of them (see :func:`_guarded`)."""
     module = importlib.import_module(f"{__package__}.{COMMANDS[name]}")
-    return typer.main.get_command(module.command)
+    command = typer.main.get_command(module.command)
+    if command.callback is not None and any(p.name in _INPUTS for p in command.params):
+        command.callback = _guarded(command.callback)
+    return command
+
+
+def _guarded(callback: Any) -> Any:
+    """``callback``, run only once standard output is known to be none of the command's
+    inputs: ``msgcli convert a.jsonl >> a.jsonl`` would read what it writes, without end
+    (and after ``>`` the shell has emptied the input before msgcli starts)."""
+
+    @functools.wraps(callback)
+    def run(**params: Any) -> Any:
+        inputs: list[str] = []
+        for name in _INPUTS:
+            value = params.get(name)
+            if isinstance(value, str):
+                inputs.append(value)
+            elif isinstance(value, (list, tuple)):
+                inputs.extend(v for v in value if isinstance(v, str))
+        if inputs:
+            from ..outputs import SameFileError, check_stdout
+            from ..textsafe import visible
+
+            try:
+                check_stdout(inputs)
+            except SameFileError as exc:
+                raise fail(visible(str(exc))) from None
+        return callback(**params)
+
+    return run
 
 
 class LazyCommands(MutableMapping):
