@@ -567,7 +567,16 @@ def _worker_start() -> None:
     collector: each part's collection then walks only what the worker made since, not the
     whole heap it was handed, and leaves those pages shared with the owner rather than
     writing to every object's header. Then the collector is turned on (the owner holds it
-    off while results come in)."""
+    off while results come in).
+
+    A worker leaves Ctrl-C to its owner: the terminal sends the interrupt to every process
+    of the command, and a worker that took it printed its traceback, or died in the middle
+    of handing back a result, which left the owner waiting for the rest of it for ever. The
+    owner, interrupted, cancels the parts not started and waits for those being checked
+    (a part takes a second or two), and the workers end with it."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     gc.freeze()
     gc.enable()
 
