@@ -13,7 +13,9 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES, document_messages, log_files
+from conftest import FIXTURES, document_messages, examples, log_files
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import msgcli.cli.stats_cmd  # noqa: F401  (registers the command on the app)
 from msgcli.stats import collect_stats, file_stats
@@ -570,3 +572,79 @@ def test_huge_token_counts_still_give_a_json_document(tmp_path, run_cli):
     code, out = run_cli("stats", "--format", "json", str(log))
     assert code == 0
     assert json.loads(out)["files"][0]["tokens"]["input"] == pytest.approx(2.0 * (2**64 - 1))
+
+
+# -- the text report's two layouts -------------------------------------------------------------
+
+
+def _rich_lines(items: list, width: int) -> list[str]:
+    import io
+
+    from msgcli.render import stats as render
+    from msgcli.render.view import SafeConsole
+
+    buffer = io.StringIO()
+    console = SafeConsole(
+        file=buffer,
+        markup=False,
+        highlight=False,
+        emoji=False,
+        color_system=None,
+        no_color=True,
+        width=width,
+    )
+    render._print_items(console, items)
+    return [line.rstrip() for line in buffer.getvalue().splitlines()]
+
+
+@pytest.mark.parametrize("width", [40, 57, 80, 120, 1000])
+def test_the_plain_layout_of_a_report_is_rich_s_at_any_width(width):
+    """Without colour a section is laid out by msgcli itself (rich took some 7 ms a file:
+    minutes for a folder of thousands of sessions). Every log of the fixtures, alone and in
+    totals, at five widths: where the plain layout takes a section it is rich's, line for
+    line; where a line would not fit it leaves the section to rich (which folds it); at a
+    pipe's width of 1,000 it takes every one."""
+    from msgcli.render import stats as render
+
+    report = collect_stats([FIXTURES])
+    taken = 0
+    for fs in [*report.files, report.total]:
+        items = [render._Bold(f"== {fs.path}"), *render._file_items(fs), None]
+        plain = render._plain_lines(items, width)
+        if plain is None:
+            assert width < 1000
+            continue
+        taken += 1
+        assert plain == _rich_lines(items, width), fs.path
+    if width == 1000:
+        assert taken == len(report.files) + 1
+    elif width >= 80:
+        assert taken > 0  # (narrower, the tables of most logs no longer fit)
+
+
+@settings(max_examples=examples(100), deadline=None)
+@given(
+    names=st.lists(
+        st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=30),
+        min_size=1,
+        max_size=6,
+    ),
+    width=st.integers(min_value=20, max_value=200),
+)
+def test_any_names_lay_out_as_rich_lays_them_out(names, width):
+    """Senders, roles, tools and blocks with any names (wide and combining characters,
+    controls, emoji): the plain layout, where it takes a section, is rich's."""
+    from msgcli.render import stats as render
+    from msgcli.stats import FileStats
+
+    fs = FileStats(path="p.jsonl", dialect="agentscope-py", kind="messages", records=3)
+    fs.messages = len(names)
+    for i, name in enumerate(names):
+        fs.roles[name] += i + 1
+        fs.senders[name[::-1]] += 10**i
+        fs.blocks[name[:3]] += i
+        fs.finish_reasons[name] += 1
+    items = render._file_items(fs)
+    plain = render._plain_lines(items, width)
+    if plain is not None:
+        assert plain == _rich_lines(items, width)

@@ -55,7 +55,11 @@ def _duration(seconds: float) -> str:
 def print_stats(report: StatsReport, out: TextIO | None = None) -> None:
     """The counts of ``report`` as tables on ``out`` (standard output): a section per file
     when there are several, then the totals. Coloured on a terminal (see
-    :func:`msgcli.report.text.use_colour`); a pipe gets whole lines."""
+    :func:`msgcli.report.text.use_colour`); a pipe gets whole lines.
+
+    Without colour, a section whose every line fits the width is laid out here, as rich
+    lays out its tables (:func:`_plain_lines`): rich took some 7 ms a file, minutes for a
+    folder of thousands of sessions. Coloured, or too wide, it goes through rich."""
     import io
     import os
 
@@ -84,13 +88,21 @@ def print_stats(report: StatsReport, out: TextIO | None = None) -> None:
         no_color=not colour,
         width=width,
     )
+
+    def section(items: list) -> None:
+        lines = None if colour else _plain_lines(items, width)
+        if lines is None:
+            _print_items(console, items)
+        else:
+            buffer.write("".join(f"{line}\n" for line in lines))
+
     several = len(report.files) > 1
     for fs in report.files:
+        items: list = [_Bold(f"== {_safe(fs.path)}")] if several else []
+        items += _file_items(fs)
         if several:
-            _section_title(console, fs)
-        _print_file(console, fs)
-        if several:
-            console.print()
+            items.append(None)
+        section(items)
     if several:
         total = report.total
         dialects = ", ".join(f"{name} {n}" for name, n in report.dialects().items())
@@ -99,14 +111,32 @@ def print_stats(report: StatsReport, out: TextIO | None = None) -> None:
             title += f" ({dialects})"
         if report.unreadable:
             title += f", {report.unreadable} unreadable"
-        console.print(title, style="bold")
-        _print_file(console, total)
+        section([_Bold(title), *_file_items(total)])
     for line in buffer.getvalue().splitlines():
         out.write(line.rstrip() + "\n")
 
 
-def _section_title(console: Console, fs: FileStats) -> None:
-    console.print(f"== {_safe(fs.path)}", style="bold")
+class _Bold(str):
+    """A line printed bold (a title)."""
+
+
+class _Grid:
+    """A table of the report: ``columns`` as ``(name, right-aligned)``, rows of text."""
+
+    __slots__ = ("columns", "header", "rows")
+
+    def __init__(self, *columns: str, header: bool = True):
+        # numbers right-aligned; the first column and "results" hold text; a grid without
+        # a header (the summary: its labels bold) holds text only
+        self.columns = [
+            (name, header and not (i == 0 or name == "results")) for i, name in enumerate(columns)
+        ]
+        self.rows: list[tuple[str, ...]] = []
+        #: the header row shown (bold)
+        self.header = header
+
+    def add_row(self, *cells: str) -> None:
+        self.rows.append(cells)
 
 
 def _describe(fs: FileStats) -> str:
@@ -128,13 +158,15 @@ def _describe(fs: FileStats) -> str:
     return ", ".join(parts)
 
 
-def _print_file(console: Console, fs: FileStats) -> None:
-    from rich.table import Table
-
+def _file_items(fs: FileStats) -> list:
+    """What the report says of one file (or of the totals), in order: lines of text
+    (:class:`_Bold` ones bold), ``None`` for a blank line, a :class:`_Grid`, or a tuple of
+    grids side by side."""
+    items: list = []
     if fs.path:
-        console.print(_describe(fs))
+        items.append(_describe(fs))
     else:  # the totals
-        console.print(
+        items.append(
             ", ".join(
                 [plural(fs.records, "record")]
                 + ([plural(fs.unreadable_lines, "unreadable line")] if fs.unreadable_lines else [])
@@ -142,19 +174,9 @@ def _print_file(console: Console, fs: FileStats) -> None:
             )
         )
     if not fs.readable and not fs.records:
-        return
+        return items
 
-    def table(*columns: str) -> Table:
-        """Numbers right-aligned; a column named in ``left`` holds text."""
-        t = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
-        for i, name in enumerate(columns):
-            left = i == 0 or name == "results"
-            t.add_column(name, justify="left" if left else "right", overflow="fold")
-        return t
-
-    summary = Table(box=None, pad_edge=False, show_header=False)
-    summary.add_column(style="bold")
-    summary.add_column(overflow="fold")
+    summary = _Grid("", "", header=False)
     summary.add_row("messages", str(fs.messages))
     if fs.structured_outputs:
         summary.add_row("structured outputs", str(fs.structured_outputs))
@@ -186,17 +208,16 @@ def _print_file(console: Console, fs: FileStats) -> None:
         )
         if events.unknown:
             summary.add_row("unknown events", _counts(events.unknown))
-    console.print(summary)
+    items.append(summary)
 
     if fs.messages:
-        console.print()
-        who = table("role", "messages")
+        who = _Grid("role", "messages")
         for role, n in fs.roles.most_common():
             who.add_row(_named(role), str(n))
-        senders = table("sender", "messages")
+        senders = _Grid("sender", "messages")
         for sender, n in fs.senders.most_common():
             senders.add_row(_named(sender), str(n))
-        blocks = table("block", "count")
+        blocks = _Grid("block", "count")
         for kind, n in fs.blocks.most_common():
             blocks.add_row(_named(kind), str(n))
             nested = fs.nested.get(kind, 0)
@@ -205,26 +226,99 @@ def _print_file(console: Console, fs: FileStats) -> None:
             if kind == "data":  # then its media families, indented
                 for family, m in fs.media.most_common():
                     blocks.add_row(f"  {_named(family)}", str(m))
-        console.print(_side_by_side(who, senders, blocks))
+        items += [None, (who, senders, blocks)]
 
     if fs.tools:
-        console.print()
-        tools = table("tool", "calls", "results", "no result")
+        tools = _Grid("tool", "calls", "results", "no result")
         for name in sorted(fs.tools, key=lambda n: -fs.tools[n].calls):
             tool = fs.tools[name]
             tools.add_row(
                 _named(name), str(tool.calls), _counts(tool.results) or "-", str(tool.no_result)
             )
-        console.print(tools)
+        items += [None, tools]
 
     if events is not None and events.by_type:
-        console.print()
-        by_type = table("event", "count")
+        by_type = _Grid("event", "count")
         for kind, n in events.by_type.items():  # in the order they first came
             by_type.add_row(_named(kind), str(n))
         for kind, n in events.unknown.items():
             by_type.add_row(f"{_named(kind)} (unknown)", str(n))
-        console.print(by_type)
+        items += [None, by_type]
+    return items
+
+
+def _print_items(console: Console, items: list) -> None:
+    """The items of :func:`_file_items` through rich (colour, and lines folded to the
+    terminal's width)."""
+    for item in items:
+        if item is None:
+            console.print()
+        elif isinstance(item, _Bold):
+            console.print(str(item), style="bold")
+        elif isinstance(item, str):
+            console.print(item)
+        elif isinstance(item, tuple):
+            console.print(_side_by_side(*[_rich_table(grid) for grid in item]))
+        else:
+            console.print(_rich_table(item))
+
+
+def _rich_table(grid: _Grid) -> Any:
+    from rich.table import Table
+
+    if not grid.header:  # (the summary: its labels bold)
+        table = Table(box=None, pad_edge=False, show_header=False)
+        table.add_column(style="bold")
+        table.add_column(overflow="fold")
+    else:
+        table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
+        for name, right in grid.columns:
+            table.add_column(name, justify="right" if right else "left", overflow="fold")
+    for row in grid.rows:
+        table.add_row(*row)
+    return table
+
+
+def _plain_lines(items: list, width: int) -> list[str] | None:
+    """The items' lines without colour, laid out as rich lays out :func:`_rich_table` and
+    :func:`_side_by_side` (columns two spaces apart, tables side by side four, the rest of
+    a line blank); None when a line would not fit ``width`` (rich folds it)."""
+    from rich.cells import cell_len
+
+    lines: list[str] = []
+    for item in items:
+        if item is None:
+            lines.append("")
+        elif isinstance(item, str):
+            lines.append(item)
+        elif isinstance(item, tuple):
+            tables = [_grid_lines(grid, cell_len) for grid in item]
+            height = max(len(table) for table in tables)
+            for i in range(height):
+                lines.append(
+                    "    ".join(
+                        table[i] if i < len(table) else " " * cell_len(table[0]) for table in tables
+                    )
+                )
+        else:
+            lines += _grid_lines(item, cell_len)
+    if any(cell_len(line) > width for line in lines):  # (padding too: rich would fold)
+        return None
+    return [line.rstrip() for line in lines]
+
+
+def _grid_lines(grid: _Grid, cell_len: Any) -> list[str]:
+    """A grid's lines, each as wide as the grid (its cells padded to their column)."""
+    rows = [tuple(name for name, _ in grid.columns), *grid.rows] if grid.header else grid.rows
+    widths = [max(cell_len(row[i]) for row in rows) for i in range(len(grid.columns))]
+    out = []
+    for row in rows:
+        cells = []
+        for (_, right), cell, size in zip(grid.columns, row, widths, strict=True):
+            pad = " " * (size - cell_len(cell))
+            cells.append(pad + cell if right else cell + pad)
+        out.append("  ".join(cells))
+    return out
 
 
 def _details(value: Any) -> list[tuple[str, str]]:
