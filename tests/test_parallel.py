@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import sys
+from pathlib import Path
 
 import pytest
 from conftest import FIXTURES, examples, log_files
@@ -237,6 +238,45 @@ def test_a_worker_sets_aside_the_heap_it_was_forked_with():
     assert collecting
     assert min(frozen) >= len(held)
     assert gc.get_freeze_count() == owners  # the owner's own collector is left as it was
+
+
+def test_small_files_go_to_the_workers_together_with_the_same_findings(tmp_path, monkeypatch):
+    """A folder of many small logs (every message log of the fixtures, each twice, and a
+    log too large to join them in between): the workers get them a batch at a time
+    (handing back one small file's report took longer than checking it), and the report
+    is the one of a run on one process, file for file, in order."""
+    import shutil
+
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    for i, path in enumerate(MESSAGE_LOGS * 2):
+        shutil.copy(path, folder / f"{i:04d}-{path.name}")
+    largest = max(path.stat().st_size for path in MESSAGE_LOGS)
+    big = folder / "0100-big.jsonl"
+    big.write_bytes(MESSAGE_LOGS[0].read_bytes() * (2 * largest // MESSAGE_LOGS[0].stat().st_size))
+    monkeypatch.setattr(parallel, "BATCH_BYTES", largest + 1)  # (all but big.jsonl are small)
+    monkeypatch.setattr(parallel, "SPLIT_BYTES", 1 << 40)  # (and it goes whole)
+
+    sent: list = []
+    batched = parallel._batched
+
+    def spy(tasks):
+        for task in batched(tasks):
+            sent.append(task)
+            yield task
+
+    monkeypatch.setattr(parallel, "_batched", spy)
+    single, multi = _both([folder])
+    assert multi == single
+    files = [[t] if t[0] == "file" else t[1] for t in sent]
+    names = [Path(task[2]).name for batch in files for task in batch]
+    assert names == sorted(path.name for path in folder.iterdir())  # each once, in order
+    assert len(sent) < len(names) / 4
+    for batch in files:
+        assert len(batch) <= parallel.BATCH_FILES
+        assert sum(Path(task[2]).stat().st_size for task in batch[:-1]) < parallel.BATCH_BYTES
+    assert [Path(t[2]) for t in sent if t[0] == "file" and Path(t[2]) == big] == [big]
+    assert all(Path(task[2]) != big for t in sent if t[0] == "files" for task in t[1])
 
 
 def test_a_worker_leaves_ctrl_c_to_its_owner():
