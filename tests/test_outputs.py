@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from typing import Any
 
 import pytest
 from conftest import FIXTURES
@@ -197,32 +198,26 @@ def test_standard_output_into_an_input_is_refused(tmp_path, command):
 
     from conftest import ROOT
 
-    msgcli_bin = [sys.executable, "-m", "msgcli"]
-    log = _copy(EVENTS if command == "replay" else TRANSCRIPT, tmp_path, "run.jsonl")
-    before = log.read_bytes()
-    for named in (str(log), str(tmp_path)):
+    def run(named: str, out: Any) -> subprocess.CompletedProcess:
         args = [a.format(f=named) for a in STDOUT_CASES[command]]
-        with open(log, "ab") as out:
-            run = subprocess.run(
-                [*msgcli_bin, *args],
-                stdout=out,
-                stderr=subprocess.PIPE,
-                timeout=120,
-                cwd=tmp_path,
-                env={**os.environ, "PYTHONPATH": str(ROOT)},
-            )
-        said = run.stderr.decode()
-        assert run.returncode == 2, said
-        assert said.startswith("msgcli: standard output is ") and "refusing to write to it" in said
-        assert log.read_bytes() == before
-    args = [a.format(f=str(log)) for a in STDOUT_CASES[command]]
-    with open(tmp_path / "elsewhere.out", "wb") as out:
-        run = subprocess.run(
-            [*msgcli_bin, *args],
+        return subprocess.run(
+            [sys.executable, "-m", "msgcli", *args],
             stdout=out,
             stderr=subprocess.PIPE,
             timeout=120,
             cwd=tmp_path,
             env={**os.environ, "PYTHONPATH": str(ROOT)},
         )
-    assert run.returncode in (0, 1) and "refusing" not in run.stderr.decode()
+
+    log = _copy(EVENTS if command == "replay" else TRANSCRIPT, tmp_path, "run.jsonl")
+    before = log.read_bytes()
+    for named in (str(log), str(tmp_path)):
+        with open(log, "ab") as out:
+            refused = run(named, out)
+        said = refused.stderr.decode()
+        assert refused.returncode == 2, said
+        assert said.startswith("msgcli: standard output is ") and "refusing to write to it" in said
+        assert log.read_bytes() == before
+    with open(tmp_path / "elsewhere.out", "wb") as out:
+        written = run(str(log), out)
+    assert written.returncode in (0, 1) and "refusing" not in written.stderr.decode()

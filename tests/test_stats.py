@@ -581,19 +581,9 @@ def _rich_lines(items: list, width: int) -> list[str]:
     import io
 
     from msgcli.render import stats as render
-    from msgcli.render.view import SafeConsole
 
     buffer = io.StringIO()
-    console = SafeConsole(
-        file=buffer,
-        markup=False,
-        highlight=False,
-        emoji=False,
-        color_system=None,
-        no_color=True,
-        width=width,
-    )
-    render._print_items(console, items)
+    render._print_items(render._console(buffer, False, width), items)
     return [line.rstrip() for line in buffer.getvalue().splitlines()]
 
 

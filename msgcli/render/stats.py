@@ -64,7 +64,6 @@ def print_stats(report: StatsReport, out: TextIO | None = None) -> None:
     import os
 
     from ..report.text import use_colour
-    from .view import SafeConsole
 
     if out is None:
         out = sys.stdout
@@ -78,16 +77,7 @@ def print_stats(report: StatsReport, out: TextIO | None = None) -> None:
         if width < 40:  # a terminal that does not tell its size (or a tiny one)
             width = 80
     buffer = io.StringIO()
-    console = SafeConsole(
-        file=buffer,
-        markup=False,
-        highlight=False,
-        emoji=False,
-        color_system="standard" if colour else None,
-        force_terminal=colour,
-        no_color=not colour,
-        width=width,
-    )
+    console = _console(buffer, colour, width)
 
     def section(items: list) -> None:
         lines = None if colour else _plain_lines(items, width)
@@ -114,6 +104,22 @@ def print_stats(report: StatsReport, out: TextIO | None = None) -> None:
         section([_Bold(title), *_file_items(total)])
     for line in buffer.getvalue().splitlines():
         out.write(line.rstrip() + "\n")
+
+
+def _console(buffer: TextIO, colour: bool, width: int) -> Console:
+    """The console a report is laid out on by rich."""
+    from .view import SafeConsole
+
+    return SafeConsole(
+        file=buffer,
+        markup=False,
+        highlight=False,
+        emoji=False,
+        color_system="standard" if colour else None,
+        force_terminal=colour,
+        no_color=not colour,
+        width=width,
+    )
 
 
 class _Bold(str):
