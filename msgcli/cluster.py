@@ -217,24 +217,30 @@ def iter_file_reports_cluster(
     ``tracker``: the progress bar to move as the results arrive."""
     from .engine import validate_file
     from .expect import settled
-    from .parallel import assemble, plan, run_task
+    from .parallel import assemble, batched, plan, run_task, unbatched
     from .remote import size
 
     for stream in streams:
         yield settled(validate_file(stream, options=options), options, None)
-    slots, tasks = plan(paths, options, excluded, max(2, workers(client)), skipped)
+    slots, planned_tasks = plan(paths, options, excluded, max(2, workers(client)), skipped)
+    # (small local files go together, as to -j's workers: a task's round trip costs more)
+    tasks = list(batched(planned_tasks))
     state = tracker
 
     def arrived(i: int, result: Any) -> None:
         if state is None:
             return
         task = tasks[i]
-        if task[0] == "file":
+        if task[0] == "files":
+            for one, report in zip(task[1], result, strict=True):
+                state.done(size(one[2]), report.summary.records)
+        elif task[0] == "file":
             state.done(size(task[2]), result.summary.records)
         else:
             state.done(task[6] - task[5], result[1].records)
 
-    yield from assemble(slots, run_tasks(client, run_task, tasks, arrived, "msgcli-validate"))
+    results = run_tasks(client, run_task, tasks, arrived, "msgcli-validate")
+    yield from assemble(slots, unbatched(results))
 
 
 def _stats_task(task: tuple) -> Any:

@@ -70,6 +70,7 @@ __all__ = [
     "SPLIT_BYTES",
     "absolute",
     "assemble",
+    "batched",
     "default_jobs",
     "iter_file_reports_parallel",
     "iter_replay_reports",
@@ -78,6 +79,7 @@ __all__ = [
     "replay_part",
     "run_task",
     "stream_ranges",
+    "unbatched",
 ]
 
 #: a plain message log (or a log of provider streams) at least this large is split into parts
@@ -149,7 +151,7 @@ def iter_file_reports_parallel(
     with collector_paused():
         pool = _pool(workers, tracker)
         try:
-            results = _unbatched(_in_order(pool, _batched(tasks), window=2 * workers))
+            results = unbatched(_in_order(pool, batched(tasks), window=2 * workers))
             yield from assemble(slots, results, tracker)
         finally:
             pool.shutdown(cancel_futures=True)
@@ -352,12 +354,12 @@ def ranges(source: str | Path, size: int, count: int) -> list[tuple[int, int]]:
 
 
 class _Batch(list):
-    """The reports of a task of several small files (see :func:`_batched`)."""
+    """The reports of a task of several small files (see :func:`batched`)."""
 
     __slots__ = ()
 
 
-def _batched(tasks: Iterable[tuple]) -> Iterator[tuple]:
+def batched(tasks: Iterable[tuple]) -> Iterator[tuple]:
     """The tasks, with runs of whole small local files joined into ``("files", tasks)``
     tasks (:data:`BATCH_BYTES`, :data:`BATCH_FILES`); the order is kept."""
     batch: list[tuple] = []
@@ -383,8 +385,8 @@ def _batched(tasks: Iterable[tuple]) -> Iterator[tuple]:
         yield ("files", batch) if len(batch) > 1 else batch[0]
 
 
-def _unbatched(results: Iterator[Any]) -> Iterator[Any]:
-    """The results of :func:`_batched` tasks, one a file again."""
+def unbatched(results: Iterator[Any]) -> Iterator[Any]:
+    """The results of :func:`batched` tasks, one a file again."""
     for result in results:
         if type(result) is _Batch:
             yield from result
@@ -395,7 +397,7 @@ def _unbatched(results: Iterator[Any]) -> Iterator[Any]:
 def run_task(task: tuple) -> Any:
     """What a worker does with one task of :func:`plan`: a whole file's report, or a
     part's result (see :func:`check_part`); or a part of an event log to replay
-    (:func:`replay_part`); or the reports of several small files (:func:`_batched`)."""
+    (:func:`replay_part`); or the reports of several small files (:func:`batched`)."""
     if task[0] == "file":
         _, name, path, options = task
         return validate_file(path, name=name, options=options)

@@ -258,14 +258,14 @@ def test_small_files_go_to_the_workers_together_with_the_same_findings(tmp_path,
     monkeypatch.setattr(parallel, "SPLIT_BYTES", 1 << 40)  # (and it goes whole)
 
     sent: list = []
-    batched = parallel._batched
+    original = parallel.batched
 
     def spy(tasks):
-        for task in batched(tasks):
+        for task in original(tasks):
             sent.append(task)
             yield task
 
-    monkeypatch.setattr(parallel, "_batched", spy)
+    monkeypatch.setattr(parallel, "batched", spy)
     single, multi = _both([folder])
     assert multi == single
     files = [[t] if t[0] == "file" else t[1] for t in sent]
