@@ -46,6 +46,7 @@ from .model import (
     ValueBlock,
     pointer,
 )
+from .textsafe import name_text
 
 __all__ = [
     "FAILED_STATES",
@@ -366,7 +367,7 @@ def neutral(msg: Message, dialect: Any = None, path: str = "", line: int = 0) ->
             "cached_tokens": msg.usage.cached_tokens,
         }
     out: dict[str, Any] = {
-        "file": path,
+        "file": name_text(path),
         "line": line,
         "dialect": msg.dialect,
         "variant": msg.variant,

@@ -444,11 +444,13 @@ def table_rows(
     from .inputs import expand_paths
     from .reader import ReadError
     from .stream import LogReader
+    from .textsafe import name_text
 
     counts = RowCounts()
     rows = _Rows(sink, counts, batch)
     for listed, source, problem in expand_paths(paths):
-        name = name_as or listed
+        # (a name that is not UTF-8 goes into the tables with its bytes escaped)
+        name = name_text(name_as or listed)
         if source is None:
             why = "no such file or directory" if problem == "missing" else "no logs found"
             counts.unreadable.append((name, why))

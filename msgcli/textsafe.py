@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["lines", "short", "shown_as_is", "visible"]
+__all__ = ["lines", "name_text", "short", "shown_as_is", "visible"]
 
 # what a multi-line display breaks lines at
 _BREAK = re.compile("\r\n|[\n\u2028\u2029\x85]")
@@ -47,6 +47,18 @@ def _escape(match: re.Match) -> str:
         return named
     code = ord(char)
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def name_text(name: str) -> str:
+    """A file name as text any writer takes: a name that is not UTF-8 (Python keeps its
+    bytes as lone surrogates) has each of them as an escape, ``\\udcff``, as
+    :func:`visible` shows it; any other name as it is."""
+    if _SURROGATE.search(name) is None:
+        return name
+    return _SURROGATE.sub(_escape, name)
 
 
 def visible(text: str, *, multiline: bool = False) -> str:

@@ -150,3 +150,60 @@ def test_a_named_pipe_in_a_scanned_folder_is_passed_over(tmp_path):
     finally:
         writer.wait(timeout=60)
     assert piped.returncode == 0 and "7 records" in piped.stdout
+
+
+def test_a_file_name_that_is_not_utf8_goes_through_every_command(tmp_path):
+    """A real transcript (with a broken last line) under a name whose bytes are not UTF-8,
+    as an old system or another locale may leave: every command reads it and writes the
+    name with its odd byte escaped (``\\udcff``, as the terminal shows it); stats' JSON,
+    query --neutral, every table export, sql and view once stopped with an internal error."""
+    import os
+    import sqlite3
+    import subprocess
+    import sys
+
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    name = os.fsdecode(b"run-\xff.jsonl")
+    try:
+        (folder / name).write_bytes(
+            (FIXTURES / "invalid/mixed-problems/agentscope-py-run.jsonl").read_bytes()
+        )
+    except (OSError, UnicodeError):
+        import pytest
+
+        pytest.skip("this file system takes only UTF-8 names")
+
+    def run(*args: str) -> subprocess.CompletedProcess:
+        done = subprocess.run(
+            [sys.executable, "-m", "msgcli", *args],
+            capture_output=True,
+            timeout=120,
+            cwd=tmp_path,
+            env={**os.environ, "NO_COLOR": "1"},
+        )
+        said = done.stderr.decode("utf-8", "replace")
+        assert "internal error" not in said and "Traceback" not in said, (args, said)
+        return done
+
+    shown = "logs/run-\\udcff.jsonl"
+    assert shown in run("validate", "--no-config", "logs").stdout.decode()
+    assert "agentscope-py message log, 4 records" in run("stats", "logs").stdout.decode()
+    import json
+
+    # (as validate's JSON report writes it: JSON's own escape, \udcff, which json reads back)
+    stats = json.loads(run("stats", "-f", "json", "logs").stdout)
+    assert stats["files"][0]["path"] == f"logs/{name}"
+    neutral = [orjson.loads(line) for line in run("query", "--neutral", "logs").stdout.splitlines()]
+    assert {record["file"] for record in neutral} == {shown}
+    for suffix in ("parquet", "sqlite", "duckdb", "csv"):
+        run("export", "logs", "--to", f"tables.{suffix}")
+    with sqlite3.connect(tmp_path / "tables.sqlite") as db:
+        assert db.execute("SELECT DISTINCT file FROM messages").fetchall() == [(shown,)]
+    assert run(
+        "sql", "-f", "csv", "SELECT DISTINCT file FROM messages", "logs"
+    ).stdout.decode().splitlines() == ["file", shown]
+    run("view", "logs", "--output", "pages")
+    index = (tmp_path / "pages" / "index.html").read_text(encoding="utf-8")
+    assert 'href="run-%FF.jsonl.html"' in index  # (the page's own name, byte for byte)
+    assert (tmp_path / "pages" / f"{name}.html").is_file()

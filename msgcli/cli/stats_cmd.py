@@ -65,7 +65,16 @@ def stats(
     if output_format is StatsFormat.json:
         import orjson
 
-        sys.stdout.write(orjson.dumps(report.to_dict(), option=orjson.OPT_INDENT_2).decode())
+        doc = report.to_dict()
+        try:
+            text = orjson.dumps(doc, option=orjson.OPT_INDENT_2).decode()
+        except orjson.JSONEncodeError:
+            # a file name that is not UTF-8 (its bytes kept as lone surrogates): written as
+            # \udcXX escapes, as validate's JSON report writes it
+            import json
+
+            text = json.dumps(doc, indent=2, ensure_ascii=True)
+        sys.stdout.write(text)
         sys.stdout.write("\n")
     else:
         from ..render.stats import print_stats

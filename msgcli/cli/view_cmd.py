@@ -127,7 +127,8 @@ def view(
         found = sum(len(v) for v in (options.findings or {}).values())
         problems = tally.notices + tally.unreadable + found
         size = os.path.getsize(name) if name != "-" and os.path.isfile(name) else None
-        href = quote(page.replace(os.sep, "/"))
+        # (a file name that is not UTF-8: its own bytes, percent-encoded)
+        href = quote(page.replace(os.sep, "/"), errors="surrogateescape")
         rows.append(
             f'<tr><td><a href="{href}">{one_line(name)}</a></td>'
             f'<td class="n">{tally.messages:,}</td><td class="n">{tally.tool_calls:,}</td>'
