@@ -71,6 +71,9 @@ def connect(address: str) -> Iterator[Any]:
                 threads_per_worker=1,
                 processes=True,
                 dashboard_address=None,
+                # (the scheduler serves HTTP anyway, on 8787 by default: taken by another
+                # cluster, that printed a warning; any free port will do)
+                scheduler_kwargs={"dashboard_address": ":0"},
                 silence_logs=logging.ERROR,
             )
             client = Client(cluster, timeout=CONNECT_TIMEOUT * 6)

@@ -269,6 +269,25 @@ def test_validate_stats_export_on_a_local_cluster_equal_the_local_run(s3):
     assert f"from {_log_count(root)} files" in run.stderr
 
 
+def test_a_local_cluster_beside_another_says_nothing_of_ports(recwarn):
+    """Two msgcli runs with local clusters at once: the second warned that port 8787 (the
+    scheduler's HTTP port) was taken, on every run of the kind, while it was."""
+    from msgcli.cluster import connect
+
+    taken = socket.socket()
+    try:
+        taken.bind(("", 8787))
+        taken.listen()
+    except OSError:
+        pass  # (taken already)
+    try:
+        with connect("local:1") as client:
+            assert client.submit(sum, [1, 2]).result() == 3
+    finally:
+        taken.close()
+    assert [str(w.message) for w in recwarn if "8787" in str(w.message)] == []
+
+
 def test_what_a_local_clusters_workers_log_as_it_closes_is_not_shown(capfd):
     """A worker can log a traceback while the local cluster goes down (a heartbeat cut off
     mid-way: seen once in CI on the run above). Once the work is done nothing of the
