@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 
+import pytest
 from conftest import FIXTURES
 
 REAL_PY = str(FIXTURES / "real" / "agentscope-py" / "transcript.jsonl")
@@ -239,3 +240,31 @@ def test_a_file_name_that_is_not_utf8_is_reported_in_every_format(tmp_path):
 
     doc = json.loads(done.stdout)
     assert doc["files"][0]["path"].endswith("bad-\udcff.jsonl")
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full here")
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["query", "{log}"],
+        ["show", "--no-pager", "{log}"],
+        ["stats", "{log}"],
+        ["validate", "{log}"],
+        ["convert", "{log}", "--to", "loongflow", "-o", "/dev/full"],
+        ["validate", "{log}", "-o", "json:/dev/full"],
+        ["show", "--export-html", "/dev/full", "{log}"],
+    ],
+    ids=lambda a: " ".join(a[:2]),
+)
+def test_a_full_disk_is_one_line_and_no_internal_error(args):
+    """Standard output or an output file on a full disk (/dev/full): one line saying why,
+    exit status 2; it once read as msgcli's own 'internal error'."""
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(
+            [sys.executable, "-m", "msgcli", *[a.format(log=REAL_PY) for a in args]],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            timeout=120,
+        )
+    assert done.returncode == 2
+    assert done.stderr.decode() == "msgcli: cannot write: No space left on device\n"

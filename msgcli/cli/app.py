@@ -11,6 +11,7 @@ be read. An unexpected internal error is reported in one line and exits 2;
 
 from __future__ import annotations
 
+import errno
 import functools
 import importlib
 import sys
@@ -170,6 +171,14 @@ def _main(
     """(the options every command takes)"""
 
 
+#: what an output that cannot be written fails with (see :func:`main`)
+_CANNOT_WRITE = frozenset(
+    getattr(errno, name)
+    for name in ("ENOSPC", "EDQUOT", "EFBIG", "EROFS", "EIO")
+    if hasattr(errno, name)
+)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the ``msgcli`` script."""
     try:
@@ -191,6 +200,12 @@ def main(argv: list[str] | None = None) -> None:
             sys.exit(2)
         if wanted or "--traceback" in (argv or sys.argv):
             raise
+        if isinstance(exc, OSError) and exc.errno in _CANNOT_WRITE:
+            # a full disk, a quota, a read-only file system: the machine's, not ours (what is
+            # still buffered for standard output goes nowhere)
+            reader_gone()
+            sys.stderr.write(f"msgcli: cannot write: {exc.strerror or exc}\n")
+            sys.exit(2)
         sys.stderr.write(
             f"msgcli: internal error: {type(exc).__name__}: {exc} "
             "(run again with --traceback to see where)\n"
