@@ -207,3 +207,25 @@ def test_a_file_name_that_is_not_utf8_goes_through_every_command(tmp_path):
     index = (tmp_path / "pages" / "index.html").read_text(encoding="utf-8")
     assert 'href="run-%FF.jsonl.html"' in index  # (the page's own name, byte for byte)
     assert (tmp_path / "pages" / f"{name}.html").is_file()
+
+
+def test_a_line_with_no_end_is_out_of_memory_in_one_line(tmp_path):
+    """/dev/zero named on the command line: one endless line. With the memory a machine has
+    (here 800 MB of address space) the run ends with one line saying so, exit 2, not as
+    msgcli's own 'internal error'."""
+    import os
+    import subprocess
+    import sys
+
+    import pytest
+
+    if not os.path.exists("/dev/zero"):
+        pytest.skip("no /dev/zero here")
+    done = subprocess.run(
+        ["sh", "-c", 'ulimit -v 819200 && exec "$0" -m msgcli validate /dev/zero', sys.executable],
+        capture_output=True,
+        timeout=120,
+    )
+    said = done.stderr.decode()
+    assert done.returncode == 2
+    assert said.startswith("msgcli: out of memory (") and "internal error" not in said

@@ -206,6 +206,13 @@ def main(argv: list[str] | None = None) -> None:
             reader_gone()
             sys.stderr.write(f"msgcli: cannot write: {exc.strerror or exc}\n")
             sys.exit(2)
+        if isinstance(exc, MemoryError):
+            # (what was asked for is gone by now: there is room to say so)
+            sys.stderr.write(
+                "msgcli: out of memory (the usual cause: a line of gigabytes, a file with no "
+                "line ends; run again with --traceback to see where)\n"
+            )
+            sys.exit(2)
         sys.stderr.write(
             f"msgcli: internal error: {type(exc).__name__}: {exc} "
             "(run again with --traceback to see where)\n"
