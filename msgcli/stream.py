@@ -162,11 +162,7 @@ class LogReader:
                 if problem.code == "P008":
                     self.empty = problem.message
                 else:
-                    notice = Item(self.name, record.line, notice=problem.message, code=problem.code)
-                    if self.assembler is not None and self.assembler.holding is not None:
-                        self._notices.append(notice)
-                    else:
-                        yield notice
+                    yield from self._notice(record.line, problem)
                 continue
             if record.line > 0:
                 self.records += 1
@@ -180,11 +176,7 @@ class LogReader:
                 self.skipped += 1
                 problem = self.detector.problem
                 if problem is not None and self.others == REPORT:
-                    notice = Item(self.name, record.line, notice=problem.message, code=problem.code)
-                    if self.assembler is not None and self.assembler.holding is not None:
-                        self._notices.append(notice)
-                    else:
-                        yield notice
+                    yield from self._notice(record.line, problem)
                 continue
             if kind == EVENT:
                 if self.events:
@@ -229,6 +221,15 @@ class LogReader:
             self.replayer.finish(self.replayer.line)
             while pending:
                 yield pending.popleft()
+
+    def _notice(self, line: int, problem: Any) -> Iterator[Item]:
+        """The notice of a problem at ``line``: now, or with the response the assembler is
+        holding when the line is one of its records' (see :meth:`_joined`)."""
+        notice = Item(self.name, line, notice=problem.message, code=problem.code)
+        if self.assembler is not None and self.assembler.holding is not None:
+            self._notices.append(notice)
+        else:
+            yield notice
 
     def _joined(self, records: list[tuple[int, dict]]) -> Iterator[Item]:
         """The items of what the assembler hands on, with the notices held beside it, in
