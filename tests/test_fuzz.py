@@ -9,6 +9,7 @@ of its own, run through the installed ``msgcli`` script as a user runs it.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import time
@@ -722,3 +723,30 @@ def test_sql_csv_of_a_text_with_a_carriage_return(tmp_path):
     assert rows[0] == ["line", "text"] and all(len(row) == 2 for row in rows)
     assert rows[1][0] == "1" and rows[1][1].startswith("What's the\rweather in Zürich?")
     assert len(rows) == 1 + len(REAL_JAVA)
+
+
+def test_show_a_subagent_call_whose_prompt_is_an_object(tmp_path):
+    """A real Claude Code session that ran a subagent, whose Agent call has an object where
+    its prompt belongs: shown whole, with the subagent nested under the call where its meta
+    file names the call's id, and without it (the prompt matched nothing) where it does not."""
+    import shutil
+
+    project = FIXTURES / "real/claude-code/2.1.332/g05-subagent/projects"
+    [folder] = project.iterdir()
+    prompt = '"prompt":"[gen-sub] Count the lines of README.md with wc -l and reply with the'
+    for meta in (True, False):
+        copy = tmp_path / ("meta" if meta else "no-meta")
+        shutil.copytree(folder, copy)
+        [session] = copy.glob("*.jsonl")
+        lines = session.read_text(encoding="utf-8").splitlines()
+        [at] = [i for i, line in enumerate(lines) if prompt in line and '"tool_use"' in line]
+        lines[at] = re.sub(r'"prompt":"[^"]*"', '"prompt":{"k":"\\\\u001b[31m"}', lines[at])
+        session.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        if not meta:
+            [meta_file] = copy.glob("*/subagents/*.meta.json")
+            meta_file.unlink()
+        for args in (["show", "--no-pager"], ["show", "--export-markdown", "-"]):
+            shown = _msgcli(*args, str(session)).stdout.decode("utf-8")
+            assert "\x1b" not in shown
+            assert shown.count("README.md has 3 lines.") == 2, (meta, args)
+            assert ("3 README.md" in shown) is meta, (meta, args)
