@@ -750,3 +750,25 @@ def test_show_a_subagent_call_whose_prompt_is_an_object(tmp_path):
             assert "\x1b" not in shown
             assert shown.count("README.md has 3 lines.") == 2, (meta, args)
             assert ("3 README.md" in shown) is meta, (meta, args)
+
+
+def test_diff_as_json_of_a_log_of_no_known_dialect_says_so_on_standard_error(tmp_path):
+    """An event of a real AgentScope Java event log whose type is a list, whose time and
+    the first letter of its reply id's key are cut out and whose tool call id is an object
+    (no message of a known dialect is left), compared as JSON with the clean event: exit 2,
+    one line on standard error, nothing on standard output, which the harness's run through
+    the command line takes as the command's answer."""
+    lines = (FIXTURES / "events/agentscope-java/parallel-tools.jsonl").read_text().splitlines()
+    [end] = [line for line in lines if '"TOOL_CALL_END","id":"ff0fac34' in line]
+    clean = tmp_path / "clean.jsonl"
+    clean.write_text(end + "\n", encoding="utf-8")
+    broken = _with(end, '{"type":"TOOL_CALL_END"', '{"type":[]')
+    broken = _with(broken, '"createdAt":"2026-08-23T01:02:14.254947Z","r', '"')
+    broken = _with(broken, '"toolCallId":"call_l6fHyRi7RwY8pjnX6wPovojZ"', '"toolCallId":{}')
+    log = tmp_path / "events.jsonl"
+    log.write_text(broken.replace(',"type":"TOOL_CALL_END"}', "}") + "\n", encoding="utf-8")
+    run = _msgcli("diff", "--format", "json", str(clean), str(log))
+    assert run.returncode == 2 and run.stdout == b""
+    said = run.stderr.decode("utf-8")
+    assert said == f"msgcli: {log}: no message of a known dialect: not a message or event log\n"
+    assert run_cli("diff --format json", log, clean) == []
