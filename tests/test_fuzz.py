@@ -772,3 +772,32 @@ def test_diff_as_json_of_a_log_of_no_known_dialect_says_so_on_standard_error(tmp
     said = run.stderr.decode("utf-8")
     assert said == f"msgcli: {log}: no message of a known dialect: not a message or event log\n"
     assert run_cli("diff --format json", log, clean) == []
+
+
+def test_validate_a_subagent_meta_file_whose_agent_call_is_named_by_an_object(tmp_path):
+    """A real Claude Code session that ran a subagent, whose Agent call has an object where
+    the tool's name belongs: the subagent's meta file, validated alone or with the session's
+    folder, is a K014 on its toolUseId (no Agent call of the session has that id), where the
+    clean session gives none."""
+    import shutil
+
+    [folder] = (FIXTURES / "real/claude-code/2.1.332/g05-subagent/projects").iterdir()
+    for broken in (False, True):
+        copy = tmp_path / ("broken" if broken else "clean")
+        shutil.copytree(folder, copy)
+        [session] = copy.glob("*.jsonl")
+        [meta] = copy.glob("*/subagents/*.meta.json")
+        if broken:
+            lines = session.read_text(encoding="utf-8").splitlines()
+            call = '"id":"toolu_0112e483a8636b4184b3e867","name":"Agent"'
+            [at] = [i for i, line in enumerate(lines) if call in line]
+            lines[at] = _with(lines[at], call, call.replace('"Agent"', '{"k":1}'))
+            session.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        for target in (meta, copy):
+            run = _msgcli("validate", str(target))
+            report = run.stdout.decode("utf-8")
+            finding = f"{meta}:1: error K014 the parent session"
+            assert (finding in report) is broken, report
+            assert run.returncode == (1 if broken else 0), report
+            if broken:
+                assert "(at /toolUseId)" in report
