@@ -801,3 +801,34 @@ def test_validate_a_subagent_meta_file_whose_agent_call_is_named_by_an_object(tm
             assert run.returncode == (1 if broken else 0), report
             if broken:
                 assert "(at /toolUseId)" in report
+
+
+def test_a_reasoning_summary_done_after_its_item_whose_part_is_text(tmp_path):
+    """A real OpenAI Responses stream whose last three events of its reasoning item come in
+    reverse (the item done first, its summary's last part a string with an escape where an
+    object belongs, then the part's done events): an E018 on the text's done event, whose
+    text the part then holds; the response is replayed and shown, without the escape."""
+    lines = (FIXTURES / "real/openai-responses/events.jsonl").read_text().splitlines()
+    kinds = [orjson.loads(line)["type"] for line in lines[15:18]]
+    assert kinds == [
+        "response.reasoning_summary_text.done",
+        "response.reasoning_summary_part.done",
+        "response.output_item.done",
+    ]
+    item = orjson.loads(lines[17])
+    item["item"]["summary"][1] = "\x1b[2J5-7-5"
+    lines[15:18] = [orjson.dumps(item).decode(), lines[16], lines[15]]
+    log = tmp_path / "events.jsonl"
+    log.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    report = _msgcli("validate", str(log)).stdout.decode("utf-8")
+    assert f"{log}:18: error E018 the summary text of output item 0 streamed as" in report
+    assert "into 1 message" in report, report
+    [response] = map(orjson.loads, _msgcli("replay", str(log)).stdout.splitlines())
+    [reasoning] = [item for item in response["output"] if item["type"] == "reasoning"]
+    assert reasoning["summary"][1] == {
+        "type": "summary_text",
+        "text": "**Checking**\n\n5-7-5 syllables.",
+    }
+    assert "messages" in _msgcli("stats", str(log)).stdout.decode("utf-8")
+    shown = _msgcli("show", "--no-pager", "--thinking", "full", str(log)).stdout.decode()
+    assert "Lanterns of amber and rust" in shown and "\x1b" not in shown
