@@ -832,3 +832,25 @@ def test_a_reasoning_summary_done_after_its_item_whose_part_is_text(tmp_path):
     assert "messages" in _msgcli("stats", str(log)).stdout.decode("utf-8")
     shown = _msgcli("show", "--no-pager", "--thinking", "full", str(log)).stdout.decode()
     assert "Lanterns of amber and rust" in shown and "\x1b" not in shown
+
+
+def test_a_message_whose_role_is_a_list_read_as_the_dialect_named(tmp_path):
+    """The messages of a real OpenAI Chat conversation, one a line, the user's role a list,
+    read with --dialect openai-chat: show says on the line that the record is no message
+    of that dialect and shows the others, the other commands read it too (checking whether
+    the record is a plain message failed with an internal error)."""
+    conversation = (FIXTURES / "real/openai-chat/conversations.jsonl").read_text()
+    messages = orjson.loads(conversation.splitlines()[0])["messages"]
+    assert messages[1] == {"role": "user", "content": messages[1]["content"]}
+    messages[1]["role"] = ["user"]
+    log = tmp_path / "messages.jsonl"
+    log.write_bytes(b"".join(orjson.dumps(m) + b"\n" for m in messages))
+    forced = ("--dialect", "openai-chat")
+    shown = _msgcli("show", "--no-pager", *forced, str(log)).stdout.decode("utf-8")
+    no_message = "this record is no OpenAI Chat Completions message or event"
+    assert f"line 2: D001 {no_message} (--dialect openai-chat)" in shown
+    assert "You are a concise travel assistant." in shown and "get_weather" in shown
+    report = _msgcli("validate", *forced, str(log)).stdout.decode("utf-8")
+    assert f"{log}:2: error" in report and f"{len(messages)} records" in report
+    for args in (["stats"], ["replay"], ["convert", "--to", "loongflow"], ["query", "--errors"]):
+        _msgcli(*args, *forced, str(log))
