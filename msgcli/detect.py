@@ -107,12 +107,14 @@ class Detector:
             self.settle(forced, kind, line)
         if kind is not None and kind == self.kind:
             return kind
-        if self.kind is None:
+        found = classify(obj)
+        if found is None and kind is not None:
+            found = (forced, kind)  # (an event of the dialect in its message log, or so)
+        if self.kind is None or found is None:  # (of no dialect msgcli knows)
             said = f"this record is no {forced.title} message or event (--dialect {forced.name})"
             self.problem = Problem("D001", said)
             return None
-        found = classify(obj)
-        other, other_kind = found if found is not None else (forced, kind or MESSAGE)
+        other, other_kind = found
         self.problem = Problem("D002", mixed(other, other_kind, forced, self.kind, self.first_line))
         return None
 

@@ -9,6 +9,7 @@ of its own, run through the installed ``msgcli`` script as a user runs it.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import time
@@ -745,3 +746,134 @@ def test_a_message_without_a_role_and_a_call_without_a_name_say_so(tmp_path):
     page = tmp_path / "transcript.html"
     _msgcli("show", "--export-html", str(page), str(log))
     assert '→ <span class="tool"><em>(no name)</em></span>' in page.read_text(encoding="utf-8")
+
+
+def test_show_a_subagent_call_whose_prompt_is_an_object(tmp_path):
+    """A real Claude Code session that ran a subagent, whose Agent call has an object where
+    its prompt belongs: shown whole, with the subagent nested under the call where its meta
+    file names the call's id, and without it (the prompt matched nothing) where it does not."""
+    import shutil
+
+    project = FIXTURES / "real/claude-code/2.1.332/g05-subagent/projects"
+    [folder] = project.iterdir()
+    prompt = '"prompt":"[gen-sub] Count the lines of README.md with wc -l and reply with the'
+    for meta in (True, False):
+        copy = tmp_path / ("meta" if meta else "no-meta")
+        shutil.copytree(folder, copy)
+        [session] = copy.glob("*.jsonl")
+        lines = session.read_text(encoding="utf-8").splitlines()
+        [at] = [i for i, line in enumerate(lines) if prompt in line and '"tool_use"' in line]
+        lines[at] = re.sub(r'"prompt":"[^"]*"', '"prompt":{"k":"\\\\u001b[31m"}', lines[at])
+        session.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        if not meta:
+            [meta_file] = copy.glob("*/subagents/*.meta.json")
+            meta_file.unlink()
+        for args in (["show", "--no-pager"], ["show", "--export-markdown", "-"]):
+            shown = _msgcli(*args, str(session)).stdout.decode("utf-8")
+            assert "\x1b" not in shown
+            assert shown.count("README.md has 3 lines.") == 2, (meta, args)
+            assert ("3 README.md" in shown) is meta, (meta, args)
+
+
+def test_diff_as_json_of_a_log_of_no_known_dialect_says_so_on_standard_error(tmp_path):
+    """An event of a real AgentScope Java event log whose type is a list, whose time and
+    the first letter of its reply id's key are cut out and whose tool call id is an object
+    (no message of a known dialect is left), compared as JSON with the clean event: exit 2,
+    one line on standard error, nothing on standard output, which the harness's run through
+    the command line takes as the command's answer."""
+    lines = (FIXTURES / "events/agentscope-java/parallel-tools.jsonl").read_text().splitlines()
+    [end] = [line for line in lines if '"TOOL_CALL_END","id":"ff0fac34' in line]
+    clean = tmp_path / "clean.jsonl"
+    clean.write_text(end + "\n", encoding="utf-8")
+    broken = _with(end, '{"type":"TOOL_CALL_END"', '{"type":[]')
+    broken = _with(broken, '"createdAt":"2026-08-23T01:02:14.254947Z","r', '"')
+    broken = _with(broken, '"toolCallId":"call_l6fHyRi7RwY8pjnX6wPovojZ"', '"toolCallId":{}')
+    log = tmp_path / "events.jsonl"
+    log.write_text(broken.replace(',"type":"TOOL_CALL_END"}', "}") + "\n", encoding="utf-8")
+    run = _msgcli("diff", "--format", "json", str(clean), str(log))
+    assert run.returncode == 2 and run.stdout == b""
+    said = run.stderr.decode("utf-8")
+    assert said == f"msgcli: {log}: no message of a known dialect: not a message or event log\n"
+    assert run_cli("diff --format json", log, clean) == []
+
+
+def test_validate_a_subagent_meta_file_whose_agent_call_is_named_by_an_object(tmp_path):
+    """A real Claude Code session that ran a subagent, whose Agent call has an object where
+    the tool's name belongs: the subagent's meta file, validated alone or with the session's
+    folder, is a K014 on its toolUseId (no Agent call of the session has that id), where the
+    clean session gives none."""
+    import shutil
+
+    [folder] = (FIXTURES / "real/claude-code/2.1.332/g05-subagent/projects").iterdir()
+    for broken in (False, True):
+        copy = tmp_path / ("broken" if broken else "clean")
+        shutil.copytree(folder, copy)
+        [session] = copy.glob("*.jsonl")
+        [meta] = copy.glob("*/subagents/*.meta.json")
+        if broken:
+            lines = session.read_text(encoding="utf-8").splitlines()
+            call = '"id":"toolu_0112e483a8636b4184b3e867","name":"Agent"'
+            [at] = [i for i, line in enumerate(lines) if call in line]
+            lines[at] = _with(lines[at], call, call.replace('"Agent"', '{"k":1}'))
+            session.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        for target in (meta, copy):
+            run = _msgcli("validate", str(target))
+            report = run.stdout.decode("utf-8")
+            finding = f"{meta}:1: error K014 the parent session"
+            assert (finding in report) is broken, report
+            assert run.returncode == (1 if broken else 0), report
+            if broken:
+                assert "(at /toolUseId)" in report
+
+
+def test_a_reasoning_summary_done_after_its_item_whose_part_is_text(tmp_path):
+    """A real OpenAI Responses stream whose last three events of its reasoning item come in
+    reverse (the item done first, its summary's last part a string with an escape where an
+    object belongs, then the part's done events): an E018 on the text's done event, whose
+    text the part then holds; the response is replayed and shown, without the escape."""
+    lines = (FIXTURES / "real/openai-responses/events.jsonl").read_text().splitlines()
+    kinds = [orjson.loads(line)["type"] for line in lines[15:18]]
+    assert kinds == [
+        "response.reasoning_summary_text.done",
+        "response.reasoning_summary_part.done",
+        "response.output_item.done",
+    ]
+    item = orjson.loads(lines[17])
+    item["item"]["summary"][1] = "\x1b[2J5-7-5"
+    lines[15:18] = [orjson.dumps(item).decode(), lines[16], lines[15]]
+    log = tmp_path / "events.jsonl"
+    log.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    report = _msgcli("validate", str(log)).stdout.decode("utf-8")
+    assert f"{log}:18: error E018 the summary text of output item 0 streamed as" in report
+    assert "into 1 message" in report, report
+    [response] = map(orjson.loads, _msgcli("replay", str(log)).stdout.splitlines())
+    [reasoning] = [item for item in response["output"] if item["type"] == "reasoning"]
+    assert reasoning["summary"][1] == {
+        "type": "summary_text",
+        "text": "**Checking**\n\n5-7-5 syllables.",
+    }
+    assert "messages" in _msgcli("stats", str(log)).stdout.decode("utf-8")
+    shown = _msgcli("show", "--no-pager", "--thinking", "full", str(log)).stdout.decode()
+    assert "Lanterns of amber and rust" in shown and "\x1b" not in shown
+
+
+def test_a_message_whose_role_is_a_list_read_as_the_dialect_named(tmp_path):
+    """The messages of a real OpenAI Chat conversation, one a line, the user's role a list,
+    read with --dialect openai-chat: show says on the line that the record is no message
+    of that dialect and shows the others, the other commands read it too (checking whether
+    the record is a plain message failed with an internal error)."""
+    conversation = (FIXTURES / "real/openai-chat/conversations.jsonl").read_text()
+    messages = orjson.loads(conversation.splitlines()[0])["messages"]
+    assert messages[1] == {"role": "user", "content": messages[1]["content"]}
+    messages[1]["role"] = ["user"]
+    log = tmp_path / "messages.jsonl"
+    log.write_bytes(b"".join(orjson.dumps(m) + b"\n" for m in messages))
+    forced = ("--dialect", "openai-chat")
+    shown = _msgcli("show", "--no-pager", *forced, str(log)).stdout.decode("utf-8")
+    no_message = "this record is no OpenAI Chat Completions message or event"
+    assert f"line 2: D001 {no_message} (--dialect openai-chat)" in shown
+    assert "You are a concise travel assistant." in shown and "get_weather" in shown
+    report = _msgcli("validate", *forced, str(log)).stdout.decode("utf-8")
+    assert f"{log}:2: error" in report and f"{len(messages)} records" in report
+    for args in (["stats"], ["replay"], ["convert", "--to", "loongflow"], ["query", "--errors"]):
+        _msgcli(*args, *forced, str(log))

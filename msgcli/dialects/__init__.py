@@ -192,7 +192,8 @@ _PLAIN_ROLES = frozenset({"user", "assistant", "system", "developer"})
 def is_plain(obj: dict) -> bool:
     """A message every provider form takes: a role and text (a string or text parts) only.
     A file that begins with such messages is of the dialect of its first other record."""
-    if not obj.keys() <= _PLAIN_KEYS or obj.get("role") not in _PLAIN_ROLES:
+    role = obj.get("role")
+    if not obj.keys() <= _PLAIN_KEYS or type(role) is not str or role not in _PLAIN_ROLES:
         return False
     content = obj.get("content")
     if isinstance(content, str):

@@ -586,11 +586,14 @@ def run_cli(command: str, path: Path, clean: Path | None = None) -> list[str]:
     elif command.startswith("sql") and "csv" in args:
         why = bad_csv(stdout)
     elif command == "diff --format json":
-        try:
-            orjson.loads(stdout)
-            why = None
-        except orjson.JSONDecodeError as exc:
-            why = f"not JSON: {exc}"
+        if not stdout and result.exit_code == 2 and result.stderr.strip():
+            why = None  # a log it cannot compare: said on standard error, nothing on stdout
+        else:
+            try:
+                orjson.loads(stdout)
+                why = None
+            except orjson.JSONDecodeError as exc:
+                why = f"not JSON: {exc}"
     else:
         try:
             why = unsafe_text(stdout.decode("utf-8"))

@@ -187,8 +187,9 @@ class ClaudeCodeDialect(Dialect):
         out = []
         for call in calls:
             hit = found.get(call.id)
-            if hit is None and isinstance(call.arguments, dict):
-                hit = found.get(("prompt", call.arguments.get("prompt")))
+            prompt = call.arguments.get("prompt") if isinstance(call.arguments, dict) else None
+            if hit is None and isinstance(prompt, str):  # (a log may hold any value there)
+                hit = found.get(("prompt", prompt))
             if hit is not None:
                 out.append(hit)
         return out

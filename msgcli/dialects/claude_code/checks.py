@@ -418,7 +418,10 @@ class SessionChecker:
             return
         from .subagents import parent_session, path_exists
 
-        parent = parent_session(self.name)  # a local file, or an object beside it
+        name = self.name  # (a meta file's session is its subagent file's)
+        if name.endswith(".meta.json"):
+            name = name[: -len(".meta.json")] + ".jsonl"
+        parent = parent_session(name)  # a local file, or an object beside it
         if parent is None or not path_exists(parent):
             return
         if self.meta_tool is not None:
@@ -536,7 +539,8 @@ def _parent_calls(path: str, tool: str) -> bool:
                     isinstance(block, dict)
                     and block.get("type") == "tool_use"
                     and block.get("id") == tool
-                    and block.get("name") in AGENT_TOOLS
+                    and type(block.get("name")) is str
+                    and block["name"] in AGENT_TOOLS
                 ):
                     return True
     return False

@@ -238,7 +238,8 @@ def _agent_calls(session: str) -> tuple[set[str], set[str]]:
                     if (
                         isinstance(block, dict)
                         and block.get("type") == "tool_use"
-                        and block.get("name") in AGENT_TOOLS
+                        and type(block.get("name")) is str
+                        and block["name"] in AGENT_TOOLS
                         and isinstance(block.get("id"), str)
                     ):
                         ids.add(block["id"])

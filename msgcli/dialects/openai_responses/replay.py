@@ -225,6 +225,8 @@ class ResponsesReplayer(WireReplayer):
             summary = listed(item.get("summary"))
             at = as_key(event.get("summary_index"))
             part = summary[at] if type(at) is int and 0 <= at < len(summary) else {}
+            if type(part) is not dict:  # a part that is no object: the done text stands
+                part = summary[at] = {"type": "summary_text", "text": ""}
             mine, given, what = part.get("text"), event.get("text"), "summary text"
         else:
             key = "text" if kind == "response.output_text.done" else "refusal"
