@@ -10,7 +10,6 @@ a directory reads it from here.
 from __future__ import annotations
 
 import os
-import stat
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -21,7 +20,15 @@ from .suffixes import DOCUMENT_SUFFIXES, LOG_SUFFIXES, is_log_name, suffix_list
 if TYPE_CHECKING:  # pragma: no cover
     from .engine import Options
 
-__all__ = ["DOCUMENT_SUFFIXES", "LOG_SUFFIXES", "expand_paths", "planned", "suffix_list"]
+__all__ = [
+    "DOCUMENT_SUFFIXES",
+    "LOG_SUFFIXES",
+    "SpecialFile",
+    "expand_paths",
+    "log_files",
+    "planned",
+    "suffix_list",
+]
 
 
 def expand_paths(
@@ -59,18 +66,13 @@ def expand_paths(
         path = Path(text)
         if path.is_dir():
             found = False
-            for root, dirs, files in os.walk(path):
-                dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-                for name in sorted(files):
-                    if not is_log_name(name):
-                        continue
-                    found = True
-                    full = os.path.join(root, name)
-                    if is_special(full) or _no_log(full, excluded):
-                        if skipped is not None:
-                            skipped.append(full)
-                        continue
-                    yield full, full, ""
+            for full, special in log_files(os.fspath(path)):
+                found = True
+                if special or _no_log(full, excluded):
+                    if skipped is not None:
+                        skipped.append(SpecialFile(full) if special else full)
+                    continue
+                yield full, full, ""
             if not found:
                 yield text, None, "no-logs"
         elif path.exists():
@@ -79,15 +81,57 @@ def expand_paths(
             yield text, None, "missing"
 
 
-def is_special(name: str) -> bool:
-    """Whether a name a directory scan found is a pipe, a socket or a device: passed over
-    (reading a named pipe waits for a writer that may never come). A file named on the
-    command line is read whatever it is (``<(zcat log.gz)`` is a pipe)."""
+class SpecialFile(str):
+    """The name of a pipe, a socket or a device that a directory scan passed over (in
+    ``skipped``, beside the JSON documents that are no logs)."""
+
+    __slots__ = ()
+
+
+def log_files(folder: str) -> Iterator[tuple[str, bool]]:
+    """``(path, special)`` for every file with a log's name below ``folder``, in the order
+    a directory scan takes them: a folder's files by name, then each of its folders by
+    name (hidden ones skipped, links to folders not followed). ``special``: a pipe, a
+    socket or a device, passed over (reading a named pipe waits for a writer that may never
+    come; named on the command line, ``<(zcat log.gz)``, it is read). The listing says
+    what each entry is: no file is looked at one more time to find out."""
+    pending = [folder]
+    while pending:
+        current = pending.pop()
+        try:
+            with os.scandir(current) as listing:
+                entries = sorted(listing, key=_name_of)
+        except OSError:
+            continue
+        folders = []
+        for entry in entries:
+            if _is_folder(entry):
+                if not entry.name.startswith(".") and not entry.is_symlink():
+                    folders.append(entry.path)
+            elif is_log_name(entry.name):
+                yield entry.path, _is_special(entry)
+        pending.extend(reversed(folders))
+
+
+def _name_of(entry: os.DirEntry) -> str:
+    return entry.name
+
+
+def _is_folder(entry: os.DirEntry) -> bool:
     try:
-        mode = os.stat(name).st_mode
+        return entry.is_dir()
     except OSError:
-        return False  # (a broken link: reading it says why)
-    return not stat.S_ISREG(mode)
+        return False
+
+
+def _is_special(entry: os.DirEntry) -> bool:
+    try:
+        if entry.is_file():
+            return False
+    except OSError:
+        return False  # (a link that loops is read, and says why it cannot be)
+    # (so is a link that leads nowhere)
+    return not (entry.is_symlink() and not os.path.exists(entry.path))
 
 
 def _no_log(name: str, excluded: Any) -> bool:

@@ -112,18 +112,15 @@ def check_stdout(inputs: Iterable[str]) -> None:
             if (st.st_dev, st.st_ino) == key:
                 raise SameFileError(f"standard output is the input {raw}: refusing to write to it")
             continue
-        for root, dirs, files in os.walk(raw):
-            dirs[:] = [d for d in dirs if not d.startswith(".")]
-            for name in files:
-                if not _scanned(name):
-                    continue
-                full = os.path.join(root, name)
-                found = _stat(full)
-                if found is not None and (found.st_dev, found.st_ino) == key:
-                    raise SameFileError(
-                        f"standard output is {full}, a log in the input directory {raw}: "
-                        "refusing to write to it"
-                    )
+        from .inputs import log_files
+
+        for full, _ in log_files(raw):
+            found = _stat(full)
+            if found is not None and (found.st_dev, found.st_ino) == key:
+                raise SameFileError(
+                    f"standard output is {full}, a log in the input directory {raw}: "
+                    "refusing to write to it"
+                )
 
 
 def _new_file_mode() -> int:

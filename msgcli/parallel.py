@@ -365,24 +365,31 @@ def batched(tasks: Iterable[tuple]) -> Iterator[tuple]:
     batch: list[tuple] = []
     size = 0
     for task in tasks:
-        if task[0] == "file" and "://" not in task[2]:
-            try:
-                n = os.stat(task[2]).st_size
-            except OSError:
-                n = BATCH_BYTES  # (alone: its report says why it cannot be read)
-            if n < BATCH_BYTES:
-                batch.append(task)
-                size += n
-                if size >= BATCH_BYTES or len(batch) >= BATCH_FILES:
-                    yield ("files", batch) if len(batch) > 1 else batch[0]
-                    batch, size = [], 0
+        n = _small(task)
+        if n is not None:
+            batch.append(task)
+            size += n
+            if size < BATCH_BYTES and len(batch) < BATCH_FILES:
                 continue
         if batch:
             yield ("files", batch) if len(batch) > 1 else batch[0]
             batch, size = [], 0
-        yield task
+        if n is None:
+            yield task
     if batch:
         yield ("files", batch) if len(batch) > 1 else batch[0]
+
+
+def _small(task: tuple) -> int | None:
+    """The size of a whole local file's task under :data:`BATCH_BYTES`, else None (a part,
+    a URL, a large file, or one that cannot be read: its report says why)."""
+    if task[0] != "file" or "://" in task[2]:
+        return None
+    try:
+        size = os.stat(task[2]).st_size
+    except OSError:
+        return None
+    return size if size < BATCH_BYTES else None
 
 
 def unbatched(results: Iterator[Any]) -> Iterator[Any]:

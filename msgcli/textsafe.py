@@ -53,9 +53,9 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def name_text(name: str) -> str:
-    """A file name as text any writer takes: a name that is not UTF-8 (Python keeps its
-    bytes as lone surrogates) has each of them as an escape, ``\\udcff``, as
-    :func:`visible` shows it; any other name as it is."""
+    """A file name (or a text that names one) as text any writer takes: a name that is
+    not UTF-8 (Python keeps its bytes as lone surrogates) has each of them as an escape,
+    ``\\udcff``, as :func:`visible` shows it; any other text as it is."""
     if _SURROGATE.search(name) is None:
         return name
     return _SURROGATE.sub(_escape, name)

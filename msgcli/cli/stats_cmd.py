@@ -63,18 +63,9 @@ def stats(
     ):
         report = run_stats(paths, Options(dialect=dialect), client=client, tracker=bar)
     if output_format is StatsFormat.json:
-        import orjson
+        from ..report.json import document_text
 
-        doc = report.to_dict()
-        try:
-            text = orjson.dumps(doc, option=orjson.OPT_INDENT_2).decode()
-        except orjson.JSONEncodeError:
-            # a file name that is not UTF-8 (its bytes kept as lone surrogates): written as
-            # \udcXX escapes, as validate's JSON report writes it
-            import json
-
-            text = json.dumps(doc, indent=2, ensure_ascii=True)
-        sys.stdout.write(text)
+        sys.stdout.write(document_text(report.to_dict()))
         sys.stdout.write("\n")
     else:
         from ..render.stats import print_stats

@@ -25,14 +25,17 @@ def to_document(run: RunReport) -> dict:
 
 
 def report(run: RunReport, out: TextIO, **_: object) -> None:
-    doc = to_document(run)
+    out.write(document_text(to_document(run)))
+    out.write("\n")
+
+
+def document_text(doc: dict) -> str:
+    """A report's JSON document, indented by two (validate's, stats')."""
     try:
-        text = orjson.dumps(doc, option=orjson.OPT_INDENT_2).decode()
+        return orjson.dumps(doc, option=orjson.OPT_INDENT_2).decode()
     except orjson.JSONEncodeError:
         # a file name that is not UTF-8 (its bytes kept as lone surrogates): the standard
         # library writes them as \udcXX escapes, which JSON allows
         import json
 
-        text = json.dumps(doc, indent=2, ensure_ascii=True)
-    out.write(text)
-    out.write("\n")
+        return json.dumps(doc, indent=2, ensure_ascii=True)

@@ -61,6 +61,7 @@ import orjson
 from ..findings import ERROR, INFO, FileReport, FileSummary, Finding, RunReport
 from ..reader import STDIN_NAME, STREAM_NAME
 from ..rules import RULES, Rule
+from ..textsafe import name_text
 
 __all__ = ["SCHEMA_URI", "VERSION", "report", "to_document"]
 
@@ -71,7 +72,6 @@ SCHEMA_URI = (
 )
 SRCROOT = "%SRCROOT%"
 _NO_URI = frozenset({STDIN_NAME, STREAM_NAME})
-_SURROGATE = re.compile("[\ud800-\udfff]")
 _NOT_ASCII = re.compile("[^\x00-\x7f]")
 
 
@@ -191,8 +191,8 @@ def _descriptor(rule: Rule) -> dict[str, Any]:
 
 
 def _result(f: Finding) -> dict[str, Any]:
-    text = _clean(f.message)
-    pointer = _clean(f.pointer)
+    text = name_text(f.message)
+    pointer = name_text(f.pointer)
     if pointer:
         text += f" (at {pointer})"
     result: dict[str, Any] = {"ruleId": f.code}
@@ -240,14 +240,7 @@ def _uri(path: str) -> tuple[str, str | None]:
 
 
 def _justification(fs: FileSummary) -> str:
-    return f"expected by {_clean(fs.sidecar) if fs.sidecar else '--expect-invalid'}"
-
-
-def _clean(text: str) -> str:
-    """``text`` without lone surrogates (a file name that is not UTF-8), which JSON cannot hold."""
-    if _SURROGATE.search(text):
-        return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
-    return text
+    return f"expected by {name_text(fs.sidecar) if fs.sidecar else '--expect-invalid'}"
 
 
 def _json_escape(match: re.Match) -> str:

@@ -70,10 +70,10 @@ def report(
                 f"{paint(visible(f.path), 'bold')}:{f.line}: {code} {visible(f.message)}{where}\n"
             )
     if verbose and run.summary.skipped:
-        from ..inputs import is_special
+        from ..inputs import SpecialFile
 
-        special = [name for name in run.summary.skipped if is_special(name)]
-        documents = [name for name in run.summary.skipped if not is_special(name)]
+        special = [name for name in run.summary.skipped if isinstance(name, SpecialFile)]
+        documents = [name for name in run.summary.skipped if not isinstance(name, SpecialFile)]
         if documents:
             said = "is no log" if len(documents) == 1 else "are no logs"
             listed = ", ".join(visible(name) for name in documents)
