@@ -28,6 +28,7 @@ __all__ = [
     "EvolveResultBlock",
     "HintBlock",
     "Message",
+    "ResponseUsage",
     "Source",
     "TextBlock",
     "ThinkingBlock",
@@ -78,6 +79,45 @@ class Usage:
     total_tokens: int | float | None = None
     time: float | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class ResponseUsage:
+    """What one model response used, as the provider billed it: the unit ``msgcli usage``
+    and ``msgcli stats`` count. A dialect gives one per model response it records
+    (:meth:`msgcli.dialects.base.Dialect.responses`), once, however often its log repeats it.
+
+    The token kinds do not overlap, so their sum is every token billed:
+
+    - ``input``: input tokens at the base rate, neither read from nor written to a cache
+      (OpenAI's ``prompt_tokens`` less its cached tokens; Anthropic's ``input_tokens``);
+    - ``cache_read``: input tokens read from the provider's prompt cache;
+    - ``cache_write``: input tokens written to the cache (Anthropic's cache creation);
+    - ``output``: output tokens, reasoning included, as billed;
+    - ``reasoning``: how many of ``output`` were reasoning or thinking (already counted in
+      ``output``; reported apart, never added again).
+    """
+
+    model: str | None = None
+    input: int = 0
+    output: int = 0
+    cache_read: int = 0
+    cache_write: int = 0
+    reasoning: int = 0
+    #: when the response was made: an aware datetime, or ``None`` when the log does not say
+    time: datetime | None = None
+    #: the session (or conversation) and project (a working folder, a repository) it belongs
+    #: to, where the log records them
+    session: str | None = None
+    project: str | None = None
+    #: the sub-agent that made it (its id or name); ``None``: the main thread
+    agent: str | None = None
+    #: the provider that billed it, where the log says (``anthropic``, ``openai``,
+    #: ``google``...); prices are looked up by model, and by provider where given
+    provider: str | None = None
+    #: what makes two records the same response (counted once across every file read);
+    #: ``None``: the record is its own response
+    key: Any = None
 
 
 @dataclass(slots=True)

@@ -109,16 +109,38 @@ def open_input(source: str | Path | IO[bytes]) -> IO[bytes]:
     if isinstance(raw, io.RawIOBase):
         raw = io.BufferedReader(raw)
     if hasattr(raw, "peek"):
-        head = raw.peek(2)[:2]
+        head = raw.peek(4)[:4]
     elif raw.seekable():
         where = raw.tell()
-        head = raw.read(2)
+        head = raw.read(4)
         raw.seek(where)
     else:
         head = b""
-    if head == GZIP_MAGIC:
+    if head[:2] == GZIP_MAGIC:
         return gzip.GzipFile(fileobj=raw, mode="rb")  # type: ignore[return-value]
+    if head == ZSTD_MAGIC:
+        return _zstd_reader(raw)
     return raw
+
+
+#: the first bytes of a Zstandard frame (Codex CLI's ``rollout-*.jsonl.zst``)
+ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+
+
+class Decoded(io.BufferedReader):
+    """A decompressed stream (its lines are not the file's bytes: no reader takes over)."""
+
+
+def _zstd_reader(raw: Any) -> IO[bytes]:
+    try:
+        import zstandard  # the zstd extra: imported only for a compressed input
+    except ImportError:
+        raise ReadError(
+            "a Zstandard-compressed file: reading it needs the zstd extra "
+            "(pip install 'msgcli[zstd]')"
+        ) from None
+    reader = zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True)
+    return Decoded(reader)  # type: ignore[arg-type]
 
 
 def read_records(source: str | Path | IO[bytes]) -> Iterator[Record]:
@@ -128,12 +150,31 @@ def read_records(source: str | Path | IO[bytes]) -> Iterator[Record]:
     problem and line 0. A gzip stream that breaks off gives a ``P009``
     problem on the line where it stopped.
     """
+    container = _container(source)
+    if container is not None:
+        yield from container.load()(str(source))
+        return
     stream = open_input(source)
     try:
         yield from _read_stream(stream)
     finally:
         if stream is not sys.stdin.buffer and not hasattr(source, "read"):
             stream.close()
+
+
+def _container(source: str | Path | IO[bytes]) -> Any:
+    """The container (:mod:`msgcli.containers`) a local file is, by its first bytes or its
+    name; ``None`` for every JSON log (and for standard input, a stream or a URL)."""
+    from .containers import CONTAINERS, container_for
+
+    if not CONTAINERS or hasattr(source, "read") or str(source) == "-" or "://" in str(source):
+        return None
+    try:
+        with open(source, "rb") as file:
+            head = file.read(16)
+    except OSError:
+        return None  # (opening it again says why)
+    return container_for(str(source), head)
 
 
 def _read_stream(stream: IO[bytes]) -> Iterator[Record]:
@@ -168,7 +209,9 @@ def _read_stream(stream: IO[bytes]) -> Iterator[Record]:
     else:
         # (a plain file's lines can be read straight from it by a consumer that takes over)
         # (not when lines past the first record were read ahead: they are in ``first``)
-        direct = None if isinstance(stream, gzip.GzipFile) or len(first) > looked else stream
+        direct = (
+            None if isinstance(stream, (gzip.GzipFile, Decoded)) or len(first) > looked else stream
+        )
         yield from read_jsonl(_chain(first, lines), direct=direct)
 
 

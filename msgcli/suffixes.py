@@ -6,7 +6,7 @@ from __future__ import annotations
 __all__ = ["DOCUMENT_SUFFIXES", "LOG_SUFFIXES", "is_log_name", "suffix_list"]
 
 #: what a directory is searched for (its hidden folders and files are skipped)
-LOG_SUFFIXES = (".jsonl", ".jsonl.gz", ".json", ".json.gz", ".ndjson", ".sse")
+LOG_SUFFIXES = (".jsonl", ".jsonl.gz", ".jsonl.zst", ".json", ".json.gz", ".ndjson", ".sse")
 #: of the suffixes a directory scan takes, those of files that may be JSON documents
 DOCUMENT_SUFFIXES = (".json", ".json.gz")
 
@@ -18,5 +18,12 @@ def suffix_list() -> str:
 
 
 def is_log_name(name: str) -> bool:
-    """Whether a directory scan takes a file of this name (not hidden, a log suffix)."""
-    return not name.startswith(".") and name.endswith(LOG_SUFFIXES)
+    """Whether a directory scan takes a file of this name (not hidden, a log suffix, or a
+    name a registered container takes: :mod:`msgcli.containers`)."""
+    if name.startswith("."):
+        return False
+    if name.endswith(LOG_SUFFIXES):
+        return True
+    from .containers import CONTAINERS
+
+    return any(c.takes_name(name) for c in CONTAINERS)

@@ -267,6 +267,10 @@ def test_the_directory_suffixes_are_listed_the_same_everywhere(run_cli, tmp_path
             import gzip
 
             target.write_bytes(gzip.compress(TRANSCRIPT.read_bytes()))
+        elif suffix.endswith(".zst"):
+            import zstandard
+
+            target.write_bytes(zstandard.ZstdCompressor().compress(TRANSCRIPT.read_bytes()))
         else:
             shutil.copyfile(TRANSCRIPT, target)
         assert run_cli("validate", str(folder))[0] == 0, suffix

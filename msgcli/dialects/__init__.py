@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ..containers import add_container
 from ..rules import RULES, Rule, record_rules
 from ..schemas import add_schema_root
 from .agentscope_java import DIALECT as AGENTSCOPE_JAVA
@@ -79,6 +80,8 @@ def register(dialect: Dialect) -> Dialect:
         raise ValueError(f"a dialect named {name!r} is already registered")
     if dialect.schema_root is not None:
         add_schema_root(name, dialect.schema_root)
+    for container in dialect.containers:
+        add_container(container)
     DIALECTS[name] = dialect
     ordered = list(DIALECTS.values())
     _ORDER = (*(d for d in ordered if d.wire_form), *(d for d in ordered if not d.wire_form))

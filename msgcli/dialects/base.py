@@ -48,7 +48,8 @@ Reading commands (show, stats, export, query, diff)
     :meth:`Dialect.finish_reason`, :meth:`Dialect.token_counts`, :meth:`Dialect.aside`,
     :meth:`Dialect.nested_logs`, :meth:`Dialect.thread_of`, :meth:`Dialect.same_turn`,
     :attr:`Dialect.stats_details` with :meth:`Dialect.note_stats` and
-    :meth:`Dialect.finish_stats`.
+    :meth:`Dialect.finish_stats`; :meth:`Dialect.responses` (the usage of each model
+    response, for ``msgcli usage``).
 
 Conversion and formatting
     :attr:`Dialect.writer` (:meth:`Dialect.load_writer`), :attr:`Dialect.formatters`
@@ -69,7 +70,7 @@ from typing import Any
 
 import orjson
 
-from ..model import Message, ToolCallBlock
+from ..model import Message, ResponseUsage, ToolCallBlock
 
 Emit = Callable[..., None]  # emit(code: str, message: str, pointer: str = "")
 
@@ -231,6 +232,10 @@ class Dialect:
     writer: str | None = None
     #: provider name -> where that provider's formatter for this dialect lives (``"module:attr"``)
     formatters: Mapping[str, str] = MappingProxyType({})
+    #: the files other than JSON text its producer keeps logs in (a database, a protobuf
+    #: body): :class:`msgcli.containers.Container` each; registering the dialect makes the
+    #: directory scan and the reader know them
+    containers: tuple[Any, ...] = ()
 
     def load_writer(self) -> Any:
         """The conversion writer, imported on first use."""
@@ -418,6 +423,13 @@ class Dialect:
     def note_stats(self, msg: Message, details: dict) -> None:
         """Count what only this dialect has into ``details`` (``msgcli stats`` shows it as
         it is, keyed by the dialect); called for every message when ``stats_details``."""
+
+    def responses(self, msg: Message) -> list[ResponseUsage]:
+        """The model responses whose usage ``msg`` records, each once (a record that repeats
+        a response already counted gives none, or gives it with the same
+        :attr:`~msgcli.model.ResponseUsage.key`). Default: none, the dialect records no
+        usage per response."""
+        return []
 
     def finish_stats(self, path: str, details: dict, count: Callable[..., Any]) -> None:
         """Complete ``details`` once the file at ``path`` is read; ``count(path, name=...)``
