@@ -37,7 +37,7 @@ class Container:
 
     def load(self) -> Callable[[str], Iterator[Any]]:
         module, _, attr = self.reader.partition(":")
-        return getattr(importlib.import_module(module), attr)  # type: ignore[no-any-return]
+        return getattr(importlib.import_module(module), attr)
 
     def takes_name(self, name: str) -> bool:
         base = name.rsplit("/", 1)[-1]

@@ -140,7 +140,7 @@ def _zstd_reader(raw: Any) -> IO[bytes]:
             "(pip install 'msgcli[zstd]')"
         ) from None
     reader = zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True)
-    return Decoded(reader)  # type: ignore[arg-type]
+    return Decoded(reader)
 
 
 def read_records(source: str | Path | IO[bytes]) -> Iterator[Record]:

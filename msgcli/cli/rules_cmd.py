@@ -26,6 +26,7 @@ def rules(
 ) -> None:
     """List every rule: code, name, default severity and what it checks; or, given a CODE,
     explain that rule: what it finds, an example, how to fix it and how to ignore it."""
+    from ..dialects import DIALECTS  # noqa: F401 - registering them adds their rules
     from ..rules import RULES, markdown_table
 
     if code is not None:
@@ -58,6 +59,7 @@ def rules(
 
 def _explain_rule(code: str, output_format: ListFormat) -> None:
     """``msgcli rules T001``: one rule, as ``ruff rule`` explains one."""
+    from ..dialects import DIALECTS  # noqa: F401 - registering them adds their rules
     from ..rule_docs import EXPLAINED, how_to_ignore
     from ..rules import RETIRED, RULES
     from ..textsafe import visible
@@ -72,7 +74,12 @@ def _explain_rule(code: str, output_format: ListFormat) -> None:
         near = difflib.get_close_matches(wanted, list(RULES), n=3, cutoff=0.5)
         hint = f" (did you mean {', '.join(near)}?)" if near else ""
         raise fail(f"no rule {visible(code)!r}{hint}; 'msgcli rules' lists them all")
-    example, fix = EXPLAINED[rule.code]
+    explained = EXPLAINED.get(rule.code)
+    if explained is None:
+        from ..dialects import rule_explained
+
+        explained = rule_explained(rule.code) or ("", "")
+    example, fix = explained
     if output_format is ListFormat.json:
         import orjson
 

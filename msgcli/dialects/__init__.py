@@ -22,6 +22,7 @@ name is asked for (:func:`dialect_names`, what a list of choices shows).
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Iterable
 
 from ..containers import add_container
@@ -49,6 +50,7 @@ __all__ = [
     "is_plain",
     "load_installed",
     "register",
+    "rule_explained",
     "uncovered",
     "unregister",
 ]
@@ -80,6 +82,12 @@ def register(dialect: Dialect) -> Dialect:
         raise ValueError(f"a dialect named {name!r} is already registered")
     if dialect.schema_root is not None:
         add_schema_root(name, dialect.schema_root)
+    for rule in dialect.rules:
+        taken = RULES.get(rule.code)
+        if taken is not None and taken != rule:
+            raise ValueError(f"rule {rule.code} of {name} is already a rule of msgcli's")
+    for rule in dialect.rules:
+        RULES[rule.code] = rule
     for container in dialect.containers:
         add_container(container)
     DIALECTS[name] = dialect
@@ -121,6 +129,8 @@ def unregister(name: str) -> Dialect:
     undoes :func:`register`, e.g. in a test."""
     global _ORDER
     dialect = DIALECTS.pop(name)
+    for rule in dialect.rules:
+        RULES.pop(rule.code, None)
     _ORDER = tuple(d for d in _ORDER if d is not dialect)
     return dialect
 
@@ -151,6 +161,18 @@ def uncovered(
         if missing:
             out[dialect.name] = sorted(missing)
     return out
+
+
+def rule_explained(code: str) -> tuple[str, str] | None:
+    """What ``msgcli rules CODE`` says of a rule a dialect brought (its example and how to
+    fix it), or ``None`` when no dialect declares it."""
+    for dialect in DIALECTS.values():
+        if dialect.rule_docs and any(r.code == code for r in dialect.rules):
+            module, _, attr = dialect.rule_docs.partition(":")
+            found = getattr(importlib.import_module(module), attr).get(code)
+            if found is not None:
+                return found
+    return None
 
 
 def get_dialect(name: str) -> Dialect:

@@ -236,6 +236,14 @@ class Dialect:
     #: body): :class:`msgcli.containers.Container` each; registering the dialect makes the
     #: directory scan and the reader know them
     containers: tuple[Any, ...] = ()
+    #: the rules only this dialect reports (:class:`msgcli.rules.Rule`, codes of a family
+    #: of its own): registering the dialect adds them to :data:`msgcli.rules.RULES`, so
+    #: ``msgcli rules``, ``--select`` and the README's table know them
+    rules: tuple[Any, ...] = ()
+    #: where what ``msgcli rules CODE`` says of those rules lives (``"module:attr"``, a dict
+    #: code -> (example, how to fix), as :data:`msgcli.rule_docs.EXPLAINED`), imported only
+    #: when asked for
+    rule_docs: str | None = None
 
     def load_writer(self) -> Any:
         """The conversion writer, imported on first use."""
