@@ -47,6 +47,7 @@ ROLES = frozenset({"user", "assistant", "system", "developer"})
 class ResponsesDialect(WireDialect):
     name = NAME
     title = "OpenAI Responses"
+    usage_cache_in_input = True
     writer = "msgcli.converters.wire:OPENAI_RESPONSES"
     tool_input_key = "arguments"
     tool_result_roles = frozenset({"tool"})
