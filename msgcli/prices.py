@@ -22,7 +22,7 @@ tokens)::
 
 A model's key is its name or a pattern (``*`` and ``?``), matched without regard to case;
 the first key that matches wins (names before patterns). A list holds the model's prices
-over time, each from its ``from`` date (UTC) on. A missing ``cache_read`` or
+over time, each from its ``from`` date (timezone.utc) on. A missing ``cache_read`` or
 ``cache_write`` price is the ``input`` price; a tier applies, to every token of the
 request, when the request's input tokens (cache reads and writes included) are above
 ``above``.
@@ -33,7 +33,7 @@ from __future__ import annotations
 import fnmatch
 import threading
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime, timezone
 from typing import Any
 
 import orjson
@@ -139,13 +139,11 @@ class _Bundled:
             found = self._models[(model, provider)] = self._find(model, provider)
         if found is None:
             return None
-        price = found.get_prices(when or datetime.now(tz=UTC))
+        price = found.get_prices(when or datetime.now(tz=timezone.utc))
         rates = self._rates.get(id(price))
         if rates is None:
-            rates = self._rates[id(price)] = Rates(
-                *(_price(getattr(price, f"{kind}_mtok", None)) for kind in KINDS),
-                source=self.source,
-            )
+            found_prices = [_price(getattr(price, f"{kind}_mtok", None)) for kind in KINDS]
+            rates = self._rates[id(price)] = Rates(*found_prices, source=self.source)  # type: ignore[misc, arg-type]
             self._keep = getattr(self, "_keep", [])
             self._keep.append(price)  # (ids stay theirs while the price is held)
         return rates
@@ -193,17 +191,17 @@ def _user_rates(value: Any, where: str) -> Rates:
                 steps.append((above, number(tier[kind], f"{kind} above {above}")))
         rate = number(base, kind)
         prices.append((rate, tuple(sorted(steps))) if steps else rate)
-    return Rates(*prices, source="your price table")
+    return Rates(*prices, source="your price table")  # type: ignore[misc, arg-type]
 
 
 def _start(value: Any, where: str) -> datetime:
     if value is None:
-        return datetime.min.replace(tzinfo=UTC)
+        return datetime.min.replace(tzinfo=timezone.utc)
     try:
         when = datetime.fromisoformat(str(value))
     except ValueError:
         raise PriceError(f"{where}: 'from' must be a date (YYYY-MM-DD)") from None
-    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
+    return when if when.tzinfo is not None else when.replace(tzinfo=timezone.utc)
 
 
 def read_table(path: str) -> list[tuple[str, list[tuple[datetime, Rates]]]]:
@@ -272,7 +270,7 @@ class PriceBook:
         if history is self:
             history = self._cache[key] = self._user_history(model)
         if history is not None:
-            when = r.time or datetime.now(tz=UTC)
+            when = r.time or datetime.now(tz=timezone.utc)
             found = history[0][1]
             for start, rates in history:
                 if start <= when:

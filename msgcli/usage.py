@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime, tzinfo
+from datetime import date, datetime, timezone, tzinfo
 from pathlib import Path
 from typing import Any
 
@@ -82,7 +82,7 @@ def _usage(row: tuple) -> ResponseUsage:
         cache_read=read,
         cache_write=write,
         reasoning=reasoning,
-        time=datetime.fromtimestamp(when, UTC) if when is not None else None,
+        time=datetime.fromtimestamp(when, timezone.utc) if when is not None else None,
         session=session,
         project=project,
         agent=agent,
@@ -161,7 +161,7 @@ def _read_all(
     """``(name, result of file_rows)`` of every file, in order, with ``jobs`` workers;
     ``warm``: work for this process meanwhile (loading the price table)."""
     tasks = list(_tasks(files))
-    if jobs <= 1 or len(tasks) <= 1 and len(files) <= 1:
+    if jobs <= 1 or (len(tasks) <= 1 and len(files) <= 1):
         if warm is not None:
             warm()
         for name, path in files:
@@ -343,7 +343,7 @@ def collect_usage(
     if apart and "agent" not in by:
         by = (*by, "agent")
     report = UsageReport(by=by)
-    report.zone = getattr(zone, "key", None) or (str(zone) if zone else "local")
+    report.zone = str(getattr(zone, "key", None) or (str(zone) if zone else "local"))
     files: list[tuple[str, str]] = []
     for name, source, problem in expand_paths(paths):
         if source is None:
@@ -367,10 +367,10 @@ def collect_usage(
     while pending:
         more: list[tuple[str, str]] = []
         warm = book.warm if book is not None else None
-        for name, (rows, problem, related) in _read_all(pending, jobs, warm):
+        for name, (rows, trouble, related) in _read_all(pending, jobs, warm):
             report.files += 1
-            if problem is not None:
-                report.unreadable.append((name, problem))
+            if trouble is not None:
+                report.unreadable.append((name, trouble))
             for where in related:
                 key = os.path.abspath(where) if "://" not in where else where
                 if key not in read:

@@ -67,8 +67,7 @@ def usage(
         str | None,
         typer.Option(
             "--tz",
-            help="The time zone days are counted in (Europe/Paris, UTC). Default: the local "
-            "one.",
+            help="The time zone days are counted in (Europe/Paris, UTC). Default: the local one.",
             metavar="ZONE",
         ),
     ] = None,

@@ -481,7 +481,7 @@ class Dialect:
 
 
 def _count(value: Any) -> int:
-    return value if is_number(value) and value >= 0 else 0  # type: ignore[no-any-return]
+    return value if is_number(value) and value >= 0 else 0
 
 
 def model_of(msg: Message) -> str | None:
@@ -499,12 +499,12 @@ def aware_time(dialect: Dialect, value: Any) -> datetime | None:
     """A message's time as an aware datetime (a time without a zone is taken as UTC)."""
     if value is None:
         return None
-    from datetime import UTC
+    from datetime import timezone
 
     when = dialect.parse_time(value)
     if when is None:
         return None
-    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
+    return when if when.tzinfo is not None else when.replace(tzinfo=timezone.utc)
 
 
 def response_usage(

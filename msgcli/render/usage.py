@@ -58,7 +58,7 @@ def print_usage(report: UsageReport, out: TextIO | None = None) -> None:
         no_color=not colour,
         width=200 if not colour else None,
     )
-    table = Table(show_footer=True, box=None if not colour else None, pad_edge=False)
+    table = Table(show_footer=True, box=None, pad_edge=False)
     by = report.by
     for i, name in enumerate(by):
         table.add_column(name.capitalize(), footer="Total" if i == 0 else "")

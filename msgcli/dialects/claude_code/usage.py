@@ -18,7 +18,7 @@ response held open behind many records.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime, timezone
 from typing import Any
 
 import msgspec
@@ -51,7 +51,7 @@ def record_time(value: Any) -> datetime | None:
         when = datetime.fromisoformat(value)
     except ValueError:
         return None
-    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
+    return when if when.tzinfo is not None else when.replace(tzinfo=timezone.utc)
 
 
 def _agent(agent: Any, side: Any) -> str | None:
@@ -239,8 +239,8 @@ def _response(rec: _Record, usage: _Usage) -> ResponseUsage:
 def _is_session(head: bytes) -> bool:
     """Whether the file's first record is one of a Claude Code session file (and it is
     plain JSON lines: not compressed, no byte order mark)."""
-    from . import DIALECT
     from ..base import MESSAGE
+    from . import DIALECT
 
     line = head.split(b"\n", 1)[0].strip()
     if not line.startswith(b"{"):
