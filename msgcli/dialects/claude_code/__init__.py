@@ -218,7 +218,7 @@ class ClaudeCodeDialect(Dialect):
     def scan_responses(self, path: str) -> list[ResponseUsage] | None:
         from .usage import scan
 
-        return scan(path)
+        return scan(path, self.classify)
 
     def message_id(self, obj: dict) -> Any:
         """The id of the message this record is read into, or joined into (see

@@ -236,11 +236,10 @@ def _response(rec: _Record, usage: _Usage) -> ResponseUsage:
     )
 
 
-def _is_session(head: bytes) -> bool:
-    """Whether the file's first record is one of a Claude Code session file (and it is
-    plain JSON lines: not compressed, no byte order mark)."""
+def _is_session(head: bytes, classify: Any) -> bool:
+    """Whether the file's first record is one of a Claude Code session file (``classify``:
+    the dialect's) and the file is plain JSON lines (not compressed, no byte order mark)."""
     from ..base import MESSAGE
-    from . import DIALECT
 
     line = head.split(b"\n", 1)[0].strip()
     if not line.startswith(b"{"):
@@ -249,15 +248,16 @@ def _is_session(head: bytes) -> bool:
         obj = orjson.loads(line)
     except orjson.JSONDecodeError:
         return False
-    return DIALECT.classify(obj) == MESSAGE and "agentType" not in obj
+    return classify(obj) == MESSAGE and "agentType" not in obj
 
 
-def scan(path: str) -> list[ResponseUsage] | None:
-    """The responses of the session file at ``path`` by the lean path, or ``None``."""
+def scan(path: str, classify: Any) -> list[ResponseUsage] | None:
+    """The responses of the session file at ``path`` by the lean path, or ``None``;
+    ``classify``: the dialect's :meth:`~msgcli.dialects.base.Dialect.classify`."""
     try:
         with open(path, "rb") as stream:
             head = stream.read(1 << 16)
-            if not _is_session(head):
+            if not _is_session(head, classify):
                 return None
             stream.seek(0)
             return _scan(stream)
