@@ -110,16 +110,55 @@ def _price(value: Any) -> Price | None:
     return float(value)
 
 
+def _cache_file(version: str) -> str:
+    import os
+
+    root = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(root, "msgcli", f"prices-genai-prices-{version}.json")
+
+
+def _rates_doc(rates: Rates) -> list:
+    return [rates.input, rates.output, rates.cache_read, rates.cache_write]
+
+
+def _doc_rates(doc: list, source: str) -> Rates:
+    def price(value: Any) -> Price | None:
+        if isinstance(value, list):
+            return (float(value[0]), tuple((int(a), float(r)) for a, r in value[1]))
+        return None if value is None else float(value)
+
+    return Rates(*(price(v) for v in doc), source=source)  # type: ignore[misc, arg-type]
+
+
 class _Bundled:
-    """genai-prices, loaded on first use; lookups kept by model and provider."""
+    """genai-prices: what a report needs of it (each model's prices over time) is kept in a
+    small file of the user's cache, one per release, so that a later report on the same
+    models never loads the package (a third of a second, some 30 MB). A model whose price
+    hangs on more than the date (the time of day) is looked up in the package each time."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._snapshot: Any = None
         self._failed = False
-        self.source = ""
+        self.version = bundled_version()
+        self.source = f"genai-prices {self.version}" if self.version else ""
         self._models: dict[tuple[str, str | None], Any] = {}
         self._rates: dict[int, Rates] = {}
+        self._keep: list = []
+        self._cached: dict[str, Any] = {}
+        self._dirty = False
+        if self.version:
+            try:
+                with open(_cache_file(self.version), "rb") as stream:
+                    found = orjson.loads(stream.read())
+                if isinstance(found, dict):
+                    self._cached = found
+            except (OSError, orjson.JSONDecodeError):
+                pass
+
+    def needed(self) -> bool:
+        """Whether the package itself may have to be loaded (a model not in the cache)."""
+        return self.version is not None
 
     def load(self) -> Any:
         with self._lock:
@@ -130,21 +169,44 @@ class _Bundled:
                     self._failed = True
                     return None
                 self._snapshot = data_snapshot.get_snapshot()
-                self.source = f"genai-prices {bundled_version()}"
             return self._snapshot
 
+    def cached(self, model: str, provider: str | None) -> Any:
+        """``(history, "")`` from the cache: ``[(start or None, Rates)]``, ``None`` for a model
+        without a price; the cache's miss, ``self``."""
+        doc = self._cached.get(f"{provider or ''}\x00{model}", self)
+        if doc is self:
+            return self
+        if doc is None:
+            return None
+        return [
+            (datetime.fromisoformat(start) if start else None, _doc_rates(r, self.source))
+            for start, r in doc
+        ]
+
     def rates(self, model: str, provider: str | None, when: datetime | None) -> Rates | None:
-        found = self._models.get((model, provider), self)
+        key = (model, provider)
+        found = self._models.get(key, self)
         if found is self:
-            found = self._models[(model, provider)] = self._find(model, provider)
+            found = self.cached(model, provider)
+            if found is self:
+                found = self._find(model, provider)
+            self._models[key] = found
         if found is None:
             return None
+        if isinstance(found, list):  # a history by start date
+            day = (when or datetime.now(tz=timezone.utc)).astimezone(timezone.utc)
+            chosen = found[0][1]
+            for start, rates in reversed(found):
+                if start is None or day.date() >= start.date():
+                    chosen = rates
+                    break
+            return chosen
         price = found.get_prices(when or datetime.now(tz=timezone.utc))
         rates = self._rates.get(id(price))
         if rates is None:
             found_prices = [_price(getattr(price, f"{kind}_mtok", None)) for kind in KINDS]
             rates = self._rates[id(price)] = Rates(*found_prices, source=self.source)  # type: ignore[misc, arg-type]
-            self._keep = getattr(self, "_keep", [])
             self._keep.append(price)  # (ids stay theirs while the price is held)
         return rates
 
@@ -152,13 +214,60 @@ class _Bundled:
         snapshot = self.load()
         if snapshot is None:
             return None
+        info = None
         for hint in (provider, None) if provider else (None,):
             try:
                 _, info = snapshot.find_provider_model(model, None, hint, None)
             except Exception:  # (LookupError and its own kinds: no such model or provider)
                 continue
-            return info
-        return None
+            break
+        history = self._history(info) if info is not None else None
+        if info is None or history is not None:
+            self._cached[f"{provider or ''}\x00{model}"] = history
+            self._dirty = True
+            if history is not None:
+                return [
+                    (datetime.fromisoformat(s) if s else None, _doc_rates(r, self.source))
+                    for s, r in history
+                ]
+        return info
+
+    def _history(self, info: Any) -> list | None:
+        """The model's prices by start date, as the cache keeps them; ``None`` where they
+        hang on anything else (the time of day). (Its price variants, by the request's
+        context, such as a batch, are never asked for: the logs do not say.)"""
+        prices = info.prices
+        entries = prices if isinstance(prices, list) else [None]
+        out = []
+        for entry in entries:
+            if entry is None:
+                start, price = None, prices
+            else:
+                constraint = entry.constraint
+                if constraint is not None and not hasattr(constraint, "start_date"):
+                    return None
+                start = constraint.start_date.isoformat() if constraint is not None else None
+                price = entry.prices
+            found = [_price(getattr(price, f"{kind}_mtok", None)) for kind in KINDS]
+            out.append([start, [list(p) if isinstance(p, tuple) else p for p in found]])
+        return out
+
+    def save(self) -> None:
+        """Keep what was looked up in the package for the next report."""
+        if not self._dirty or not self.version:
+            return
+        import os
+
+        path = _cache_file(self.version)
+        try:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            tmp = f"{path}.{os.getpid()}.tmp"
+            with open(tmp, "wb") as stream:
+                stream.write(orjson.dumps(self._cached))
+            os.replace(tmp, path)
+        except OSError:
+            pass  # (a cache that cannot be written is only slower)
+        self._dirty = False
 
 
 # -- a user's table -------------------------------------------------------------------------
@@ -248,8 +357,9 @@ class PriceBook:
         return out
 
     def warm(self) -> None:
-        """Load the bundled table in a thread of its own (while the files are read)."""
-        if self._bundled is not None and self._warming is None:
+        """Load the bundled table in a thread of its own (while the files are read), unless
+        the cache of earlier reports holds it."""
+        if self._bundled is not None and self._warming is None and not self._bundled._cached:
             self._warming = threading.Thread(target=self._bundled.load, daemon=True)
             self._warming.start()
 
@@ -282,3 +392,8 @@ class PriceBook:
             self._warming.join()
             self._warming = None
         return self._bundled.rates(model, r.provider, r.time)
+
+    def save(self) -> None:
+        """Keep the prices looked up for the next report (the user's cache)."""
+        if self._bundled is not None:
+            self._bundled.save()

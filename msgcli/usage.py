@@ -16,6 +16,7 @@ says how many there were.
 from __future__ import annotations
 
 import os
+from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import date, datetime, timezone, tzinfo
@@ -172,12 +173,24 @@ def _read_all(
     from concurrent.futures import ProcessPoolExecutor
 
     context = multiprocessing.get_context("fork") if sys.platform == "linux" else None
-    with ProcessPoolExecutor(min(jobs, len(tasks)), mp_context=context) as pool:
-        futures = [pool.submit(_task, task) for task in tasks]
+    workers = min(jobs, len(tasks))
+    with ProcessPoolExecutor(workers, mp_context=context) as pool:
+        # a few tasks ahead of the one taken in, so that results never pile up here
+        pending: deque = deque()
+        queued = iter(tasks)
+        for task in queued:
+            pending.append((task, pool.submit(_task, task)))
+            if len(pending) >= 2 * workers:
+                break
         if warm is not None:
             warm()
-        for task, future in zip(tasks, futures, strict=True):
-            for (name, _), result in zip(task, future.result(), strict=True):
+        while pending:
+            task, future = pending.popleft()
+            results = future.result()
+            for more in queued:
+                pending.append((more, pool.submit(_task, more)))
+                break
+            for (name, _), result in zip(task, results, strict=True):
                 yield name, result
 
 
@@ -379,6 +392,9 @@ def collect_usage(
             for row in rows:
                 rkey = row[0]
                 if rkey is not None:
+                    # (one string: a fifth of the memory of the tuple and its parts)
+                    if type(rkey) is tuple:
+                        rkey = "\x00".join(map(str, rkey))
                     if rkey in seen_keys:
                         continue
                     seen_keys.add(rkey)
@@ -413,4 +429,5 @@ def collect_usage(
         pending = more
     if book is not None:
         report.prices = book.sources
+        book.save()
     return report

@@ -26,6 +26,13 @@ ROOT = Path(__file__).resolve().parent.parent
 REAL = ROOT / "fixtures" / "real"
 CLAUDE = REAL / "claude-code"
 
+
+@pytest.fixture(autouse=True)
+def _own_cache(tmp_path_factory, monkeypatch) -> None:
+    """The prices looked up are kept in a cache of the test's own."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("cache")))
+
+
 _LOG_SUFFIXES = (".jsonl", ".json", ".ndjson", ".sse", ".jsonl.gz", ".jsonl.zst", ".db")
 
 
@@ -103,7 +110,7 @@ def test_lean_path_hands_over_what_it_cannot_place(tmp_path: Path) -> None:
         record = json.loads(line)
         if record.get("type") == "assistant":
             del record["message"]["usage"]
-            lines[i] = json.dumps(record).encode() + b"\n"
+            lines[i] = json.dumps(record, separators=(",", ":")).encode() + b"\n"
             break
     broken = tmp_path / "s.jsonl"
     broken.write_bytes(b"".join(lines))
@@ -435,6 +442,16 @@ def test_bundled_prices_claude_sonnet_at_its_list_price() -> None:
     expected = sum(r["input"] * 3 + r["output"] * 15 for r in responses) / 1e6
     assert report.total.cost == pytest.approx(expected)
     assert any(s.startswith("genai-prices") for s in report.prices)
+
+
+def test_bundled_prices_are_the_same_from_the_cache(tmp_path: Path) -> None:
+    pytest.importorskip("genai_prices")
+    session = CLAUDE / "19-compact" / "session.jsonl"
+    first = collect_usage([str(session)], jobs=1)
+    cached = list((Path(os.environ["XDG_CACHE_HOME"]) / "msgcli").glob("prices-*.json"))
+    assert len(cached) == 1
+    again = collect_usage([str(session)], jobs=1)
+    assert again.total.cost == first.total.cost > 0
 
 
 def test_an_unknown_model_is_unpriced_never_free(tmp_path: Path) -> None:

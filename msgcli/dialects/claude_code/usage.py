@@ -35,8 +35,9 @@ PROVIDER = "anthropic"
 _HELD = 10_000
 _CHUNK = 8 << 20
 _USAGE = b'"usage"'
-_USER = (b'"type":"user"', b'"type": "user"')
-_ASSISTANT = (b'"type":"assistant"', b'"type": "assistant"')
+#: (a file of spaced JSON is no file for the lean path: see :func:`_is_session`)
+_USER = b'"type":"user"'
+_ASSISTANT = b'"type":"assistant"'
 
 
 def _count(value: Any) -> int:
@@ -150,28 +151,34 @@ class _Scan:
         self.held = 0  # records held behind it
 
     def gap(self, buf: bytes, start: int, end: int) -> None:
-        """What lies between two records that carry usage (or after the last)."""
-        if start >= end:
-            return
-        for pattern in _ASSISTANT:  # (one without usage: the lean path cannot place it)
-            if buf.find(pattern, start, end) >= 0:
-                raise _Unsure
-        if self.open is None:
-            return
+        """What lies between two records that carry usage: an ``assistant`` record without
+        usage there, the lean path cannot place (it would open a response of its own)."""
+        if start < end and buf.find(_ASSISTANT, start, end) >= 0:
+            raise _Unsure
+
+    def closes(self, buf: bytes, start: int, end: int) -> bool:
+        """Whether what lies in ``buf[start:end]`` closes the open response: a prompt, or so
+        many records held behind it that the whole path would close it (then the lean path
+        is unsure). Asked only where it matters: before a record of the open response, and
+        at the end of a chunk (whose bytes are then let go)."""
         self.held += buf.count(b"\n", start, end)
         if self.held >= _HELD:
             raise _Unsure
-        for pattern in _USER:
-            at = buf.find(pattern, start, end)
-            while at >= 0:
-                first = buf.rfind(b"\n", start, at) + 1 if at > start else start
-                first = max(first, start)
-                last = buf.find(b"\n", at, end)
-                last = end if last < 0 else last
-                if _is_prompt_line(buf[first:last]):
-                    self.close()
-                    return
-                at = buf.find(pattern, last, end)
+        at = buf.find(_USER, start, end)
+        while at >= 0:
+            first = max(buf.rfind(b"\n", start, at) + 1, start)
+            last = buf.find(b"\n", at, end)
+            last = end if last < 0 else last
+            if _is_prompt_line(buf[first:last]):
+                return True
+            at = buf.find(_USER, last, end)
+        return False
+
+    def passing(self, buf: bytes, gap: int, end: int) -> None:
+        """A record that is no response (a prompt that happens to say "usage"), and what lies
+        before it: they may close the open response."""
+        if self.open is not None and self.closes(buf, gap, min(end + 1, len(buf))):
+            self.close()
 
     def close(self) -> None:
         run = self.run
@@ -180,7 +187,9 @@ class _Scan:
         self.open = self.run = None
         self.held = 0
 
-    def record(self, line: bytes | memoryview) -> None:
+    def record(self, buf: bytes, start: int, end: int, gap: int) -> None:
+        """The record in ``buf[start:end]``, which follows what lies in ``buf[gap:start]``."""
+        line = memoryview(buf)[start:end]
         try:
             rec = _decode(line)
         except msgspec.ValidationError:
@@ -190,16 +199,18 @@ class _Scan:
                 raise _Unsure from None
             if type(obj) is dict and obj.get("type") == "assistant":
                 raise _Unsure from None
+            self.passing(buf, gap, end)
             return
         except msgspec.DecodeError:
             raise _Unsure from None
         if rec.type != "assistant":
+            self.passing(buf, gap, end)
             return
         message = rec.message
         if message is None or rec.sessionId is None:
             raise _Unsure
         mid = message.id or None
-        if mid is not None and mid == self.open:
+        if mid is not None and mid == self.open and not self.closes(buf, gap, start):
             if message.usage is not None and self.run is not None:
                 self.run[1] = message.usage
             return
@@ -248,6 +259,8 @@ def _is_session(head: bytes, classify: Any) -> bool:
         obj = orjson.loads(line)
     except orjson.JSONDecodeError:
         return False
+    if b'": ' in line:
+        return False  # (spaced JSON: the patterns the lean path looks for are compact)
     return classify(obj) == MESSAGE and "agentType" not in obj
 
 
@@ -284,6 +297,8 @@ def _scan(stream: Any) -> list[ResponseUsage]:
             at = buf.find(_USAGE, pos, end)
             if at < 0:
                 state.gap(buf, pos, end)
+                if state.open is not None and state.closes(buf, pos, end):
+                    state.close()
                 break
             first = buf.rfind(b"\n", pos, at) + 1
             if first < pos:
@@ -292,7 +307,7 @@ def _scan(stream: Any) -> list[ResponseUsage]:
             if last < 0:
                 last = end
             state.gap(buf, pos, first)
-            state.record(memoryview(buf)[first:last])
+            state.record(buf, first, last, pos)
             pos = last + 1
         if final:
             break
