@@ -27,7 +27,7 @@ import orjson
 from ...model import Message, ResponseUsage
 from .known import REPEATED, SYNTHETIC_MODEL
 
-__all__ = ["record_time", "responses", "scan"]
+__all__ = ["record_time", "response_key", "responses", "scan"]
 
 PROVIDER = "anthropic"
 #: the most records held behind an open response (:data:`.assemble._MAX_HELD`): past it the
@@ -53,6 +53,12 @@ def record_time(value: Any) -> datetime | None:
     except ValueError:
         return None
     return when if when.tzinfo is not None else when.replace(tzinfo=timezone.utc)
+
+
+def response_key(mid: str, request: Any) -> str:
+    """What makes a response the same in every file: its message id and request id (one
+    string, the lightest key to hold for every response of a large folder)."""
+    return f"claude-code\x00{mid}\x00{request if isinstance(request, str) else ''}"
 
 
 def _agent(agent: Any, side: Any) -> str | None:
@@ -84,9 +90,7 @@ def responses(msg: Message) -> list[ResponseUsage]:
             project=project if isinstance(project, str) else None,
             agent=_agent(fields.get("agentId"), fields.get("isSidechain")),
             provider=PROVIDER,
-            key=("claude-code", msg.id, request if isinstance(request, str) else None)
-            if isinstance(msg.id, str) and msg.id
-            else None,
+            key=response_key(msg.id, request) if isinstance(msg.id, str) and msg.id else None,
         )
     ]
 
@@ -141,11 +145,13 @@ def _is_prompt_line(line: bytes) -> bool:
 
 
 class _Scan:
-    __slots__ = ("held", "open", "out", "run", "seen")
+    __slots__ = ("held", "names", "open", "out", "run", "seen")
 
     def __init__(self) -> None:
+        #: the models, sessions, folders and agents met, each held once however often said
+        self.names: dict[str, str] = {}
         self.out: list[ResponseUsage] = []
-        self.seen: set[tuple[str, str | None]] = set()
+        self.seen: set[str] = set()
         self.open: str | None = None  # the message id of the open response
         self.run: list[Any] | None = None  # [first record, last usage] of the open response
         self.held = 0  # records held behind it
@@ -183,7 +189,7 @@ class _Scan:
     def close(self) -> None:
         run = self.run
         if run is not None and run[1] is not None:
-            self.out.append(_response(run[0], run[1]))
+            self.out.append(_response(run[0], run[1], self.names, run[2]))
         self.open = self.run = None
         self.held = 0
 
@@ -216,34 +222,36 @@ class _Scan:
             return
         if mid is None:  # no response of its own to merge: counted as it is
             if message.model != SYNTHETIC_MODEL and message.usage is not None:
-                self.out.append(_response(rec, message.usage))
+                self.out.append(_response(rec, message.usage, self.names))
             return
         self.close()
         self.open = mid
-        key = (mid, rec.requestId)
+        key = response_key(mid, rec.requestId)
         if key in self.seen or message.model == SYNTHETIC_MODEL:
             self.seen.add(key)
             return  # a response met again, or synthetic: held open, never counted
         self.seen.add(key)
-        self.run = [rec, message.usage]  # (its usage may come with a later record)
+        self.run = [rec, message.usage, key]  # (its usage may come with a later record)
 
 
-def _response(rec: _Record, usage: _Usage) -> ResponseUsage:
+def _response(
+    rec: _Record, usage: _Usage, names: dict[str, str], key: str | None = None
+) -> ResponseUsage:
     message = rec.message
     assert message is not None
-    mid = message.id or None
+    model, session, project = message.model, rec.sessionId, rec.cwd
     return ResponseUsage(
-        model=message.model,
+        model=names.setdefault(model, model) if model is not None else None,
         input=_count(usage.input_tokens),
         output=_count(usage.output_tokens),
         cache_read=_count(usage.cache_read_input_tokens),
         cache_write=_count(usage.cache_creation_input_tokens),
         time=record_time(rec.timestamp),
-        session=rec.sessionId,
-        project=rec.cwd,
+        session=names.setdefault(session, session) if session is not None else None,
+        project=names.setdefault(project, project) if project is not None else None,
         agent=_agent(rec.agentId, rec.isSidechain),
         provider=PROVIDER,
-        key=("claude-code", mid, rec.requestId) if mid is not None else None,
+        key=key,
     )
 
 
