@@ -46,17 +46,35 @@ BIG = 400_000_000
 PROJECTS = 60
 
 
+def _first_lines(data: bytes, count: int) -> bytes:
+    end = 0
+    for _ in range(count):
+        end = data.index(b"\n", end) + 1
+    return data[:end]
+
+
 def _renderer():
     template = corpora.Template(corpora.CLAUDE_CODE, "sources")
     state = {"rep": 0}
 
     def take(size: int) -> bytes:
-        """Whole repetitions (at least one) up to about ``size`` bytes."""
+        """Whole sessions (at least one) up to about ``size`` bytes."""
         out: list[bytes] = []
         got = 0
-        while got < size or not out:
+        while got < size:
             chunk = template.render(state["rep"])
             state["rep"] += 1
+            if got + len(chunk) > size:
+                # the sessions of the repetition that fit (a repetition is ten sessions)
+                part = b""
+                for cut in template.cuts:
+                    bigger = _first_lines(chunk, cut)
+                    if got + len(bigger) > size and (part or out):
+                        break
+                    part = bigger
+                out.append(part)
+                got += len(part)
+                break
             out.append(chunk)
             got += len(chunk)
         return b"".join(out)
@@ -68,7 +86,7 @@ def build_sessions(root: Path) -> Path:
     """The 3,000 session files under ``root/claude/projects``."""
     home = root / "claude"
     stamp = root / "sessions.stamp"
-    if stamp.exists() and stamp.read_text() == f"{FILES} {TOTAL}":
+    if stamp.exists() and stamp.read_text() == f"{FILES} {TOTAL} 2":
         return home
     shutil.rmtree(home, ignore_errors=True)
     rng = random.Random(34)
@@ -80,7 +98,7 @@ def build_sessions(root: Path) -> Path:
         folder.mkdir(parents=True, exist_ok=True)
         data = take(int(weight * scale))
         (folder / f"session-{i:04}.jsonl").write_bytes(data)
-    stamp.write_text(f"{FILES} {TOTAL}")
+    stamp.write_text(f"{FILES} {TOTAL} 2")
     return home
 
 
