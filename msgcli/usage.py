@@ -112,11 +112,11 @@ def file_rows(name: str, source: str | Path) -> tuple[list[tuple], str | None, l
     if lean is not None:
         found, dialect = lean
         related = [where for _, where in dialect.related_logs(path)]
-        rows = []
+        lean_rows: list[tuple] = []
         while found:  # (each response let go as its row is made: half the memory)
-            rows.append(_row(found.pop()))
-        rows.reverse()
-        return rows, None, related
+            lean_rows.append(_row(found.pop()))
+        lean_rows.reverse()
+        return lean_rows, None, related
     from .engine import Options
     from .reader import ReadError
     from .stream import open_log

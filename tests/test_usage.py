@@ -160,6 +160,33 @@ def test_claude_code_totals_equal_its_own_result(scenario: Path) -> None:
     assert t.cache_write == sum(m["cacheCreationInputTokens"] for m in own)
 
 
+def _partial(stream: Path) -> bool:
+    return b'"type":"stream_event"' in stream.read_bytes()
+
+
+@pytest.mark.parametrize(
+    "scenario",
+    [s for s in _scenarios() if _partial(s / "stream.jsonl")],
+    ids=lambda p: str(p.relative_to(CLAUDE)),
+)
+def test_a_stream_json_log_with_partial_messages_equals_its_result(scenario: Path) -> None:
+    """With --include-partial-messages the stream holds each response's final usage (without
+    them, only the result does: see the README)."""
+    usage = _result(scenario / "stream.jsonl")["usage"]
+    main = _main_thread(_only(scenario / "stream.jsonl"))
+    assert main["input"] == usage["input_tokens"]
+    assert main["output"] == usage["output_tokens"]
+    assert main["cache_read"] == usage["cache_read_input_tokens"]
+
+
+def test_a_path_that_cannot_be_read_is_said_and_the_rest_counted(tmp_path: Path) -> None:
+    session = CLAUDE / "01-plain-markdown" / "session.jsonl"
+    done = _run(str(tmp_path / "missing.jsonl"), str(session), "--format", "json")
+    assert done.returncode == 2
+    assert "missing.jsonl" in done.stderr and "Traceback" not in done.stderr
+    assert json.loads(done.stdout)["total"]["responses"] == 1
+
+
 def test_a_session_with_its_subagents_equals_claude_codes_model_usage() -> None:
     for scenario in (CLAUDE / "09-subagent", CLAUDE / "2.1.332" / "g05-subagent"):
         result = _result(scenario / "stream.jsonl")
@@ -177,21 +204,20 @@ def test_a_session_with_its_subagents_equals_claude_codes_model_usage() -> None:
 
 
 # the ledgers of the coding agents' mock servers: per dialect, the sum the stored logs hold
-# (see each corpus' FORMAT.md), as (responses, input + cache read, output, cache read,
-# reasoning); a dialect joins when its fixtures are merged
+# (see each corpus' FORMAT.md) as (responses, every token billed, cache read, reasoning), and
+# the folder of a scenario holding the logs it counts; a dialect joins when its fixtures
+# (with a ledger.json, or ledger.txt, beside each scenario's logs) are merged
 def _codex(ledger: dict) -> tuple:
     s = ledger["sum_over_completed_responses"]
     done = sum(1 for r in ledger["requests"] if r.get("completed"))
-    return done, s["input_tokens"], s["output_tokens"], s["cached_tokens"], s["reasoning_tokens"]
+    return done, s["total_tokens"], s["cached_tokens"], s["reasoning_tokens"]
 
 
 def _gemini(ledger: dict) -> tuple:
     s = ledger["sum_completed_main"]
-    out = s["candidatesTokenCount"] + s.get("thoughtsTokenCount", 0)
     return (
         s["responses"],
-        s["promptTokenCount"],
-        out,
+        s["totalTokenCount"],
         s.get("cachedContentTokenCount", 0),
         s.get("thoughtsTokenCount", 0),
     )
@@ -199,17 +225,15 @@ def _gemini(ledger: dict) -> tuple:
 
 def _opencode(ledger: dict) -> tuple:
     s = ledger["sum_completed_excluding_title"]
-    return (
-        s["responses"],
-        s["prompt_tokens"],
-        s["completion_tokens"],
-        s["cached_tokens"],
-        s["reasoning_tokens"],
-    )
+    return s["responses"], s["total_tokens"], s["cached_tokens"], s["reasoning_tokens"]
 
 
 LEDGERS = {"codex": _codex, "gemini-cli": _gemini, "opencode": _opencode}
-#: scenarios whose logs are known not to hold what the ledger counts (FORMAT.md says why)
+#: where in a scenario's folder the logs the ledger counts are (else the whole folder:
+#: codex's folder also keeps the `exec --json` output of the run)
+LEDGER_LOGS = {"codex": "sessions"}
+#: scenarios whose logs are known not to hold what the ledger counts (FORMAT.md says why:
+#: Gemini CLI's loop detector drops the responses it stopped)
 LEDGER_EXCEPTIONS = {("gemini-cli", "16")}
 
 
@@ -219,7 +243,7 @@ def _ledgers() -> list[tuple[str, Path]]:
         folder = REAL / name
         if name not in DIALECTS or not folder.is_dir():
             continue
-        for ledger in sorted(folder.rglob("ledger.json")):
+        for ledger in sorted([*folder.rglob("ledger.json"), *folder.rglob("ledger.txt")]):
             scenario = ledger.parent.name.split("-", 1)[0]
             if (name, scenario) not in LEDGER_EXCEPTIONS:
                 out.append((name, ledger))
@@ -229,13 +253,16 @@ def _ledgers() -> list[tuple[str, Path]]:
 @pytest.mark.parametrize(
     "name,ledger",
     _ledgers()
-    or [pytest.param(None, None, marks=pytest.mark.skip("no coding-agent fixtures yet"))],
+    or [pytest.param(None, None, marks=pytest.mark.skip(reason="no coding-agent fixtures yet"))],
 )
 def test_usage_equals_the_mock_servers_ledger(name: str, ledger: Path) -> None:
     expected = LEDGERS[name](json.loads(ledger.read_text()))
-    report = collect_usage([str(ledger.parent)], priced=False, jobs=1, by=("model",))
+    logs = ledger.parent / LEDGER_LOGS.get(name, ".")
+    if not logs.is_dir():
+        logs = ledger.parent
+    report = collect_usage([str(logs)], priced=False, jobs=1, by=("model",))
     t = report.total
-    assert (t.responses, t.input + t.cache_read, t.output, t.cache_read, t.reasoning) == expected
+    assert (t.responses, t.tokens, t.cache_read, t.reasoning) == expected
 
 
 # -- groupings, counted here ---------------------------------------------------------------
