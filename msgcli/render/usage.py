@@ -66,7 +66,11 @@ def print_usage(report: UsageReport, out: TextIO | None = None) -> None:
     for title, foot in zip((*_TITLES, "Cost (USD)"), total, strict=True):
         table.add_column(title, justify="right", footer=foot)
     for key, totals in report.sorted_rows():
-        table.add_row(*(_safe(v) for v in key), *_cells(totals))
+        cells = [
+            "(main)" if v is None and name == "agent" else _safe(v)
+            for name, v in zip(by, key, strict=True)
+        ]
+        table.add_row(*cells, *_cells(totals))
         for model, per in sorted((totals.models or {}).items()):
             table.add_row(*[""] * (len(by) - 1), "  " + _safe(model or None), *_cells(per))
     console.print(table)
