@@ -4,6 +4,7 @@ servers), its groupings against a count made here, and its prices."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import shutil
@@ -158,6 +159,11 @@ def test_claude_code_totals_equal_its_own_result(scenario: Path) -> None:
     assert t.output == sum(m["outputTokens"] for m in own)
     assert t.cache_read == sum(m["cacheReadInputTokens"] for m in own)
     assert t.cache_write == sum(m["cacheCreationInputTokens"] for m in own)
+    if importlib.util.find_spec("genai_prices") is not None:
+        # and the cost Claude Code itself put on the run
+        priced = collect_usage([str(session[0])], jobs=1, by=("model",))
+        assert priced.total.unpriced == 0
+        assert priced.total.cost == pytest.approx(result["total_cost_usd"], abs=1e-9)
 
 
 def _partial(stream: Path) -> bool:
@@ -479,6 +485,46 @@ def test_bundled_prices_are_the_same_from_the_cache(tmp_path: Path) -> None:
     assert len(cached) == 1
     again = collect_usage([str(session)], jobs=1)
     assert again.total.cost == first.total.cost > 0
+
+
+def test_bundled_prices_of_cache_tokens_and_the_long_context_tier(tmp_path: Path) -> None:
+    """Claude Sonnet 4.5 at Anthropic's list prices: $3 input, $15 output, $0.30 cache
+    read, $3.75 cache write per million tokens, and $6, $22.50, $0.60 and $7.50 for a
+    request of more than 200k input tokens (cache included), that request alone."""
+    pytest.importorskip("genai_prices")
+    source = CLAUDE / "02-bash-ls" / "session.jsonl"
+    lines = []
+    sizes = iter([(1000, 20_000, 5_000), (150_000, 60_000, 1_000)])
+    given: dict[str, tuple] = {}  # every record of a response gets the same usage
+    for line in source.read_bytes().split(b"\n"):
+        if not line.strip():
+            continue
+        record = json.loads(line)
+        if record.get("type") == "assistant":
+            usage = record["message"]["usage"]
+            mid = record["message"]["id"]
+            if mid not in given:
+                given[mid] = next(sizes)
+            size = given[mid]
+            usage["input_tokens"], usage["cache_read_input_tokens"] = size[0], size[1]
+            usage["cache_creation_input_tokens"] = size[2]
+        lines.append(json.dumps(record, separators=(",", ":")))
+    path = tmp_path / "s.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    found = _independent_file(path)
+    assert len(found) == 2
+    expected = 0.0
+    for r, (inp, read, write) in zip(
+        found, [(1000, 20_000, 5_000), (150_000, 60_000, 1_000)], strict=True
+    ):
+        long = inp + read + write > 200_000
+        rates = (6, 22.5, 0.6, 7.5) if long else (3, 15, 0.3, 3.75)
+        expected += (
+            inp * rates[0] + r["output"] * rates[1] + read * rates[2] + write * rates[3]
+        ) / 1e6
+    report = collect_usage([str(path)], jobs=1)
+    assert report.total.cache_read == 80_000 and report.total.cache_write == 6_000
+    assert report.total.cost == pytest.approx(expected)
 
 
 def test_an_unknown_model_is_unpriced_never_free(tmp_path: Path) -> None:

@@ -48,6 +48,8 @@ def record_time(value: Any) -> datetime | None:
     """A record's ``timestamp`` as an aware datetime."""
     if type(value) is not str:
         return None
+    if value.endswith("Z"):  # (read by fromisoformat from Python 3.11 on only)
+        value = value[:-1] + "+00:00"
     try:
         when = datetime.fromisoformat(value)
     except ValueError:
