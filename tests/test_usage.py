@@ -39,7 +39,7 @@ _LOG_SUFFIXES = (".jsonl", ".json", ".ndjson", ".sse", ".jsonl.gz", ".jsonl.zst"
 
 def _real_logs() -> list[Path]:
     out = []
-    for path in sorted(REAL.rglob("*")):
+    for path in sorted([*REAL.rglob("*"), *(ROOT / "fixtures" / "provider-streams").rglob("*")]):
         if path.is_file() and path.name.endswith(_LOG_SUFFIXES) and "ledger" not in path.name:
             if path.name.endswith((".meta.json", "meta.json")):
                 continue
@@ -62,7 +62,7 @@ def _main_thread(report) -> dict:
 # -- the same numbers as stats -------------------------------------------------------------
 
 
-@pytest.mark.parametrize("path", _real_logs(), ids=lambda p: str(p.relative_to(REAL)))
+@pytest.mark.parametrize("path", _real_logs(), ids=lambda p: str(p.relative_to(ROOT / "fixtures")))
 def test_usage_of_every_real_log_equals_stats(path: Path) -> None:
     stats = file_stats(str(path))
     if not stats.readable or stats.dialect is None:
