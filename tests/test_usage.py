@@ -121,6 +121,56 @@ def test_lean_path_hands_over_what_it_cannot_place(tmp_path: Path) -> None:
     assert report.total.responses == file_stats(str(broken)).tokens.messages
 
 
+def _with_line_before_last_block(line: bytes, usage: dict | None = None) -> bytes:
+    """03-parallel-read's session with ``line`` put between the last two records of its first
+    response (records 7 and 8: a tool result already lies there), and ``usage`` on the last."""
+    source = CLAUDE / "03-parallel-read" / "session.jsonl"
+    lines = [x for x in source.read_bytes().split(b"\n") if x.strip()]
+    if usage is not None:
+        record = json.loads(lines[8])
+        record["message"]["usage"].update(usage)
+        lines[8] = json.dumps(record, separators=(",", ":")).encode()
+    return b"\n".join([*lines[:8], line, *lines[8:]]) + b"\n"
+
+
+def _prompt(text: str) -> bytes:
+    source = CLAUDE / "03-parallel-read" / "session.jsonl"
+    first = json.loads([x for x in source.read_bytes().split(b"\n") if x.strip()][2])
+    first["message"]["content"] = text
+    return json.dumps(first, separators=(",", ":")).encode()
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        pytest.param(_prompt("go on"), id="a prompt"),
+        pytest.param(_prompt('what was the "usage" of the last run?'), id="a prompt saying usage"),
+        pytest.param(b"", id="nothing"),
+    ],
+)
+def test_lean_path_and_whole_path_agree_where_a_prompt_comes_between(
+    tmp_path: Path, line: bytes
+) -> None:
+    """A prompt between two records of one response closes it (the later record is a
+    response met again, not counted); a tool result does not."""
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(_with_line_before_last_block(line, {"output_tokens": 999}))
+    dialect = get_dialect("claude-code")
+    whole = []
+    for item in open_log(str(path), Options()):
+        if item.message is not None:
+            whole.extend(dialect.responses(item.message))
+    lean = dialect.scan_responses(str(path))
+    assert lean is not None and lean == whole
+    first = [r for r in lean if r.key and "msg_01TtYPnAnVOFPLhGW17FXAOd" in r.key]
+    # the usage of the last record of the response counts unless a prompt closed it first
+    assert first[0].output == (
+        999
+        if not line
+        else _independent_file(CLAUDE / "03-parallel-read" / "session.jsonl")[0]["output"]
+    )
+
+
 # -- the producers' own totals -------------------------------------------------------------
 
 
