@@ -160,6 +160,13 @@ def _tasks(files: list[tuple[str, str]]) -> Iterator[list[tuple[str, str]]]:
         yield batch
 
 
+def _worker_start() -> None:
+    """A worker leaves Ctrl-C to its owner (which stops the run and says so once)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def _read_all(
     files: list[tuple[str, str]], jobs: int, warm: Any = None
 ) -> Iterator[tuple[str, tuple[list[tuple], str | None, list[str]]]]:
@@ -178,7 +185,7 @@ def _read_all(
 
     context = multiprocessing.get_context("fork") if sys.platform == "linux" else None
     workers = min(jobs, len(tasks))
-    with ProcessPoolExecutor(workers, mp_context=context) as pool:
+    with ProcessPoolExecutor(workers, mp_context=context, initializer=_worker_start) as pool:
         # a few tasks ahead of the one taken in, so that results never pile up here
         pending: deque = deque()
         queued = iter(tasks)
