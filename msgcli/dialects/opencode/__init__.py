@@ -1,0 +1,447 @@
+"""OpenCode: its sessions, read from its SQLite database (``opencode.db``, with the
+``-wal`` beside it) or from the older ``storage/`` folders of JSON files.
+
+OpenCode keeps a session as rows: the session, its messages (one assistant message per
+model call, a *step*) and each message's parts (``text``, ``reasoning``, ``tool`` with its
+state, ``step-start``/``step-finish``, ``patch``, ``compaction``...). :mod:`.store` reads
+them as records of the shape ``opencode export`` writes: a session record, then a record
+per message holding its parts, sub-agent sessions under the call that started them.
+
+A message is read as one neutral message: its text, reasoning and tool calls in order,
+then the results of those calls (a tool part holds both the call and its outcome).
+Tokens are counted per step, from the ``step-finish`` parts (which repeat the numbers of
+their message: never both), and a fork's copies of its source's messages are counted
+once (see :mod:`.stats`).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from ...containers import Container
+from ...model import (
+    Block,
+    DataBlock,
+    HintBlock,
+    Message,
+    ResponseUsage,
+    Source,
+    TextBlock,
+    ThinkingBlock,
+    ToolCallBlock,
+    ToolResultBlock,
+    UnknownBlock,
+    Usage,
+)
+from ..base import MESSAGE, Dialect, is_number
+from .rules import RULES
+from .store import MARK
+
+__all__ = [
+    "DIALECT",
+    "OpenCodeDialect",
+    "KNOWN_PARTS",
+    "message_responses",
+    "step_usages",
+    "tokens_of",
+]
+
+#: part types that are no content of the conversation (kept in the message's fields)
+STEP_PARTS = frozenset({"step-start", "step-finish", "snapshot", "patch", "retry", "agent"})
+#: every part type a release msgcli knows writes
+KNOWN_PARTS = frozenset({*STEP_PARTS, "text", "reasoning", "tool", "file", "subtask", "compaction"})
+
+
+def _session_id(obj: dict) -> Any:
+    info = obj.get("info")
+    return info.get("sessionID") if isinstance(info, dict) else None
+
+
+def _count(value: Any) -> int | float:
+    return value if is_number(value) else 0
+
+
+def tokens_of(raw: Any) -> tuple[int | float, int | float, int | float, int | float, int | float]:
+    """``(input, output, reasoning, cache read, cache write)`` of a ``tokens`` object."""
+    if not isinstance(raw, dict):
+        return 0, 0, 0, 0, 0
+    cache = raw.get("cache")
+    cache = cache if isinstance(cache, dict) else {}
+    return (
+        _count(raw.get("input")),
+        _count(raw.get("output")),
+        _count(raw.get("reasoning")),
+        _count(cache.get("read")),
+        _count(cache.get("write")),
+    )
+
+
+def step_usages(obj: dict) -> list[tuple[Any, tuple]]:
+    """``(key, tokens)`` of every model response a message record holds the usage of, each
+    once: one per ``step-finish`` part (the numbers the API sent for that step; the
+    message's own ``tokens`` repeat the last of them), or, for a reply with no step-finish
+    part, the message's ``tokens`` when it ended without an error and counts anything.
+    None for a user message, and none for a fork's copy of a message (its source counts)."""
+    info = obj.get("info")
+    if not isinstance(info, dict) or info.get("role") != "assistant":
+        return []
+    mark = obj.get(MARK)
+    if isinstance(mark, dict) and mark.get("copy_of") is not None:
+        return []
+    out = []
+    parts = obj.get("parts")
+    for index, part in enumerate(parts if isinstance(parts, list) else ()):
+        if isinstance(part, dict) and part.get("type") == "step-finish":
+            key = part.get("id") if isinstance(part.get("id"), str) else (info.get("id"), index)
+            out.append((key, tokens_of(part.get("tokens"))))
+    if out or info.get("error") is not None:
+        return out
+    tokens = tokens_of(info.get("tokens"))
+    if any(tokens):
+        out.append((info.get("id"), tokens))
+    return out
+
+
+def _ms_time(value: Any) -> datetime | None:
+    if not is_number(value) or isinstance(value, bool):
+        return None
+    try:
+        return datetime.fromtimestamp(value / 1000, UTC)
+    except (OverflowError, OSError, ValueError):
+        return None
+
+
+class OpenCodeDialect(Dialect):
+    name = "opencode"
+    title = "OpenCode session (opencode.db, storage/ folders)"
+    tool_call_id_key = "callID"
+    tool_call_name_key = "tool"
+    tool_arguments_key = "input"
+    block_word = "part"
+    distinct = True
+    splittable = False
+    stats_details = True
+    containers = (
+        Container(
+            names=("opencode.db",),
+            reader="msgcli.dialects.opencode.store:read_database",
+            magic=b"SQLite format 3\x00",
+        ),
+    )
+    rules = RULES
+    rule_docs = "msgcli.dialects.opencode.rules:EXPLAINED"
+    own_rules = frozenset(r.code for r in RULES)
+
+    # -- detection -----------------------------------------------------------------------
+
+    def classify(self, obj: dict) -> str | None:
+        if type(obj) is not dict:
+            return None
+        session = obj.get("session")
+        if isinstance(session, dict) and len(obj) <= 2:
+            sid = session.get("id")
+            return MESSAGE if isinstance(sid, str) and sid.startswith("ses") else None
+        info = obj.get("info")
+        if isinstance(info, dict) and "parts" in obj and len(obj) <= 3:
+            mid = info.get("id")
+            if isinstance(mid, str) and mid.startswith("msg") and "sessionID" in info:
+                return MESSAGE
+        return None
+
+    def variant(self, obj: dict) -> str | None:
+        session = obj.get("session")
+        if isinstance(session, dict):
+            version = session.get("version")
+            return version if isinstance(version, str) else None
+        return None
+
+    # -- reading -------------------------------------------------------------------------
+
+    def read(self, obj: dict) -> Message:
+        mark = obj.get(MARK)
+        mark = mark if isinstance(mark, dict) else {}
+        session = obj.get("session")
+        if isinstance(session, dict):
+            return _read_session(session, mark)
+        info = obj.get("info")
+        info = info if isinstance(info, dict) else {}
+        parts = obj.get("parts")
+        parts = parts if isinstance(parts, list) else []
+        blocks: list[Block] = []
+        results: list[Block] = []
+        steps: list[dict] = []
+        for index, part in enumerate(parts):
+            path = ("parts", index)
+            if not isinstance(part, dict):
+                blocks.append(UnknownBlock("unknown", path=path, raw=part))
+                continue
+            kind = part.get("type")
+            if kind in STEP_PARTS:
+                steps.append(part)
+                continue
+            block, result = _part_blocks(part, path)
+            if block is not None:
+                blocks.append(block)
+            if result is not None:
+                results.append(result)
+        error = info.get("error")
+        if error is not None:
+            blocks.append(TextBlock("text", path=("info", "error"), text=_error_text(error)))
+        fields: dict[str, Any] = {k: v for k, v in info.items() if k not in ("id", "role", "time")}
+        fields["time"] = info.get("time")
+        if steps:
+            fields["steps"] = steps
+        for key in ("copy_of", "parent", "depth"):
+            if key in mark:
+                fields[key] = mark[key]
+        role = info.get("role")
+        usage = None
+        responses = step_usages(obj)
+        if responses:
+            totals = [sum(t[i] for _, t in responses) for i in range(5)]
+            inp, out, reasoning, read, write = totals
+            usage = Usage(
+                input_tokens=inp,
+                output_tokens=out + reasoning,
+                cached_tokens=read,
+                cache_creation_tokens=write,
+                total_tokens=inp + out + reasoning + read + write,
+            )
+            fields["reasoning_tokens"] = reasoning
+            fields["responses"] = len(responses)
+        name = None
+        if "parent" in mark:
+            agent = info.get("agent")
+            name = f"{agent} (sub-agent)" if isinstance(agent, str) else "sub-agent"
+        time = info.get("time")
+        return Message(
+            self.name,
+            role=role,
+            name=name,
+            id=info.get("id"),
+            content=blocks + results,
+            timestamp=time.get("created") if isinstance(time, dict) else None,
+            usage=usage,
+            fields=fields,
+        )
+
+    def message_id(self, obj: dict) -> Any:
+        session = obj.get("session")
+        if isinstance(session, dict):
+            return session.get("id")
+        info = obj.get("info")
+        return info.get("id") if isinstance(info, dict) else None
+
+    def record_out(self, record: dict) -> dict:
+        if MARK in record:
+            return {k: v for k, v in record.items() if k != MARK}
+        return record
+
+    def carry_record(self, record: dict) -> Any:
+        """The message's info and its step parts (the target holds the content as blocks)."""
+        info = record.get("info")
+        parts = record.get("parts")
+        steps = [
+            p
+            for p in (parts if isinstance(parts, list) else ())
+            if isinstance(p, dict) and p.get("type") in STEP_PARTS
+        ]
+        return {"info": info, "steps": steps} if info is not None else self.record_out(record)
+
+    # -- what the reading commands ask ---------------------------------------------------
+
+    def finish_reason(self, msg: Message) -> Any:
+        return msg.fields.get("finish")
+
+    def token_counts(self, msg: Message) -> tuple[Any, Any, Any] | None:
+        usage = msg.usage
+        if usage is None:
+            return None
+        return usage.input_tokens, usage.output_tokens, usage.cached_tokens
+
+    def parse_time(self, value: Any) -> datetime | None:
+        when = _ms_time(value)
+        return when.replace(tzinfo=None) if when is not None else None
+
+    def aside(self, msg: Message) -> bool:
+        return msg.role == "session" or msg.fields.get("copy_of") is not None
+
+    def thread_of(self, msg: Message) -> tuple[Any, Any, Any]:
+        fields = msg.fields
+        session = fields.get("sessionID") if msg.role != "session" else msg.id
+        parent = fields.get("parent")
+        agent = fields.get("agent") if parent is not None else None
+        return (
+            session if isinstance(session, str) else None,
+            agent if isinstance(agent, str) else None,
+            parent is not None,
+        )
+
+    def parent_session(self, msg: Message) -> Any:
+        parent = msg.fields.get("parent")
+        if parent is None and msg.role == "session":
+            parent = msg.fields.get("parentID")
+        return parent if isinstance(parent, str) else None
+
+    def responses(self, msg: Message) -> list[ResponseUsage]:
+        return message_responses(msg)
+
+    def note_stats(self, msg: Message, details: dict) -> None:
+        from .stats import note
+
+        note(msg, details)
+
+    def finish_stats(self, path: str, details: dict, count: Any) -> None:
+        from .stats import finish
+
+        finish(path, details, count)
+
+    def record_checker(self, emit: Any, name: str) -> Any:
+        from .checks import StorageChecker
+
+        return StorageChecker(emit, name)
+
+
+def message_responses(msg: Message) -> list[ResponseUsage]:
+    steps = msg.fields.get("steps")
+    if msg.role != "assistant" or msg.fields.get("copy_of") is not None:
+        return []
+    record = {
+        "info": {
+            "role": "assistant",
+            "id": msg.id,
+            "tokens": msg.fields.get("tokens"),
+            "error": msg.fields.get("error"),
+        },
+        "parts": steps or [],
+    }
+    parent = msg.fields.get("parent")
+    agent = msg.fields.get("agent") if parent is not None else None
+    path = msg.fields.get("path")
+    project = path.get("root") if isinstance(path, dict) else None
+    time = msg.fields.get("time")
+    completed = time.get("completed") if isinstance(time, dict) else None
+    when = _ms_time(completed if completed is not None else msg.timestamp)
+    model = msg.fields.get("modelID")
+    provider = msg.fields.get("providerID")
+    out = []
+    for key, (inp, output, reasoning, read, write) in step_usages(record):
+        out.append(
+            ResponseUsage(
+                model=model if isinstance(model, str) else None,
+                input=int(inp),
+                output=int(output + reasoning),
+                cache_read=int(read),
+                cache_write=int(write),
+                reasoning=int(reasoning),
+                time=when,
+                session=msg.fields.get("sessionID"),
+                project=project if isinstance(project, str) else None,
+                agent=agent if isinstance(agent, str) else None,
+                provider=provider if isinstance(provider, str) else None,
+                key=("opencode", key),
+            )
+        )
+    return out
+
+
+def _error_text(error: Any) -> str:
+    if isinstance(error, dict):
+        name = error.get("name")
+        data = error.get("data")
+        message = data.get("message") if isinstance(data, dict) else None
+        return f"error: {name or 'error'}: {message}" if message else f"error: {name or error}"
+    return f"error: {error}"
+
+
+def _part_blocks(part: dict, path: tuple) -> tuple[Block | None, Block | None]:
+    """The block a part is read as, and the tool result it holds (if any)."""
+    kind = part.get("type")
+    if kind == "text":
+        fields = {k: part[k] for k in ("synthetic", "ignored", "metadata") if k in part}
+        return TextBlock(
+            "text", id=part.get("id"), path=path, text=part.get("text", ""), fields=fields
+        ), None
+    if kind == "reasoning":
+        return ThinkingBlock(
+            "thinking", id=part.get("id"), path=path, thinking=part.get("text", "")
+        ), None
+    if kind == "tool":
+        state = part.get("state")
+        state = state if isinstance(state, dict) else {}
+        status = state.get("status")
+        args = state.get("input")
+        call = ToolCallBlock(
+            "tool_call",
+            id=part.get("callID"),
+            path=path,
+            name=part.get("tool"),
+            input=args,
+            arguments=args,
+            state=status if isinstance(status, str) else None,
+        )
+        result = None
+        if status == "completed" or status == "error":
+            output = state.get("output") if status == "completed" else state.get("error")
+            result = ToolResultBlock(
+                "tool_result",
+                id=part.get("callID"),
+                name=part.get("tool"),
+                path=(*path, "state"),
+                output=output if output is not None else "",
+                state="success" if status == "completed" else "error",
+                fields={"title": state["title"]} if isinstance(state.get("title"), str) else {},
+            )
+        return call, result
+    if kind == "file":
+        url = part.get("url")
+        mime = part.get("mime")
+        source = None
+        if isinstance(url, str):
+            if url.startswith("data:") and "," in url:
+                source = Source("base64", data=url.split(",", 1)[1], media_type=mime, data_uri=True)
+            else:
+                source = Source("url", url=url, media_type=mime)
+        kind_name = "image" if isinstance(mime, str) and mime.startswith("image/") else "file"
+        return DataBlock(
+            "data", path=path, kind=kind_name, source=source, name=part.get("filename")
+        ), None
+    if kind == "compaction":
+        auto = " (automatic)" if part.get("auto") is True else ""
+        return HintBlock(
+            "hint", path=path, hint=f"[the conversation is compacted here{auto}]"
+        ), None
+    if kind == "subtask":
+        prompt = part.get("prompt")
+        return HintBlock(
+            "hint", path=path, hint=f"[sub-task for {part.get('agent')}: {prompt}]"
+        ), None
+    return UnknownBlock("unknown", path=path, raw=part), None
+
+
+def _read_session(session: dict, mark: dict) -> Message:
+    title = session.get("title")
+    what = "session"
+    if "parent" in mark:
+        what = f"sub-agent session of {mark['parent']}"
+    if "fork_of" in mark:
+        what = f"fork of {mark['fork_of']} ({mark.get('copied', 0)} message(s) copied from it)"
+    text = f"{what}: {title}" if isinstance(title, str) else what
+    fields = {k: v for k, v in session.items() if k not in ("id", "time")}
+    fields["time"] = session.get("time")
+    for key in ("fork_of", "copied", "parent", "depth"):
+        if key in mark:
+            fields[key] = mark[key]
+    time = session.get("time")
+    return Message(
+        "opencode",
+        role="session",
+        id=session.get("id"),
+        content=[TextBlock("text", path=("session", "title"), text=text)],
+        timestamp=time.get("created") if isinstance(time, dict) else None,
+        fields=fields,
+    )
+
+
+DIALECT = OpenCodeDialect()

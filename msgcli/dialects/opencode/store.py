@@ -1,0 +1,390 @@
+"""Reading OpenCode's storage: the SQLite database (1.2 and later) and the older
+``storage/`` folders of JSON files.
+
+Both give the same records, in the shape ``opencode export`` writes:
+
+- a session record ``{"session": {...}}``: the session as ``opencode export`` gives its
+  ``info`` (``id``, ``projectID``, ``parentID``, ``title``, ``time``, ``tokens``...);
+- a message record ``{"info": {...}, "parts": [...]}``: the message's JSON ``data`` with
+  its ``id`` and ``sessionID``, and its parts in order, each with ``id``, ``messageID``
+  and ``sessionID``.
+
+The order is the conversation's: each top-level session (oldest first), its record, then
+its messages in order; a sub-agent's session (``parentID`` set) follows the message whose
+``task`` call started it, so it reads under that call. What msgcli learns while reading is
+kept beside the producer's keys under ``_msgcli`` (``msgcli query`` leaves it out):
+``copy_of`` on a message a fork copied from its source (the source message's id),
+``fork_of`` and ``copied`` on a fork's session record, ``parent`` (the parent session) and
+``depth`` on every record of a sub-agent's session.
+
+**Lines.** A database has no lines: the line of a record is its place in this reading
+order (1 for the first session record), and its JSON pointer names the row:
+``/<session id>`` for a session, ``/<session id>/messages/<i>`` for the i-th message of
+that session (0-based, as in ``opencode export``'s ``messages``). A finding on a part
+points below it (``.../messages/3/parts/2/state``).
+
+The database is never opened in place: SQLite keeps its newest rows in the ``-wal`` file
+beside it (OpenCode does not merge it back on exit), and opening the file even read-only
+may write beside it. The three files are copied into a temporary folder first and the
+copy is read, so the write-ahead log is applied and the user's files stay as they were.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from ...reader import ReadError
+from ...records import Problem, Record
+
+__all__ = ["MARK", "read_database", "read_storage", "storage_root"]
+
+#: the key under which msgcli notes what it learned while reading a record
+MARK = "_msgcli"
+
+#: the first bytes of every SQLite 3 database
+SQLITE_MAGIC = b"SQLite format 3\x00"
+
+_SESSION_COLUMNS = (
+    "id, project_id, workspace_id, parent_id, slug, directory, path, title, version, "
+    "share_url, summary_additions, summary_deletions, summary_files, summary_diffs, "
+    "metadata, cost, tokens_input, tokens_output, tokens_reasoning, tokens_cache_read, "
+    "tokens_cache_write, revert, permission, agent, model, time_created, time_updated, "
+    "time_compacting, time_archived"
+)
+
+
+def _loads(text: Any) -> tuple[Any, str | None]:
+    """A JSON column's value, and what was wrong with it (``None``: nothing)."""
+    if text is None:
+        return None, None
+    if isinstance(text, bytes):
+        try:
+            text = text.decode()
+        except UnicodeDecodeError:
+            return None, "it is not UTF-8 text"
+    try:
+        return orjson.loads(text), None
+    except orjson.JSONDecodeError as exc:
+        return None, f"it is not JSON ({exc})"
+
+
+def _session_info(row: sqlite3.Row) -> dict[str, Any]:
+    """A session row as ``opencode export`` writes the session (nested names)."""
+    keys = row.keys()
+
+    def get(name: str) -> Any:
+        return row[name] if name in keys else None
+
+    info: dict[str, Any] = {"id": get("id"), "slug": get("slug"), "projectID": get("project_id")}
+    if get("workspace_id") is not None:
+        info["workspaceID"] = get("workspace_id")
+    info["directory"] = get("directory")
+    if get("path") is not None:
+        info["path"] = get("path")
+    if get("parent_id") is not None:
+        info["parentID"] = get("parent_id")
+    info["title"] = get("title")
+    for name in ("agent", "model", "permission", "metadata", "revert"):
+        value = get(name)
+        if value is not None:
+            parsed, _ = _loads(value) if name != "agent" else (value, None)
+            info[name] = parsed if parsed is not None else value
+    info["version"] = get("version")
+    if get("share_url") is not None:
+        info["share"] = {"url": get("share_url")}
+    summary = {
+        k: get(f"summary_{k}")
+        for k in ("additions", "deletions", "files")
+        if get(f"summary_{k}") is not None
+    }
+    diffs = get("summary_diffs")
+    if diffs is not None:
+        summary["diffs"] = _loads(diffs)[0]
+    if summary:
+        info["summary"] = summary
+    info["cost"] = get("cost")
+    info["tokens"] = {
+        "input": get("tokens_input"),
+        "output": get("tokens_output"),
+        "reasoning": get("tokens_reasoning"),
+        "cache": {"read": get("tokens_cache_read"), "write": get("tokens_cache_write")},
+    }
+    time = {"created": get("time_created"), "updated": get("time_updated")}
+    for name in ("compacting", "archived"):
+        if get(f"time_{name}") is not None:
+            time[name] = get(f"time_{name}")
+    info["time"] = time
+    return info
+
+
+class _Session:
+    """A session read whole: its info and its message records, each with its problem."""
+
+    __slots__ = ("children", "id", "info", "messages", "parent")
+
+    def __init__(self, info: dict[str, Any]):
+        self.info = info
+        self.id = info.get("id")
+        self.parent = info.get("parentID")
+        self.messages: list[tuple[dict | None, Problem | None]] = []
+        self.children: list[_Session] = []
+
+
+def _copy_database(path: str, into: str) -> str:
+    """The database and its ``-wal`` and ``-shm`` copied into ``into``; the copy's path."""
+    target = os.path.join(into, "opencode.db")
+    try:
+        shutil.copyfile(path, target)
+    except OSError as exc:
+        raise ReadError(exc.strerror or str(exc)) from None
+    for suffix in ("-wal", "-shm"):
+        if os.path.exists(path + suffix):
+            try:
+                shutil.copyfile(path + suffix, target + suffix)
+            except OSError as exc:
+                raise ReadError(f"cannot read its {suffix} file: {exc.strerror or exc}") from None
+    return target
+
+
+def read_database(path: str) -> Iterator[Record]:
+    """The records of an OpenCode database (see the module's docstring)."""
+    with tempfile.TemporaryDirectory(prefix="msgcli-opencode-") as scratch:
+        copy = _copy_database(path, scratch)
+        try:
+            connection = sqlite3.connect(f"file:{copy}?mode=ro", uri=True)
+        except sqlite3.Error as exc:
+            raise ReadError(f"cannot open the database: {exc}") from None
+        try:
+            connection.row_factory = sqlite3.Row
+            sessions = _load(connection)
+        except sqlite3.DatabaseError as exc:
+            raise ReadError(f"cannot read the database: {exc}") from None
+        finally:
+            connection.close()
+    yield from _ordered(sessions)
+
+
+def _tables(connection: sqlite3.Connection) -> set[str]:
+    rows = connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+    return {r[0] for r in rows}
+
+
+def _load(connection: sqlite3.Connection) -> list[_Session]:
+    tables = _tables(connection)
+    if not {"session", "message", "part"} <= tables:
+        raise ReadError("a SQLite database without OpenCode's session, message and part tables")
+    columns = {r[1] for r in connection.execute("PRAGMA table_info(session)")}
+    wanted = ", ".join(c for c in _SESSION_COLUMNS.split(", ") if c in columns)
+    sessions = [
+        _Session(_session_info(row))
+        for row in connection.execute(
+            f"SELECT {wanted} FROM session ORDER BY time_created, id"  # noqa: S608
+        )
+    ]
+    for session in sessions:
+        parts: dict[str, list[dict]] = {}
+        for row in connection.execute(
+            "SELECT id, message_id, session_id, data FROM part WHERE session_id = ? ORDER BY id",
+            (session.id,),
+        ):
+            data, _why = _loads(row["data"])
+            part = data if isinstance(data, dict) else {"data": row["data"]}
+            part["id"] = row["id"]
+            part["sessionID"] = row["session_id"]
+            part["messageID"] = row["message_id"]
+            parts.setdefault(row["message_id"], []).append(part)
+        for row in connection.execute(
+            "SELECT id, session_id, data FROM message WHERE session_id = ? ORDER BY id",
+            (session.id,),
+        ):
+            data, why = _loads(row["data"])
+            if not isinstance(data, dict):
+                what = why or "it is not a JSON object"
+                problem = Problem("P001", f"message {row['id']}: its data cannot be read: {what}")
+                session.messages.append((None, problem))
+                continue
+            data["id"] = row["id"]
+            data["sessionID"] = row["session_id"]
+            session.messages.append(({"info": data, "parts": parts.pop(row["id"], [])}, None))
+        for message_id, orphans in parts.items():
+            # parts of a message that is not in the table: kept, under a message of their own
+            info = {"id": message_id, "sessionID": session.id}
+            session.messages.append(({"info": info, "parts": orphans}, None))
+    return sessions
+
+
+# -- the older storage/ folders --------------------------------------------------------
+
+
+def storage_root(path: str) -> Path | None:
+    """The ``storage`` folder a session file ``storage/session/<project>/<id>.json`` is in."""
+    p = Path(path)
+    if len(p.parts) >= 4 and p.parts[-3] == "session" and p.parts[-4] == "storage":
+        return p.parent.parent.parent
+    return None
+
+
+def _read_json(path: Path) -> tuple[Any, str | None]:
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        return None, exc.strerror or str(exc)
+    return _loads(data)
+
+
+def read_storage(path: str) -> Iterator[Record]:
+    """The records of one session of the older ``storage/`` layout, from its session file
+    ``storage/session/<project>/<session>.json``: the session, then its messages
+    (``storage/message/<session>/<message>.json``) each with its parts
+    (``storage/part/<message>/<part>.json``), in id order. Its sub-agent sessions are read
+    from their own session files."""
+    info, why = _read_json(Path(path))
+    if not isinstance(info, dict):
+        raise ReadError(why or "the session file is not a JSON object")
+    session = _Session(info)
+    root = storage_root(path)
+    if root is not None and isinstance(session.id, str):
+        folder = root / "message" / session.id
+        names = sorted(folder.glob("*.json")) if folder.is_dir() else []
+        for name in names:
+            data, why = _read_json(name)
+            if not isinstance(data, dict):
+                what = why or "it is not a JSON object"
+                session.messages.append(
+                    (None, Problem("P001", f"{name.name}: cannot be read: {what}"))
+                )
+                continue
+            parts = []
+            mid = data.get("id", name.stem)
+            pfolder = root / "part" / str(mid)
+            for pname in sorted(pfolder.glob("*.json")) if pfolder.is_dir() else []:
+                part, _ = _read_json(pname)
+                parts.append(part if isinstance(part, dict) else {"id": pname.stem})
+            session.messages.append(({"info": data, "parts": parts}, None))
+    yield from _ordered([session])
+
+
+# -- the reading order -------------------------------------------------------------------
+
+
+def _signature(record: dict) -> Any:
+    """What a fork's copy of a message keeps of its source: the role, the creation time,
+    the tokens and cost, and each part's type and text or call id."""
+    info = record["info"]
+    time = info.get("time")
+    parts = tuple(
+        (
+            p.get("type"),
+            p.get("text") if isinstance(p.get("text"), str) else p.get("callID"),
+        )
+        for p in record["parts"]
+        if isinstance(p, dict)
+    )
+    return (
+        info.get("role"),
+        time.get("created") if isinstance(time, dict) else None,
+        orjson.dumps(info.get("tokens"), option=orjson.OPT_SORT_KEYS),
+        info.get("cost") if not isinstance(info.get("cost"), dict) else None,
+        parts,
+    )
+
+
+def _task_children(record: dict) -> list[str]:
+    """The sessions the ``task`` calls of a message started (``state.metadata.sessionId``)."""
+    out = []
+    for part in record["parts"]:
+        if not isinstance(part, dict) or part.get("type") != "tool":
+            continue
+        state = part.get("state")
+        meta = state.get("metadata") if isinstance(state, dict) else None
+        child = meta.get("sessionId") if isinstance(meta, dict) else None
+        if isinstance(child, str):
+            out.append(child)
+    return out
+
+
+def _ordered(sessions: list[_Session]) -> Iterator[Record]:
+    by_id = {s.id: s for s in sessions if isinstance(s.id, str)}
+    for session in sessions:
+        parent = by_id.get(session.parent) if isinstance(session.parent, str) else None
+        if parent is not None and parent is not session:
+            parent.children.append(session)
+    roots = [
+        s
+        for s in sessions
+        if not isinstance(s.parent, str) or s.parent not in by_id or s.parent == s.id
+    ]
+    seen: dict[Any, tuple[str, str]] = {}  # signature -> (session id, message id)
+    done: set[int] = set()
+    line = 0
+
+    def emit(session: _Session, parent: str | None, depth: int) -> Iterator[Record]:
+        nonlocal line
+        if id(session) in done:
+            return
+        done.add(id(session))
+        mark: dict[str, Any] = {}
+        if parent is not None:
+            mark = {"parent": parent, "depth": depth}
+        copies: dict[int, str] = {}
+        source: str | None = None
+        for index, (record, _) in enumerate(session.messages):
+            if record is None:
+                break
+            hit = seen.get(_signature(record))
+            if hit is None or hit[0] == session.id or (source is not None and hit[0] != source):
+                break
+            source = hit[0]
+            copies[index] = hit[1]
+        info = dict(session.info)
+        session_mark = dict(mark)
+        if source is not None:
+            session_mark.update(fork_of=source, copied=len(copies))
+        if session_mark:
+            info_record: dict[str, Any] = {"session": info, MARK: session_mark}
+        else:
+            info_record = {"session": info}
+        line += 1
+        sid = session.id if isinstance(session.id, str) else str(session.id)
+        yield Record(line, info_record, where="/" + _escape(sid))
+        children = {c.id: c for c in session.children}
+        for index, (record, problem) in enumerate(session.messages):
+            line += 1
+            where = f"/{_escape(sid)}/messages/{index}"
+            if record is None:
+                yield Record(line, None, problem, where=where)
+                continue
+            own = dict(mark)
+            if index in copies:
+                own["copy_of"] = copies[index]
+            else:
+                mid = record["info"].get("id")
+                seen.setdefault(_signature(record), (sid, mid if isinstance(mid, str) else ""))
+            if own:
+                record[MARK] = own
+            yield Record(line, record, problem, where=where)
+            for child_id in _task_children(record):
+                child = children.get(child_id)
+                if child is not None:
+                    yield from emit(child, sid, depth + 1)
+        for child in session.children:
+            yield from emit(child, sid, depth + 1)
+
+    for root in roots:
+        yield from emit(root, None, 0)
+    for session in sessions:  # (a cycle of parents: read all the same)
+        yield from emit(session, session.parent if isinstance(session.parent, str) else None, 1)
+    if line == 0:
+        yield Record(0, None, Problem("P008", "the database holds no OpenCode session"))
+
+
+def _escape(text: str) -> str:
+    return text.replace("~", "~0").replace("/", "~1")
