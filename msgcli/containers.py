@@ -12,6 +12,7 @@ time): the reader and the scan ask it, the dialects fill it.
 from __future__ import annotations
 
 import importlib
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -24,7 +25,10 @@ class Container:
     """A kind of file holding a dialect's records in a form other than JSON text.
 
     ``names``: the endings (``.db``) or whole names (``opencode.db``) a directory scan takes
-    for it; ``magic``: the bytes such a file begins with (``None``: told by its name only);
+    for it; ``pattern``: a regular expression a path (``/`` between its folders) matches
+    to be this container whatever its name, for a container told by where it lies (a JSON
+    file of a storage layout, ``storage/session/<project>/<id>.json``); ``magic``: the bytes
+    such a file begins with (``None``: told by its name only);
     ``reader``: ``"module:function"``, the function taking a path and giving the records
     (:class:`msgcli.records.Record`) of the file in order, each with the line (or row
     number) a finding about it names; it raises :class:`msgcli.reader.ReadError` when the
@@ -34,6 +38,7 @@ class Container:
     names: tuple[str, ...]
     reader: str
     magic: bytes | None = None
+    pattern: str | None = None
 
     def load(self) -> Callable[[str], Iterator[Any]]:
         module, _, attr = self.reader.partition(":")
@@ -41,7 +46,12 @@ class Container:
 
     def takes_name(self, name: str) -> bool:
         base = name.rsplit("/", 1)[-1]
-        return any(base == n or (n.startswith(".") and base.endswith(n)) for n in self.names)
+        if any(base == n or (n.startswith(".") and base.endswith(n)) for n in self.names):
+            return True
+        return (
+            self.pattern is not None
+            and re.search(self.pattern, name.replace("\\", "/")) is not None
+        )
 
 
 #: every container known, in the order registered

@@ -143,9 +143,10 @@ def other_keys(obj: dict, known: tuple[str, ...] | frozenset[str]) -> dict[str, 
 
 def session_of(msg: Message) -> Any:
     """The session or conversation a message belongs to, where its dialect records one:
-    LoongFlow's ``conversation_id`` (else ``trace_id``), else a ``session_id``/``sessionId``
-    in the metadata (AgentScope applications put it there). ``None`` otherwise."""
-    for key in ("conversation_id", "trace_id"):
+    LoongFlow's ``conversation_id`` (else ``trace_id``), a coding agent's ``sessionId``
+    (Claude Code) or ``sessionID`` (OpenCode), else a ``session_id``/``sessionId`` in the
+    metadata (AgentScope applications put it there). ``None`` otherwise."""
+    for key in ("conversation_id", "trace_id", "sessionId", "sessionID"):
         value = msg.fields.get(key)
         if isinstance(value, str) and value:
             return value

@@ -16,7 +16,7 @@ once (see :mod:`.stats`).
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime, timezone
 from typing import Any
 
 from ...containers import Container
@@ -40,8 +40,8 @@ from .store import MARK
 
 __all__ = [
     "DIALECT",
-    "OpenCodeDialect",
     "KNOWN_PARTS",
+    "OpenCodeDialect",
     "message_responses",
     "step_usages",
     "tokens_of",
@@ -104,12 +104,28 @@ def step_usages(obj: dict) -> list[tuple[Any, tuple]]:
 
 
 def _ms_time(value: Any) -> datetime | None:
-    if not is_number(value) or isinstance(value, bool):
+    """An aware time from OpenCode's milliseconds (or from the text :func:`time_text` made)."""
+    if isinstance(value, str):
+        try:
+            when = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            return None
+        return when if when.tzinfo is not None else when.replace(tzinfo=timezone.utc)
+    if not is_number(value):
         return None
     try:
-        return datetime.fromtimestamp(value / 1000, UTC)
+        return datetime.fromtimestamp(value / 1000, timezone.utc)
     except (OverflowError, OSError, ValueError):
         return None
+
+
+def time_text(value: Any) -> Any:
+    """OpenCode's milliseconds since 1970 as ISO 8601 text in UTC (what ``show`` prints and a
+    conversion writes); any other value as it is."""
+    when = _ms_time(value) if is_number(value) else None
+    if when is None:
+        return value
+    return when.strftime("%Y-%m-%dT%H:%M:%S.") + f"{when.microsecond // 1000:03d}Z"
 
 
 class OpenCodeDialect(Dialect):
@@ -127,6 +143,11 @@ class OpenCodeDialect(Dialect):
             names=("opencode.db",),
             reader="msgcli.dialects.opencode.store:read_database",
             magic=b"SQLite format 3\x00",
+        ),
+        Container(
+            names=(),
+            reader="msgcli.dialects.opencode.store:read_storage",
+            pattern=r"(^|/)storage/session/[^/]+/ses_[^/]*\.json$",
         ),
     )
     rules = RULES
@@ -192,7 +213,7 @@ class OpenCodeDialect(Dialect):
         fields["time"] = info.get("time")
         if steps:
             fields["steps"] = steps
-        for key in ("copy_of", "parent", "depth"):
+        for key in ("copy_of", "parent", "depth", "branch_of"):
             if key in mark:
                 fields[key] = mark[key]
         role = info.get("role")
@@ -214,6 +235,8 @@ class OpenCodeDialect(Dialect):
         if "parent" in mark:
             agent = info.get("agent")
             name = f"{agent} (sub-agent)" if isinstance(agent, str) else "sub-agent"
+        elif "branch_of" in mark and "copy_of" not in mark:
+            name = f"fork of {mark['branch_of']}"
         time = info.get("time")
         return Message(
             self.name,
@@ -221,7 +244,7 @@ class OpenCodeDialect(Dialect):
             name=name,
             id=info.get("id"),
             content=blocks + results,
-            timestamp=time.get("created") if isinstance(time, dict) else None,
+            timestamp=time_text(time.get("created")) if isinstance(time, dict) else None,
             usage=usage,
             fields=fields,
         )
@@ -280,8 +303,10 @@ class OpenCodeDialect(Dialect):
 
     def parent_session(self, msg: Message) -> Any:
         parent = msg.fields.get("parent")
+        if parent is None:
+            parent = msg.fields.get("branch_of")
         if parent is None and msg.role == "session":
-            parent = msg.fields.get("parentID")
+            parent = msg.fields.get("parentID") or msg.fields.get("fork_of")
         return parent if isinstance(parent, str) else None
 
     def responses(self, msg: Message) -> list[ResponseUsage]:
@@ -429,6 +454,7 @@ def _read_session(session: dict, mark: dict) -> Message:
         what = f"fork of {mark['fork_of']} ({mark.get('copied', 0)} message(s) copied from it)"
     text = f"{what}: {title}" if isinstance(title, str) else what
     fields = {k: v for k, v in session.items() if k not in ("id", "time")}
+    fields["sessionID"] = session.get("id")
     fields["time"] = session.get("time")
     for key in ("fork_of", "copied", "parent", "depth"):
         if key in mark:
@@ -439,7 +465,7 @@ def _read_session(session: dict, mark: dict) -> Message:
         role="session",
         id=session.get("id"),
         content=[TextBlock("text", path=("session", "title"), text=text)],
-        timestamp=time.get("created") if isinstance(time, dict) else None,
+        timestamp=time_text(time.get("created")) if isinstance(time, dict) else None,
         fields=fields,
     )
 

@@ -156,6 +156,9 @@ class StorageChecker:
                 self.emit("N006", f"session {short(sid)} is stored twice", "/session/id")
             self.sessions.setdefault(sid, line)
         parent = session.get("parentID")
+        mark = obj.get(MARK)
+        if isinstance(mark, dict) and mark.get("parent_stored") is True:
+            parent = None  # (its own file in the storage layout, beside this one)
         if isinstance(parent, str):
             self.parents.append((line, "/session/parentID", parent))
 
@@ -173,6 +176,8 @@ class StorageChecker:
             return
         mark = obj.get(MARK)
         copy = isinstance(mark, dict) and mark.get("copy_of") is not None
+        stored = mark.get("sessions_stored") if isinstance(mark, dict) else None
+        stored = stored if isinstance(stored, list) else ()
         for key in info:
             if key not in INFO_FIELDS:
                 emit(
@@ -200,7 +205,8 @@ class StorageChecker:
         if role == "assistant" and isinstance(parent, str):
             state.replies.append((line, "/info/parentID", parent))
         time = info.get("time")
-        created = time.get("created") if isinstance(time, dict) else None
+        time = time if isinstance(time, dict) else {}
+        created = time.get("created")
         if isinstance(created, (int, float)) and not isinstance(created, bool):
             last = state.last_time
             if last is not None and created < last:
@@ -214,9 +220,7 @@ class StorageChecker:
             done = time.get("completed")
             if isinstance(done, (int, float)) and not isinstance(done, bool) and done < created:
                 emit("N007", "the message completed before it was created", "/info/time/completed")
-        ended = isinstance(time, dict) and (
-            time.get("completed") is not None or info.get("finish") is not None
-        )
+        ended = time.get("completed") is not None or info.get("finish") is not None
         parts = obj.get("parts")
         if not isinstance(parts, list):
             return
@@ -224,7 +228,7 @@ class StorageChecker:
         for index, part in enumerate(parts):
             if not isinstance(part, dict):
                 continue
-            self._check_part(state, line, index, part, mid, sid, ended, copy)
+            self._check_part(state, line, index, part, mid, sid, ended, copy, stored)
             if part.get("type") == "step-finish":
                 finishes.append(index)
         if len(finishes) == 1 and role == "assistant" and "tokens" in info:
@@ -247,6 +251,7 @@ class StorageChecker:
         sid: Any,
         ended: bool,
         copy: bool,
+        stored: Any = (),
     ) -> None:
         emit = self.emit
         at = f"/parts/{index}"
@@ -293,7 +298,7 @@ class StorageChecker:
             )
         meta = state.get("metadata")
         child = meta.get("sessionId") if isinstance(meta, dict) else None
-        if isinstance(child, str) and not copy:
+        if isinstance(child, str) and not copy and child not in stored:
             self.tasks.append((line, at + "/state/metadata/sessionId", child))
 
     def finish(self) -> None:

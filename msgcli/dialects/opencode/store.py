@@ -14,7 +14,8 @@ its messages in order; a sub-agent's session (``parentID`` set) follows the mess
 ``task`` call started it, so it reads under that call. What msgcli learns while reading is
 kept beside the producer's keys under ``_msgcli`` (``msgcli query`` leaves it out):
 ``copy_of`` on a message a fork copied from its source (the source message's id),
-``fork_of`` and ``copied`` on a fork's session record, ``parent`` (the parent session) and
+``fork_of`` and ``copied`` on a fork's session record and ``branch_of`` (its source) on
+each of its messages, ``parent`` (the parent session) and
 ``depth`` on every record of a sub-agent's session.
 
 **Lines.** A database has no lines: the line of a record is its place in this reading
@@ -185,9 +186,7 @@ def _load(connection: sqlite3.Connection) -> list[_Session]:
     wanted = ", ".join(c for c in _SESSION_COLUMNS.split(", ") if c in columns)
     sessions = [
         _Session(_session_info(row))
-        for row in connection.execute(
-            f"SELECT {wanted} FROM session ORDER BY time_created, id"  # noqa: S608
-        )
+        for row in connection.execute(f"SELECT {wanted} FROM session ORDER BY time_created, id")
     ]
     for session in sessions:
         parts: dict[str, list[dict]] = {}
@@ -240,12 +239,23 @@ def _read_json(path: Path) -> tuple[Any, str | None]:
     return _loads(data)
 
 
+def _stored_session(root: Path, sid: Any) -> bool:
+    """Whether the storage folder holds the session file of ``sid``."""
+    if not isinstance(sid, str) or not sid or "/" in sid or "\\" in sid:
+        return False
+    return any((root / "session").glob(f"*/{sid}.json"))
+
+
 def read_storage(path: str) -> Iterator[Record]:
     """The records of one session of the older ``storage/`` layout, from its session file
     ``storage/session/<project>/<session>.json``: the session, then its messages
     (``storage/message/<session>/<message>.json``) each with its parts
-    (``storage/part/<message>/<part>.json``), in id order. Its sub-agent sessions are read
-    from their own session files."""
+    (``storage/part/<message>/<part>.json``), in id order.
+
+    Each session file is a log of its own: a sub-agent's session is read from its own file
+    (marked as a sub-agent's, its parent named), not again under its parent's. Whether the
+    parent and the sub-agent sessions a task call names are stored beside it is noted
+    (``parent_stored``, ``sessions_stored``) for the checks across records."""
     info, why = _read_json(Path(path))
     if not isinstance(info, dict):
         raise ReadError(why or "the session file is not a JSON object")
@@ -268,8 +278,17 @@ def read_storage(path: str) -> Iterator[Record]:
             for pname in sorted(pfolder.glob("*.json")) if pfolder.is_dir() else []:
                 part, _ = _read_json(pname)
                 parts.append(part if isinstance(part, dict) else {"id": pname.stem})
-            session.messages.append(({"info": data, "parts": parts}, None))
-    yield from _ordered([session])
+            record: dict[str, Any] = {"info": data, "parts": parts}
+            stored = [c for c in _task_children(record) if _stored_session(root, c)]
+            if stored:
+                record[MARK] = {"sessions_stored": stored}
+            session.messages.append((record, None))
+    parent = session.parent
+    if isinstance(parent, str) and parent != session.id:
+        found = root is not None and _stored_session(root, parent)
+        yield from _ordered([session], parent=parent, parent_stored=found)
+    else:
+        yield from _ordered([session])
 
 
 # -- the reading order -------------------------------------------------------------------
@@ -311,12 +330,17 @@ def _task_children(record: dict) -> list[str]:
     return out
 
 
-def _ordered(sessions: list[_Session]) -> Iterator[Record]:
+def _ordered(
+    sessions: list[_Session], parent: str | None = None, parent_stored: bool = False
+) -> Iterator[Record]:
+    """The records of ``sessions`` in the reading order; ``parent``: the session the first
+    one was started from when that one is read from a file of its own (the storage
+    layout), ``parent_stored`` whether it is stored beside it."""
     by_id = {s.id: s for s in sessions if isinstance(s.id, str)}
     for session in sessions:
-        parent = by_id.get(session.parent) if isinstance(session.parent, str) else None
-        if parent is not None and parent is not session:
-            parent.children.append(session)
+        above = by_id.get(session.parent) if isinstance(session.parent, str) else None
+        if above is not None and above is not session:
+            above.children.append(session)
     roots = [
         s
         for s in sessions
@@ -348,6 +372,8 @@ def _ordered(sessions: list[_Session]) -> Iterator[Record]:
         session_mark = dict(mark)
         if source is not None:
             session_mark.update(fork_of=source, copied=len(copies))
+        if parent_stored and depth == 1 and parent is not None and line == 0:
+            session_mark["parent_stored"] = True
         if session_mark:
             info_record: dict[str, Any] = {"session": info, MARK: session_mark}
         else:
@@ -362,7 +388,9 @@ def _ordered(sessions: list[_Session]) -> Iterator[Record]:
             if record is None:
                 yield Record(line, None, problem, where=where)
                 continue
-            own = dict(mark)
+            own = {**record.get(MARK, {}), **mark}
+            if source is not None:
+                own["branch_of"] = source
             if index in copies:
                 own["copy_of"] = copies[index]
             else:
@@ -379,7 +407,10 @@ def _ordered(sessions: list[_Session]) -> Iterator[Record]:
             yield from emit(child, sid, depth + 1)
 
     for root in roots:
-        yield from emit(root, None, 0)
+        if parent is not None and root is sessions[0]:
+            yield from emit(root, parent, 1)
+        else:
+            yield from emit(root, None, 0)
     for session in sessions:  # (a cycle of parents: read all the same)
         yield from emit(session, session.parent if isinstance(session.parent, str) else None, 1)
     if line == 0:
