@@ -17,7 +17,19 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["CONTAINERS", "Container", "add_container", "container_for", "scan_names"]
+__all__ = [
+    "CONTAINERS",
+    "Container",
+    "Unreadable",
+    "add_container",
+    "container_for",
+    "scan_names",
+]
+
+
+class Unreadable(Exception):
+    """What a container's reader raises when the file cannot be read at all (the reader
+    turns it into a :class:`msgcli.reader.ReadError`, from this module below it)."""
 
 
 @dataclass(frozen=True)
@@ -31,8 +43,8 @@ class Container:
     such a file begins with (``None``: told by its name only);
     ``reader``: ``"module:function"``, the function taking a path and giving the records
     (:class:`msgcli.records.Record`) of the file in order, each with the line (or row
-    number) a finding about it names; it raises :class:`msgcli.reader.ReadError` when the
-    file cannot be read at all, and turns every other problem into a record's problem.
+    number) a finding about it names; it raises :class:`Unreadable` when the file cannot be
+    read at all, and turns every other problem into a record's problem.
     """
 
     names: tuple[str, ...]

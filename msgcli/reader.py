@@ -153,7 +153,12 @@ def read_records(source: str | Path | IO[bytes]) -> Iterator[Record]:
     """
     container = container_of(source)
     if container is not None:
-        yield from container.load()(str(source))
+        from .containers import Unreadable
+
+        try:
+            yield from container.load()(str(source))
+        except Unreadable as exc:
+            raise ReadError(str(exc)) from None
         return
     stream = open_input(source)
     try:

@@ -12,8 +12,8 @@ from typing import Any
 
 from ...schemas import CompiledSchema, compiled, explain
 from ...textsafe import short
-from . import KNOWN_PARTS, tokens_of
 from .store import MARK
+from .usage import KNOWN_PARTS, tokens_of
 
 __all__ = ["StorageChecker"]
 
@@ -83,9 +83,9 @@ class StorageChecker:
         #: (line, pointer, session id) of every task call that names a sub-agent's session
         self.tasks: list[tuple[int, str, str]] = []
         self.digests: list | None = None
-        #: the sessions being read: a sub-agent's session is read inside its parent's, so
-        #: the state of each is kept on a stack, one a level
-        self._stack: list[_Session] = []
+        #: session id -> what is kept of it while the file is read (a sub-agent's session
+        #: is read inside its parent's, so several are open at once)
+        self._states: dict[Any, _Session] = {}
         self._all_messages: set[str] = set()
 
     def _schema(self, kind: str) -> CompiledSchema:
@@ -113,15 +113,12 @@ class StorageChecker:
 
     # -- sessions --------------------------------------------------------------------------
 
-    def _level(self, obj: dict) -> int:
-        mark = obj.get(MARK)
-        depth = mark.get("depth") if isinstance(mark, dict) else None
-        return depth if isinstance(depth, int) and depth >= 0 else 0
-
-    def _down_to(self, level: int) -> None:
-        """End the sessions read at deeper levels than ``level``."""
-        while len(self._stack) > level:
-            self._end_session(self._stack.pop())
+    def _state(self, sid: Any) -> _Session:
+        key = sid if isinstance(sid, str) else None
+        found = self._states.get(key)
+        if found is None:
+            found = self._states[key] = _Session(key)
+        return found
 
     def _end_session(self, state: _Session) -> None:
         messages = state.messages
@@ -136,13 +133,11 @@ class StorageChecker:
                 )
 
     def _check_session(self, line: int, obj: dict, recovered: bool) -> None:
-        self._down_to(self._level(obj))
         self._validate("session", obj, recovered)
         session = obj.get("session")
-        state = _Session(session.get("id") if isinstance(session, dict) else None)
-        self._stack.append(state)
         if not isinstance(session, dict):
             return
+        state = self._state(session.get("id"))
         for key in session:
             if key not in SESSION_FIELDS:
                 self.emit(
@@ -165,15 +160,12 @@ class StorageChecker:
     # -- messages --------------------------------------------------------------------------
 
     def _check_message(self, line: int, obj: dict, recovered: bool) -> None:
-        self._down_to(self._level(obj) + 1)
-        if not self._stack:
-            self._stack.append(_Session(None))  # (a message log with no session record)
-        state = self._stack[-1]
         self._validate("message", obj, recovered)
         emit = self.emit
         info = obj.get("info")
         if not isinstance(info, dict):
             return
+        state = self._state(info.get("sessionID"))
         mark = obj.get(MARK)
         copy = isinstance(mark, dict) and mark.get("copy_of") is not None
         stored = mark.get("sessions_stored") if isinstance(mark, dict) else None
@@ -188,10 +180,11 @@ class StorageChecker:
         mid = info.get("id")
         sid = info.get("sessionID")
         role = info.get("role")
-        if isinstance(sid, str) and isinstance(state.id, str) and sid != state.id:
+        under = mark.get("stored_under") if isinstance(mark, dict) else None
+        if isinstance(sid, str) and isinstance(under, str) and sid != under:
             emit(
                 "N006",
-                f"the message names session {short(sid)} but is stored under {state.id}",
+                f"the message names session {short(sid)} but is stored under {under}",
                 "/info/sessionID",
             )
         if isinstance(mid, str):
@@ -302,7 +295,8 @@ class StorageChecker:
             self.tasks.append((line, at + "/state/metadata/sessionId", child))
 
     def finish(self) -> None:
-        self._down_to(0)
+        for state in self._states.values():
+            self._end_session(state)
         for line, ptr, parent in self.parents:
             if parent not in self.sessions:
                 self.emit(

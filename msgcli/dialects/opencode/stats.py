@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...model import Message
+from .usage import message_responses
 
 __all__ = ["finish", "note"]
 
@@ -49,8 +50,6 @@ def _section(details: dict) -> dict:
 
 
 def note(msg: Message, details: dict) -> None:
-    from . import message_responses
-
     oc = _section(details)
     fields = msg.fields
     if msg.role == "session":

@@ -13,9 +13,10 @@ The order is the conversation's: each top-level session (oldest first), its reco
 its messages in order; a sub-agent's session (``parentID`` set) follows the message whose
 ``task`` call started it, so it reads under that call. What msgcli learns while reading is
 kept beside the producer's keys under ``_msgcli`` (``msgcli query`` leaves it out):
-``copy_of`` on a message a fork copied from its source (the source message's id),
-``fork_of`` and ``copied`` on a fork's session record and ``branch_of`` (its source) on
-each of its messages, ``parent`` (the parent session) and
+``stored_under`` on a message file of the storage layout kept in another session's
+folder than the one it names; ``copy_of`` on a message a fork copied from its source (the
+source message's id), ``fork_of`` and ``copied`` on a fork's session record and
+``branch_of`` (its source) on each of its messages, ``parent`` (the parent session) and
 ``depth`` on every record of a sub-agent's session.
 
 **Lines.** A database has no lines: the line of a record is its place in this reading
@@ -42,7 +43,7 @@ from typing import Any
 
 import orjson
 
-from ...reader import ReadError
+from ...containers import Unreadable
 from ...records import Problem, Record
 
 __all__ = ["MARK", "read_database", "read_storage", "storage_root"]
@@ -145,13 +146,13 @@ def _copy_database(path: str, into: str) -> str:
     try:
         shutil.copyfile(path, target)
     except OSError as exc:
-        raise ReadError(exc.strerror or str(exc)) from None
+        raise Unreadable(exc.strerror or str(exc)) from None
     for suffix in ("-wal", "-shm"):
         if os.path.exists(path + suffix):
             try:
                 shutil.copyfile(path + suffix, target + suffix)
             except OSError as exc:
-                raise ReadError(f"cannot read its {suffix} file: {exc.strerror or exc}") from None
+                raise Unreadable(f"cannot read its {suffix} file: {exc.strerror or exc}") from None
     return target
 
 
@@ -162,12 +163,12 @@ def read_database(path: str) -> Iterator[Record]:
         try:
             connection = sqlite3.connect(f"file:{copy}?mode=ro", uri=True)
         except sqlite3.Error as exc:
-            raise ReadError(f"cannot open the database: {exc}") from None
+            raise Unreadable(f"cannot open the database: {exc}") from None
         try:
             connection.row_factory = sqlite3.Row
             sessions = _load(connection)
         except sqlite3.DatabaseError as exc:
-            raise ReadError(f"cannot read the database: {exc}") from None
+            raise Unreadable(f"cannot read the database: {exc}") from None
         finally:
             connection.close()
     yield from _ordered(sessions)
@@ -181,7 +182,7 @@ def _tables(connection: sqlite3.Connection) -> set[str]:
 def _load(connection: sqlite3.Connection) -> list[_Session]:
     tables = _tables(connection)
     if not {"session", "message", "part"} <= tables:
-        raise ReadError("a SQLite database without OpenCode's session, message and part tables")
+        raise Unreadable("a SQLite database without OpenCode's session, message and part tables")
     columns = {r[1] for r in connection.execute("PRAGMA table_info(session)")}
     wanted = ", ".join(c for c in _SESSION_COLUMNS.split(", ") if c in columns)
     sessions = [
@@ -258,7 +259,7 @@ def read_storage(path: str) -> Iterator[Record]:
     (``parent_stored``, ``sessions_stored``) for the checks across records."""
     info, why = _read_json(Path(path))
     if not isinstance(info, dict):
-        raise ReadError(why or "the session file is not a JSON object")
+        raise Unreadable(why or "the session file is not a JSON object")
     session = _Session(info)
     root = storage_root(path)
     if root is not None and isinstance(session.id, str):
@@ -279,9 +280,14 @@ def read_storage(path: str) -> Iterator[Record]:
                 part, _ = _read_json(pname)
                 parts.append(part if isinstance(part, dict) else {"id": pname.stem})
             record: dict[str, Any] = {"info": data, "parts": parts}
+            noted: dict[str, Any] = {}
             stored = [c for c in _task_children(record) if _stored_session(root, c)]
             if stored:
-                record[MARK] = {"sessions_stored": stored}
+                noted["sessions_stored"] = stored
+            if data.get("sessionID") != session.id:
+                noted["stored_under"] = session.id
+            if noted:
+                record[MARK] = noted
             session.messages.append((record, None))
     parent = session.parent
     if isinstance(parent, str) and parent != session.id:
