@@ -120,11 +120,12 @@ class OpenCodeDialect(Dialect):
                 blocks.append(block)
             if result is not None:
                 results.append(result)
-        error = info.get("error")
-        if error is not None:
-            blocks.append(TextBlock("text", path=("info", "error"), text=_error_text(error)))
         fields: dict[str, Any] = {k: v for k, v in info.items() if k not in ("id", "role", "time")}
         fields["time"] = info.get("time")
+        error = info.get("error")
+        if error is not None:
+            # as the other dialects give an error: its kind and its message
+            fields["error"] = _error_of(error)
         if steps:
             fields["steps"] = steps
         for key in ("copy_of", "parent", "depth", "branch_of"):
@@ -242,13 +243,14 @@ class OpenCodeDialect(Dialect):
         return StorageChecker(emit, name)
 
 
-def _error_text(error: Any) -> str:
+def _error_of(error: Any) -> dict[str, Any]:
+    """OpenCode's error (``{name, data: {message, statusCode, ...}}``) as msgcli gives an
+    error: ``type`` and ``message``, and the rest as OpenCode wrote it under ``data``."""
     if isinstance(error, dict):
-        name = error.get("name")
         data = error.get("data")
         message = data.get("message") if isinstance(data, dict) else None
-        return f"error: {name or 'error'}: {message}" if message else f"error: {name or error}"
-    return f"error: {error}"
+        return {"type": error.get("name"), "message": message, "data": data}
+    return {"type": None, "message": error}
 
 
 def _part_blocks(part: dict, path: tuple) -> tuple[Block | None, Block | None]:
