@@ -160,13 +160,14 @@ class StorageChecker:
     # -- messages --------------------------------------------------------------------------
 
     def _check_message(self, line: int, obj: dict, recovered: bool) -> None:
-        self._validate("message", obj, recovered)
+        mark = obj.get(MARK)
+        if not (isinstance(mark, dict) and mark.get("unread")):  # (its P001 says it all)
+            self._validate("message", obj, recovered)
         emit = self.emit
         info = obj.get("info")
         if not isinstance(info, dict):
             return
         state = self._state(info.get("sessionID"))
-        mark = obj.get(MARK)
         copy = isinstance(mark, dict) and mark.get("copy_of") is not None
         stored = mark.get("sessions_stored") if isinstance(mark, dict) else None
         stored = stored if isinstance(stored, list) else ()

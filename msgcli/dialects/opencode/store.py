@@ -17,7 +17,8 @@ kept beside the producer's keys under ``_msgcli`` (``msgcli query`` leaves it ou
 folder than the one it names; ``copy_of`` on a message a fork copied from its source (the
 source message's id), ``fork_of`` and ``copied`` on a fork's session record and
 ``branch_of`` (its source) on each of its messages, ``parent`` (the parent session) and
-``depth`` on every record of a sub-agent's session.
+``depth`` on every record of a sub-agent's session; ``unread`` on a message whose data
+cannot be read (its parts are kept under it).
 
 **Lines.** A database has no lines: the line of a record is its place in this reading
 order (1 for the first session record), and its JSON pointer names the row:
@@ -207,9 +208,12 @@ def _load(connection: sqlite3.Connection) -> list[_Session]:
         ):
             data, why = _loads(row["data"])
             if not isinstance(data, dict):
+                # its parts are still read, under a message that says no more than its ids
                 what = why or "it is not a JSON object"
                 problem = Problem("P001", f"message {row['id']}: its data cannot be read: {what}")
-                session.messages.append((None, problem))
+                info = {"id": row["id"], "sessionID": row["session_id"]}
+                record = {"info": info, "parts": parts.pop(row["id"], []), MARK: {"unread": True}}
+                session.messages.append((record, problem))
                 continue
             data["id"] = row["id"]
             data["sessionID"] = row["session_id"]
