@@ -14,14 +14,11 @@ from conftest import FIXTURES, log_files
 from samples import DIALECT_SAMPLES, EVENT_LOGS, UNCLAIMED, lines, log_dialect_and_kind, log_records
 
 from msgcli.dialects import DIALECTS, classify
-from msgcli.reader import json_file_is_log
 
 LOGS = [
     p
     for p in log_files(FIXTURES / "real") + log_files(FIXTURES / "valid")
-    # a JSON schema beside a state file, the ledger of a run beside its logs: no log (a
-    # directory scan passes over them)
-    if not (p.name.endswith(".json") and not json_file_is_log(p))
+    if not p.name.endswith(".schema.json")  # a JSON schema beside a state file: no log
 ]
 
 SAMPLES = [

@@ -17,20 +17,17 @@ import pytest
 from conftest import FIXTURES, log_files, read_expect, sidecar
 
 from msgcli.pipeline import validate_paths
-from msgcli.reader import json_file_is_log
 from msgcli.rules import RULES
 
 # Claude Code's real files (a warning on a synthetic API-error record included) are held to
 # their own standard in test_dialect_claude_code, LoongFlow's agent runs (warnings on an
 # interrupted call, on unparsable arguments and on the framework's time stamps) in
 # test_loongflow_runs; a JSON schema beside a state file is no log (a directory scan passes
-# it over, as it passes over any JSON document that is no log: the ledger of a run beside
-# its logs)
+# it over)
 REAL = [
     p
     for p in log_files(FIXTURES / "real")
     if "claude-code" not in p.parts
-    and not (p.name.endswith(".json") and not json_file_is_log(p))
     and p.parent != FIXTURES / "real" / "loongflow" / "runs"
     and not p.name.endswith(".schema.json")
 ]

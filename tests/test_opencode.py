@@ -25,8 +25,13 @@ from msgcli.pipeline import validate_paths
 from msgcli.stats import collect_stats
 
 REAL = FIXTURES / "real" / "opencode"
-SCENARIOS = sorted(p.parent for p in REAL.glob("*/ledger.json"))
-STORAGE = FIXTURES / "cases" / "opencode-storage"
+#: the ledger of each run (what the mock API sent), and its metadata: kept apart from the
+#: logs, where no directory scan of fixtures/real meets them
+LEDGERS = FIXTURES / "cases" / "opencode"
+SCENARIOS = sorted(
+    REAL / p.parent.name for p in LEDGERS.glob("*/ledger.json") if (REAL / p.parent.name).is_dir()
+)
+STORAGE = LEDGERS / "storage-layout"
 OPENCODE = DIALECTS["opencode"]
 
 
@@ -35,7 +40,7 @@ def db_of(scenario: Path) -> Path:
 
 
 def ledger(scenario: Path) -> dict:
-    return json.loads((scenario / "ledger.json").read_text())
+    return json.loads((LEDGERS / scenario.name / "ledger.json").read_text())
 
 
 def rows(scenario: Path, tmp_path: Path, sql: str) -> list[sqlite3.Row]:
@@ -71,8 +76,7 @@ def test_every_session_validates_without_an_error(scenario, run_cli):
     (report,) = run.files
     assert report.summary.dialect == "opencode"
     assert [f"{f.line} {f.code} {f.message}" for f in report.findings] == []
-    # a folder argument (the data directory) finds the database and only it: the ledger
-    # and the run's metadata beside it are passed over
+    # a folder argument (the data directory) finds the database and only it
     code, out = run_cli("validate", "-f", "json", str(scenario))
     doc = json.loads(out)
     assert code == 0
