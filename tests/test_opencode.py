@@ -64,7 +64,7 @@ def ids(paths: list[Path]) -> list[str]:
 def test_the_fixtures_are_there():
     names = {p.name for p in SCENARIOS}
     assert {"01-plain", "11-subagent", "15-fork", "14-api-error", "23-subagent-continue"} <= names
-    assert len(SCENARIOS) == 11
+    assert len(SCENARIOS) == 12
 
 
 # -- reading and validating -------------------------------------------------------------
@@ -77,7 +77,7 @@ def test_every_session_validates_without_an_error(scenario, run_cli):
     assert report.summary.dialect == "opencode"
     assert [f"{f.line} {f.code} {f.message}" for f in report.findings] == []
     # a folder argument (the data directory) finds the database and only it
-    code, out = run_cli("validate", "-f", "json", str(scenario))
+    code, out = run_cli("validate", "-f", "json", str(scenario / "data"))
     doc = json.loads(out)
     assert code == 0
     assert [f["path"] for f in doc["files"]] == [str(db_of(scenario))]
@@ -404,6 +404,17 @@ def test_convert_keeps_every_call_id(scenario, target, tmp_path, run_cli):
     (report,) = run.files
     assert report.summary.dialect == target
     assert [f for f in report.findings if f.severity.name == "ERROR"] == []
+
+
+def test_a_continued_session_against_the_database_before_it_adds_only(run_cli):
+    """24: the database after ``opencode run`` and after ``opencode run --continue``: the
+    second run's prompt and answer are added, nothing else changes."""
+    scenario = REAL / "24-continue-snapshots"
+    before = scenario / "before" / "opencode" / "opencode.db"
+    code, out = run_cli("diff", str(before), str(db_of(scenario)))
+    assert code == 0
+    assert out.rstrip().endswith("2 messages added, 0 removed, 0 changed; 0 tool calls changed")
+    assert "[oc:24] Which word was it?" in out and "The word was apricot." in out
 
 
 def test_diff_of_a_session_against_itself(run_cli):
