@@ -412,7 +412,7 @@ def test_a_continued_session_against_the_database_before_it_adds_only(run_cli):
     scenario = REAL / "24-continue-snapshots"
     before = scenario / "before" / "opencode" / "opencode.db"
     code, out = run_cli("diff", str(before), str(db_of(scenario)))
-    assert code == 0
+    assert code == 1  # (as diff(1): they differ)
     assert out.rstrip().endswith("2 messages added, 0 removed, 0 changed; 0 tool calls changed")
     assert "[oc:24] Which word was it?" in out and "The word was apricot." in out
 
