@@ -495,3 +495,31 @@ def test_schemas_and_rules_are_published(run_cli):
         assert name in out
     code, out = run_cli("rules", "N004")
     assert code == 0 and "duplicate-call-id" in out
+
+
+# -- every reading path -------------------------------------------------------------------------
+
+
+def test_every_reading_path_reaches_the_database(run_cli):
+    """The parallel path (-j), the path a progress bar follows (which reads a file's bytes as
+    they go), the library's readers: each reads the database's rows, never its bytes."""
+    databases = sorted(REAL.rglob("opencode.db"))
+    code, out = run_cli("validate", "-j", "2", "-f", "json", str(REAL))
+    doc = json.loads(out)
+    assert code == 0
+    assert sorted(f["path"] for f in doc["files"]) == sorted(str(p) for p in databases)
+    assert all(f["dialect"] == "opencode" for f in doc["files"])
+    assert doc["summary"]["errors"] == 0
+
+    from msgcli.api import detect_dialect
+    from msgcli.engine import validate_file
+
+    class Untouched:
+        """A progress bar that must not be asked to follow the file's bytes."""
+
+        def reading(self, *args):
+            raise AssertionError("a database read as bytes")
+
+    report = validate_file(db_of(REAL / "11-subagent"), tracker=Untouched())
+    assert report.summary.dialect == "opencode" and report.summary.records == 8
+    assert detect_dialect(db_of(REAL / "11-subagent")) == ("opencode", "message")
