@@ -523,3 +523,23 @@ def test_every_reading_path_reaches_the_database(run_cli):
     report = validate_file(db_of(REAL / "11-subagent"), tracker=Untouched())
     assert report.summary.dialect == "opencode" and report.summary.records == 8
     assert detect_dialect(db_of(REAL / "11-subagent")) == ("opencode", "message")
+
+
+def test_storage_sessions_copied_into_the_database_are_read_once(tmp_path, run_cli):
+    """OpenCode 1.2 copies the storage/ JSON files into opencode.db on its first start and
+    leaves them: a scan of the data folder holding both counts each session once."""
+    data = tmp_path / "opencode"
+    shutil.copytree(STORAGE / "storage", data / "storage")
+    for suffix in ("", "-wal", "-shm"):
+        shutil.copyfile(
+            str(db_of(REAL / "11-subagent")) + suffix, str(data / "opencode.db") + suffix
+        )
+    code, out = run_cli("validate", str(data))
+    assert code == 0, out
+    code, out = run_cli("stats", "--format", "json", str(data))
+    total = json.loads(out)["total"]
+    want = ledger(REAL / "11-subagent")["sum_completed_excluding_title"]
+    assert total["files"] == 3
+    assert total["tokens"]["input"] + total["tokens"]["cached"] == want["prompt_tokens"]
+    assert total["tokens"]["messages"] == want["responses"]
+    assert total["opencode"]["migrated_sessions_counted_from_the_database"] == 2

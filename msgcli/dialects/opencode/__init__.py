@@ -321,6 +321,8 @@ def _part_blocks(part: dict, path: tuple) -> tuple[Block | None, Block | None]:
 def _read_session(session: dict, mark: dict) -> Message:
     title = session.get("title")
     what = "session"
+    if mark.get("migrated"):
+        what = "session also in the opencode.db beside this storage folder (read from there)"
     if "parent" in mark:
         what = f"sub-agent session of {mark['parent']}"
     if "fork_of" in mark:
@@ -329,7 +331,7 @@ def _read_session(session: dict, mark: dict) -> Message:
     fields = {k: v for k, v in session.items() if k not in ("id", "time")}
     fields["sessionID"] = session.get("id")
     fields["time"] = session.get("time")
-    for key in ("fork_of", "copied", "parent", "depth"):
+    for key in ("fork_of", "copied", "parent", "depth", "migrated"):
         if key in mark:
             fields[key] = mark[key]
     time = session.get("time")

@@ -152,8 +152,8 @@ class StorageChecker:
             self.sessions.setdefault(sid, line)
         parent = session.get("parentID")
         mark = obj.get(MARK)
-        if isinstance(mark, dict) and mark.get("parent_stored") is True:
-            parent = None  # (its own file in the storage layout, beside this one)
+        if isinstance(mark, dict) and (mark.get("parent_stored") or mark.get("migrated")):
+            parent = None  # (a file of its own in the storage layout, or in the database)
         if isinstance(parent, str):
             self.parents.append((line, "/session/parentID", parent))
 

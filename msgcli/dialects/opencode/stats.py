@@ -53,6 +53,12 @@ def note(msg: Message, details: dict) -> None:
     oc = _section(details)
     fields = msg.fields
     if msg.role == "session":
+        if fields.get("migrated"):
+            # a storage/ session also in the database beside it: counted from there
+            oc["migrated_sessions_counted_from_the_database"] = (
+                oc.get("migrated_sessions_counted_from_the_database", 0) + 1
+            )
+            return
         oc["sessions"] += 1
         oc["title_request"] = TITLE_NOTE
         if fields.get("parent") is not None:

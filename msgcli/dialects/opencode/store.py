@@ -34,6 +34,7 @@ copy is read, so the write-ahead log is applied and the user's files stay as the
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import sqlite3
@@ -251,6 +252,36 @@ def _stored_session(root: Path, sid: Any) -> bool:
     return any((root / "session").glob(f"*/{sid}.json"))
 
 
+@functools.lru_cache(maxsize=8)
+def _sessions_in(database: str, _stamp: tuple[int, int]) -> frozenset[str]:
+    """The ids of the sessions a database holds (``_stamp``: its size and time, so that a
+    database that changed is read again)."""
+    try:
+        with tempfile.TemporaryDirectory(prefix="msgcli-opencode-") as scratch:
+            copy = _copy_database(database, scratch)
+            connection = sqlite3.connect(f"file:{copy}?mode=ro", uri=True)
+            try:
+                return frozenset(r[0] for r in connection.execute("SELECT id FROM session"))
+            finally:
+                connection.close()
+    except (Unreadable, sqlite3.Error):
+        return frozenset()
+
+
+def migrated(root: Path | None, sid: Any) -> bool:
+    """Whether the session of a ``storage/`` folder is also in the ``opencode.db`` beside it:
+    OpenCode 1.2 copies the JSON files into its database on its first start and leaves them
+    where they were, so such a session is read from the database alone."""
+    if root is None or not isinstance(sid, str):
+        return False
+    database = root.parent / "opencode.db"
+    try:
+        found = database.stat()
+    except OSError:
+        return False
+    return sid in _sessions_in(str(database), (found.st_size, found.st_mtime_ns))
+
+
 def read_storage(path: str) -> Iterator[Record]:
     """The records of one session of the older ``storage/`` layout, from its session file
     ``storage/session/<project>/<session>.json``: the session, then its messages
@@ -258,7 +289,9 @@ def read_storage(path: str) -> Iterator[Record]:
     (``storage/part/<message>/<part>.json``), in id order.
 
     Each session file is a log of its own: a sub-agent's session is read from its own file
-    (marked as a sub-agent's, its parent named), not again under its parent's. Whether the
+    (marked as a sub-agent's, its parent named), not again under its parent's. A session
+    that OpenCode 1.2 has copied into the ``opencode.db`` beside the ``storage`` folder is
+    read from there: its file gives its session record alone, marked ``migrated``. Whether the
     parent and the sub-agent sessions a task call names are stored beside it is noted
     (``parent_stored``, ``sessions_stored``) for the checks across records."""
     info, why = _read_json(Path(path))
@@ -266,6 +299,12 @@ def read_storage(path: str) -> Iterator[Record]:
         raise Unreadable(why or "the session file is not a JSON object")
     session = _Session(info)
     root = storage_root(path)
+    if migrated(root, session.id):
+        # (its session record alone, which says so: the database beside it is read for it)
+        yield Record(
+            1, {"session": info, MARK: {"migrated": True}}, where="/" + _escape(session.id)
+        )
+        return
     if root is not None and isinstance(session.id, str):
         folder = root / "message" / session.id
         names = sorted(folder.glob("*.json")) if folder.is_dir() else []
