@@ -39,7 +39,7 @@ import os
 import shutil
 import sqlite3
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -132,7 +132,7 @@ def _session_info(row: sqlite3.Row) -> dict[str, Any]:
 class _Session:
     """A session read whole: its info and its message records, each with its problem."""
 
-    __slots__ = ("children", "id", "info", "messages", "parent")
+    __slots__ = ("children", "id", "info", "loader", "messages", "parent")
 
     def __init__(self, info: dict[str, Any]):
         self.info = info
@@ -140,6 +140,15 @@ class _Session:
         self.parent = info.get("parentID")
         self.messages: list[tuple[dict | None, Problem | None]] = []
         self.children: list[_Session] = []
+        #: reads the messages when they are wanted (a database is read a session at a time)
+        self.loader: Callable[[], list[tuple[dict | None, Problem | None]]] | None = None
+
+    def take(self) -> list[tuple[dict | None, Problem | None]]:
+        """The session's messages (read now, if they have a loader), let go of after."""
+        found = self.loader() if self.loader is not None else self.messages
+        self.messages = []
+        self.loader = None
+        return found
 
 
 def _copy_database(path: str, into: str) -> str:
@@ -159,7 +168,9 @@ def _copy_database(path: str, into: str) -> str:
 
 
 def read_database(path: str) -> Iterator[Record]:
-    """The records of an OpenCode database (see the module's docstring)."""
+    """The records of an OpenCode database (see the module's docstring), read a session at
+    a time: what is held is the sessions' rows and, for the fork check, a small signature of
+    each message read so far."""
     with tempfile.TemporaryDirectory(prefix="msgcli-opencode-") as scratch:
         copy = _copy_database(path, scratch)
         try:
@@ -168,12 +179,15 @@ def read_database(path: str) -> Iterator[Record]:
             raise Unreadable(f"cannot open the database: {exc}") from None
         try:
             connection.row_factory = sqlite3.Row
-            sessions = _load(connection)
-        except sqlite3.DatabaseError as exc:
-            raise Unreadable(f"cannot read the database: {exc}") from None
+            try:
+                sessions = _sessions(connection)
+            except sqlite3.DatabaseError as exc:
+                raise Unreadable(f"cannot read the database: {exc}") from None
+            for session in sessions:
+                session.loader = functools.partial(_messages, connection, session.id)
+            yield from _ordered(sessions)
         finally:
             connection.close()
-    yield from _ordered(sessions)
 
 
 def _tables(connection: sqlite3.Connection) -> set[str]:
@@ -181,49 +195,60 @@ def _tables(connection: sqlite3.Connection) -> set[str]:
     return {r[0] for r in rows}
 
 
-def _load(connection: sqlite3.Connection) -> list[_Session]:
+def _sessions(connection: sqlite3.Connection) -> list[_Session]:
     tables = _tables(connection)
     if not {"session", "message", "part"} <= tables:
         raise Unreadable("a SQLite database without OpenCode's session, message and part tables")
     columns = {r[1] for r in connection.execute("PRAGMA table_info(session)")}
     wanted = ", ".join(c for c in _SESSION_COLUMNS.split(", ") if c in columns)
-    sessions = [
+    return [
         _Session(_session_info(row))
         for row in connection.execute(f"SELECT {wanted} FROM session ORDER BY time_created, id")
     ]
-    for session in sessions:
-        parts: dict[str, list[dict]] = {}
-        for row in connection.execute(
-            "SELECT id, message_id, session_id, data FROM part WHERE session_id = ? ORDER BY id",
-            (session.id,),
-        ):
-            data, _why = _loads(row["data"])
-            part = data if isinstance(data, dict) else {"data": row["data"]}
-            part["id"] = row["id"]
-            part["sessionID"] = row["session_id"]
-            part["messageID"] = row["message_id"]
-            parts.setdefault(row["message_id"], []).append(part)
-        for row in connection.execute(
-            "SELECT id, session_id, data FROM message WHERE session_id = ? ORDER BY id",
-            (session.id,),
-        ):
-            data, why = _loads(row["data"])
-            if not isinstance(data, dict):
-                # its parts are still read, under a message that says no more than its ids
-                what = why or "it is not a JSON object"
-                problem = Problem("P001", f"message {row['id']}: its data cannot be read: {what}")
-                info = {"id": row["id"], "sessionID": row["session_id"]}
-                record = {"info": info, "parts": parts.pop(row["id"], []), MARK: {"unread": True}}
-                session.messages.append((record, problem))
-                continue
-            data["id"] = row["id"]
-            data["sessionID"] = row["session_id"]
-            session.messages.append(({"info": data, "parts": parts.pop(row["id"], [])}, None))
-        for message_id, orphans in parts.items():
-            # parts of a message that is not in the table: kept, under a message of their own
-            info = {"id": message_id, "sessionID": session.id}
-            session.messages.append(({"info": info, "parts": orphans}, None))
-    return sessions
+
+
+def _messages(connection: sqlite3.Connection, sid: Any) -> list[tuple[dict | None, Problem | None]]:
+    """The message records of one session, each with its parts (and its problem)."""
+    try:
+        return _read_messages(connection, sid)
+    except sqlite3.DatabaseError as exc:
+        raise Unreadable(f"cannot read the database: {exc}") from None
+
+
+def _read_messages(
+    connection: sqlite3.Connection, sid: Any
+) -> list[tuple[dict | None, Problem | None]]:
+    out: list[tuple[dict | None, Problem | None]] = []
+    parts: dict[str, list[dict]] = {}
+    for row in connection.execute(
+        "SELECT id, message_id, session_id, data FROM part WHERE session_id = ? ORDER BY id",
+        (sid,),
+    ):
+        data, _why = _loads(row["data"])
+        part = data if isinstance(data, dict) else {"data": row["data"]}
+        part["id"] = row["id"]
+        part["sessionID"] = row["session_id"]
+        part["messageID"] = row["message_id"]
+        parts.setdefault(row["message_id"], []).append(part)
+    for row in connection.execute(
+        "SELECT id, session_id, data FROM message WHERE session_id = ? ORDER BY id", (sid,)
+    ):
+        data, why = _loads(row["data"])
+        if not isinstance(data, dict):
+            # its parts are still read, under a message that says no more than its ids
+            what = why or "it is not a JSON object"
+            problem = Problem("P001", f"message {row['id']}: its data cannot be read: {what}")
+            info = {"id": row["id"], "sessionID": row["session_id"]}
+            record = {"info": info, "parts": parts.pop(row["id"], []), MARK: {"unread": True}}
+            out.append((record, problem))
+            continue
+        data["id"] = row["id"]
+        data["sessionID"] = row["session_id"]
+        out.append(({"info": data, "parts": parts.pop(row["id"], [])}, None))
+    for message_id, orphans in parts.items():
+        # parts of a message that is not in the table: kept, under a message of their own
+        out.append(({"info": {"id": message_id, "sessionID": sid}, "parts": orphans}, None))
+    return out
 
 
 # -- the older storage/ folders --------------------------------------------------------
@@ -302,7 +327,7 @@ def read_storage(path: str) -> Iterator[Record]:
     if migrated(root, session.id):
         # (its session record alone, which says so: the database beside it is read for it)
         yield Record(
-            1, {"session": info, MARK: {"migrated": True}}, where="/" + _escape(session.id)
+            1, {"session": info, MARK: {"migrated": True}}, where="/" + _escape(str(session.id))
         )
         return
     if root is not None and isinstance(session.id, str):
@@ -407,9 +432,10 @@ def _ordered(
         mark: dict[str, Any] = {}
         if parent is not None:
             mark = {"parent": parent, "depth": depth}
+        messages = session.take()
         copies: dict[int, str] = {}
         source: str | None = None
-        for index, (record, _) in enumerate(session.messages):
+        for index, (record, _) in enumerate(messages):
             if record is None:
                 break
             hit = seen.get(_signature(record))
@@ -431,7 +457,7 @@ def _ordered(
         sid = session.id if isinstance(session.id, str) else str(session.id)
         yield Record(line, info_record, where="/" + _escape(sid))
         children = {c.id: c for c in session.children}
-        for index, (record, problem) in enumerate(session.messages):
+        for index, (record, problem) in enumerate(messages):
             line += 1
             where = f"/{_escape(sid)}/messages/{index}"
             if record is None:
