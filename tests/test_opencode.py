@@ -543,3 +543,17 @@ def test_storage_sessions_copied_into_the_database_are_read_once(tmp_path, run_c
     assert total["tokens"]["input"] + total["tokens"]["cached"] == want["prompt_tokens"]
     assert total["tokens"]["messages"] == want["responses"]
     assert total["opencode"]["migrated_sessions_counted_from_the_database"] == 2
+
+
+def test_a_column_a_later_release_adds_is_kept_as_an_info_finding(tmp_path, run_cli):
+    path = _writable_copy(REAL / "01-plain", tmp_path)
+    con = sqlite3.connect(path)
+    con.execute("ALTER TABLE session ADD COLUMN mood text")
+    con.execute("UPDATE session SET mood = 'calm'")
+    con.commit()
+    con.close()
+    code, out = run_cli("validate", str(path))
+    assert code == 0
+    assert ':1: info N002 field "mood" is not one msgcli knows on a session: kept' in out
+    code, out = run_cli("query", str(path))
+    assert json.loads(out.splitlines()[0])["session"]["mood"] == "calm"

@@ -65,6 +65,9 @@ _SESSION_COLUMNS = (
 )
 
 
+_KNOWN_COLUMNS = frozenset(_SESSION_COLUMNS.split(", "))
+
+
 def _loads(text: Any) -> tuple[Any, str | None]:
     """A JSON column's value, and what was wrong with it (``None``: nothing)."""
     if text is None:
@@ -126,6 +129,10 @@ def _session_info(row: sqlite3.Row) -> dict[str, Any]:
         if get(f"time_{name}") is not None:
             time[name] = get(f"time_{name}")
     info["time"] = time
+    known = _KNOWN_COLUMNS
+    for name in keys:
+        if name not in known:  # a column a later release added: kept under its own name
+            info[name] = row[name]
     return info
 
 
@@ -199,11 +206,9 @@ def _sessions(connection: sqlite3.Connection) -> list[_Session]:
     tables = _tables(connection)
     if not {"session", "message", "part"} <= tables:
         raise Unreadable("a SQLite database without OpenCode's session, message and part tables")
-    columns = {r[1] for r in connection.execute("PRAGMA table_info(session)")}
-    wanted = ", ".join(c for c in _SESSION_COLUMNS.split(", ") if c in columns)
     return [
         _Session(_session_info(row))
-        for row in connection.execute(f"SELECT {wanted} FROM session ORDER BY time_created, id")
+        for row in connection.execute("SELECT * FROM session ORDER BY time_created, id")
     ]
 
 
