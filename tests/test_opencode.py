@@ -557,3 +557,28 @@ def test_a_column_a_later_release_adds_is_kept_as_an_info_finding(tmp_path, run_
     assert ':1: info N002 field "mood" is not one msgcli knows on a session: kept' in out
     code, out = run_cli("query", str(path))
     assert json.loads(out.splitlines()[0])["session"]["mood"] == "calm"
+
+
+TARGETS = ["openai-chat", "anthropic", "openai-responses", "agentscope-py", "agentscope-java"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("target", [*TARGETS, "loongflow"])
+@pytest.mark.parametrize("scenario", SCENARIOS, ids=ids(SCENARIOS))
+def test_every_session_converts_to_every_target(scenario, target, tmp_path, run_cli):
+    """Every real session, to every dialect msgcli writes: no error finding in the target,
+    and every call id OpenCode stored in it (LoongFlow's call ids are UUIDs: its writer
+    makes one of each id, the calls still paired with their results)."""
+    out = tmp_path / "out.jsonl"
+    code, _ = run_cli("convert", "-t", target, str(db_of(scenario)), "-o", str(out))
+    assert code == 0
+    run = validate_paths([out])
+    (report,) = run.files
+    assert report.summary.errors == 0, [f.message for f in report.findings]
+    text = out.read_text()
+    if target == "loongflow":
+        return
+    for row in rows(scenario, tmp_path, "SELECT data FROM part"):
+        part = json.loads(row["data"])
+        if part["type"] == "tool":
+            assert part["callID"] in text
