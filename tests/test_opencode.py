@@ -582,3 +582,46 @@ def test_every_session_converts_to_every_target(scenario, target, tmp_path, run_
         part = json.loads(row["data"])
         if part["type"] == "tool":
             assert part["callID"] in text
+
+
+def test_a_fork_of_a_fork_counts_every_call_once(tmp_path, run_cli):
+    """15-fork's fork forked again (made here from its own rows, as OpenCode copies: new ids,
+    the same data): the new session's copies, of the source and of the first fork, count
+    nothing."""
+    path = _writable_copy(REAL / "15-fork", tmp_path)
+    con = sqlite3.connect(path)
+    con.row_factory = sqlite3.Row
+    fork = con.execute("SELECT * FROM session WHERE title LIKE '%fork%'").fetchone()
+    second = dict(fork)
+    second["id"] = fork["id"][:-4] + "ZZZZ"
+    second["title"] = fork["title"] + " (fork #2)"
+    second["time_created"] = fork["time_created"] + 60_000
+    con.execute(
+        f"INSERT INTO session ({', '.join(second)}) VALUES ({', '.join('?' * len(second))})",
+        list(second.values()),
+    )
+    messages = con.execute("SELECT * FROM message WHERE session_id = ?", (fork["id"],)).fetchall()
+    for m in messages:
+        new_id = m["id"][:-4] + "ZZZZ"
+        data = m["data"]
+        for other in messages:  # (a reply names the copy of its prompt)
+            data = data.replace(other["id"], other["id"][:-4] + "ZZZZ")
+        con.execute(
+            "INSERT INTO message VALUES (?, ?, ?, ?, ?)",
+            (new_id, second["id"], m["time_created"], m["time_updated"], data),
+        )
+        for p in con.execute("SELECT * FROM part WHERE message_id = ?", (m["id"],)).fetchall():
+            con.execute(
+                "INSERT INTO part VALUES (?, ?, ?, ?, ?, ?)",
+                (p["id"][:-4] + "ZZZZ", new_id, second["id"], p[3], p[4], p["data"]),
+            )
+    con.commit()
+    con.close()
+    want = ledger(REAL / "15-fork")["sum_completed_excluding_title"]
+    code, out = run_cli("stats", "--format", "json", str(path))
+    total = json.loads(out)["total"]
+    assert total["tokens"]["input"] + total["tokens"]["cached"] == want["prompt_tokens"]
+    assert total["tokens"]["messages"] == want["responses"]
+    assert total["opencode"]["forks"] == 2
+    code, out = run_cli("validate", str(path))
+    assert code == 0, out

@@ -35,6 +35,7 @@ copy is read, so the write-ahead log is applied and the user's files stay as the
 from __future__ import annotations
 
 import functools
+import hashlib
 import os
 import shutil
 import sqlite3
@@ -373,26 +374,33 @@ def read_storage(path: str) -> Iterator[Record]:
 # -- the reading order -------------------------------------------------------------------
 
 
-def _signature(record: dict) -> Any:
+def _signature(record: dict) -> bytes:
     """What a fork's copy of a message keeps of its source: the role, the creation time,
-    the tokens and cost, and each part's type and text or call id."""
+    the tokens and cost, and each part's type and text or call id (as a digest of 16 bytes,
+    which is all that is kept of each message read)."""
     info = record["info"]
     time = info.get("time")
-    parts = tuple(
+    parts = [
         (
             p.get("type"),
             p.get("text") if isinstance(p.get("text"), str) else p.get("callID"),
         )
         for p in record["parts"]
         if isinstance(p, dict)
-    )
-    return (
+    ]
+    cost = info.get("cost")
+    kept = [
         info.get("role"),
         time.get("created") if isinstance(time, dict) else None,
-        orjson.dumps(info.get("tokens"), option=orjson.OPT_SORT_KEYS),
-        info.get("cost") if not isinstance(info.get("cost"), dict) else None,
+        info.get("tokens"),
+        cost if isinstance(cost, (int, float)) else None,
         parts,
-    )
+    ]
+    try:
+        text = orjson.dumps(kept, option=orjson.OPT_SORT_KEYS)
+    except TypeError:  # (a value orjson cannot write: an integer past 64 bits)
+        text = repr(kept).encode("utf-8", "surrogatepass")
+    return hashlib.blake2b(text, digest_size=16).digest()
 
 
 def _task_children(record: dict) -> list[str]:
@@ -425,7 +433,7 @@ def _ordered(
         for s in sessions
         if not isinstance(s.parent, str) or s.parent not in by_id or s.parent == s.id
     ]
-    seen: dict[Any, tuple[str, str]] = {}  # signature -> (session id, message id)
+    seen: dict[bytes, tuple[str, str]] = {}  # signature -> (session id, message id)
     done: set[int] = set()
     line = 0
 
@@ -444,8 +452,10 @@ def _ordered(
             if record is None:
                 break
             hit = seen.get(_signature(record))
-            if hit is None or hit[0] == session.id or (source is not None and hit[0] != source):
+            if hit is None or hit[0] == session.id:
                 break
+            # (a fork of a fork copies its source's copies too: the run of copies goes back
+            # to the session each message was first read in; the last is the one forked)
             source = hit[0]
             copies[index] = hit[1]
         info = dict(session.info)
