@@ -35,9 +35,9 @@ from ...model import (
     Usage,
 )
 from ..base import MESSAGE, Dialect
+from .known import MARK, STEP_PARTS
 from .rules import RULES
-from .store import MARK
-from .usage import STEP_PARTS, message_responses, ms_time, step_usages, time_text
+from .usage import message_responses, ms_time, step_usages, time_text
 
 __all__ = ["DIALECT", "OpenCodeDialect"]
 

@@ -12,8 +12,8 @@ from typing import Any
 
 from ...schemas import CompiledSchema, compiled, explain
 from ...textsafe import short
-from .store import MARK
-from .usage import KNOWN_PARTS, tokens_of
+from .known import KNOWN_PARTS, MARK
+from .usage import tokens_of
 
 __all__ = ["StorageChecker"]
 

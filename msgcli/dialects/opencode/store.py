@@ -48,11 +48,10 @@ import orjson
 
 from ...containers import Unreadable
 from ...records import Problem, Record
+from .known import MARK
 
 __all__ = ["MARK", "read_database", "read_storage", "storage_root"]
 
-#: the key under which msgcli notes what it learned while reading a record
-MARK = "_msgcli"
 
 #: the first bytes of every SQLite 3 database
 SQLITE_MAGIC = b"SQLite format 3\x00"

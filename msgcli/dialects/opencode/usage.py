@@ -10,22 +10,15 @@ from typing import Any
 
 from ...model import Message, ResponseUsage
 from ..base import is_number
-from .store import MARK
+from .known import MARK
 
 __all__ = [
-    "KNOWN_PARTS",
-    "STEP_PARTS",
     "message_responses",
     "ms_time",
     "step_usages",
     "time_text",
     "tokens_of",
 ]
-
-#: part types that are no content of the conversation (kept in the message's fields)
-STEP_PARTS = frozenset({"step-start", "step-finish", "snapshot", "patch", "retry", "agent"})
-#: every part type a release msgcli knows writes
-KNOWN_PARTS = frozenset({*STEP_PARTS, "text", "reasoning", "tool", "file", "subtask", "compaction"})
 
 
 def _count(value: Any) -> int | float:
