@@ -337,6 +337,9 @@ def test_show_holds_prompts_answers_reasoning_tools_and_errors(run_cli):
     assert "File not found" in out and "← error" in out
     out = _show(run_cli, "14-api-error")
     assert "error (APIError): Invalid value for parameter" in out
+    out = _show(run_cli, "12-compaction")
+    assert "[the conversation is compacted here (automatic)]" in out
+    assert out.index("compaction summary") < out.index("## Goal")
 
 
 def test_a_sub_agent_reads_under_the_call_that_started_it(run_cli):

@@ -152,6 +152,8 @@ class OpenCodeDialect(Dialect):
             name = f"{agent} (sub-agent)" if isinstance(agent, str) else "sub-agent"
         elif "branch_of" in mark and "copy_of" not in mark:
             name = f"fork of {mark['branch_of']}"
+        if info.get("summary") is True and role == "assistant":
+            name = "compaction summary"  # (the reply that replaces the history before it)
         time = info.get("time")
         return Message(
             self.name,
