@@ -12,11 +12,24 @@ time): the reader and the scan ask it, the dialects fill it.
 from __future__ import annotations
 
 import importlib
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["CONTAINERS", "Container", "add_container", "container_for", "scan_names"]
+__all__ = [
+    "CONTAINERS",
+    "Container",
+    "Unreadable",
+    "add_container",
+    "container_for",
+    "scan_names",
+]
+
+
+class Unreadable(Exception):
+    """What a container's reader raises when the file cannot be read at all (the reader
+    turns it into a :class:`msgcli.reader.ReadError`, from this module below it)."""
 
 
 @dataclass(frozen=True)
@@ -24,16 +37,20 @@ class Container:
     """A kind of file holding a dialect's records in a form other than JSON text.
 
     ``names``: the endings (``.db``) or whole names (``opencode.db``) a directory scan takes
-    for it; ``magic``: the bytes such a file begins with (``None``: told by its name only);
+    for it; ``pattern``: a regular expression a path (``/`` between its folders) matches
+    to be this container whatever its name, for a container told by where it lies (a JSON
+    file of a storage layout, ``storage/session/<project>/<id>.json``); ``magic``: the bytes
+    such a file begins with (``None``: told by its name only);
     ``reader``: ``"module:function"``, the function taking a path and giving the records
     (:class:`msgcli.records.Record`) of the file in order, each with the line (or row
-    number) a finding about it names; it raises :class:`msgcli.reader.ReadError` when the
-    file cannot be read at all, and turns every other problem into a record's problem.
+    number) a finding about it names; it raises :class:`Unreadable` when the file cannot be
+    read at all, and turns every other problem into a record's problem.
     """
 
     names: tuple[str, ...]
     reader: str
     magic: bytes | None = None
+    pattern: str | None = None
 
     def load(self) -> Callable[[str], Iterator[Any]]:
         module, _, attr = self.reader.partition(":")
@@ -41,7 +58,12 @@ class Container:
 
     def takes_name(self, name: str) -> bool:
         base = name.rsplit("/", 1)[-1]
-        return any(base == n or (n.startswith(".") and base.endswith(n)) for n in self.names)
+        if any(base == n or (n.startswith(".") and base.endswith(n)) for n in self.names):
+            return True
+        return (
+            self.pattern is not None
+            and re.search(self.pattern, name.replace("\\", "/")) is not None
+        )
 
 
 #: every container known, in the order registered

@@ -30,7 +30,7 @@ from .dialects import EVENT, MESSAGE, Dialect, get_dialect
 from .findings import ERROR, WARNING, FileReport, FileSummary, Finding, Severity
 from .guard import RECORD_DEPTH, may_nest_deeper, nests_deeper
 from .inputs import suffix_list
-from .reader import ReadError, read_records, source_name
+from .reader import ReadError, container_of, read_records, source_name
 from .records import Truncated, collector_paused, line_problem, parsed_record, take_over
 from .replayers import Replayer
 from .rules import RULES
@@ -140,7 +140,12 @@ def validate_file(
         name, options, forced or options.forced(), budget or Budget(options.max_errors), sink
     )
     try:
-        if tracker is None or hasattr(source, "read") or str(source) == "-":
+        if (
+            tracker is None
+            or hasattr(source, "read")
+            or str(source) == "-"
+            or container_of(source) is not None  # (a database: its rows, not its bytes)
+        ):
             check.run(read_records(source))
         else:
             _run_tracked(check, source, tracker)

@@ -308,6 +308,10 @@ def plain_preset(source: str | Path, forced: Dialect | None) -> Preset | None:
         return None
     if head.startswith(GZIP_MAGIC):
         return None
+    from .containers import container_for
+
+    if container_for(str(source), head) is not None:
+        return None  # a database (a container of records): read whole, never cut
     start = head[len(BOM) :] if head.startswith(BOM) else head
     if start.lstrip().startswith((b"[", b"data:", b":", b"event:", b"id:", b"retry:")):
         return None

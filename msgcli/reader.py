@@ -55,6 +55,7 @@ __all__ = [
     "Problem",
     "ReadError",
     "Record",
+    "container_of",
     "json_file_is_log",
     "open_input",
     "part_records",
@@ -150,9 +151,14 @@ def read_records(source: str | Path | IO[bytes]) -> Iterator[Record]:
     problem and line 0. A gzip stream that breaks off gives a ``P009``
     problem on the line where it stopped.
     """
-    container = _container(source)
+    container = container_of(source)
     if container is not None:
-        yield from container.load()(str(source))
+        from .containers import Unreadable
+
+        try:
+            yield from container.load()(str(source))
+        except Unreadable as exc:
+            raise ReadError(str(exc)) from None
         return
     stream = open_input(source)
     try:
@@ -162,7 +168,7 @@ def read_records(source: str | Path | IO[bytes]) -> Iterator[Record]:
             stream.close()
 
 
-def _container(source: str | Path | IO[bytes]) -> Any:
+def container_of(source: str | Path | IO[bytes]) -> Any:
     """The container (:mod:`msgcli.containers`) a local file is, by its first bytes or its
     name; ``None`` for every JSON log (and for standard input, a stream or a URL)."""
     from .containers import CONTAINERS, container_for

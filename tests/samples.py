@@ -445,6 +445,16 @@ CLAUDE_CODE_MESSAGES = [
 ]
 CLAUDE_CODE_EVENTS = lines(_CC / "17-partial-messages" / "stream.jsonl")
 
+# -- OpenCode ------------------------------------------------------------------------------
+
+#: the records msgcli reads out of OpenCode's database (a session, its messages with their
+#: parts), as ``msgcli query`` writes them: a session with a sub-agent, a fork, a compaction
+OPENCODE_MESSAGES = [
+    *lines(FIXTURES / "valid" / "opencode" / "11-subagent.jsonl"),
+    *lines(FIXTURES / "valid" / "opencode" / "15-fork.jsonl"),
+    *lines(FIXTURES / "valid" / "opencode" / "12-compaction.jsonl"),
+]
+
 # -- no dialect's ------------------------------------------------------------------------
 
 #: AG-UI protocol events (camelCase like Java's): the form AgentScope Python's service
@@ -476,6 +486,7 @@ DIALECT_SAMPLES: dict[str, dict[str, list]] = {
     "openai-responses": {MESSAGE: RESPONSES_MESSAGES, EVENT: RESPONSES_EVENTS},
     "anthropic": {MESSAGE: ANTHROPIC_MESSAGES, EVENT: ANTHROPIC_EVENTS},
     "claude-code": {MESSAGE: CLAUDE_CODE_MESSAGES, EVENT: CLAUDE_CODE_EVENTS},
+    "opencode": {MESSAGE: OPENCODE_MESSAGES, EVENT: []},
 }
 #: records no dialect may claim
 UNCLAIMED = [*NON_RECORDS]

@@ -46,7 +46,8 @@ Events (stage ``stream``)
 
 Reading commands (show, stats, export, query, diff)
     :meth:`Dialect.finish_reason`, :meth:`Dialect.token_counts`, :meth:`Dialect.aside`,
-    :meth:`Dialect.nested_logs`, :meth:`Dialect.thread_of`, :meth:`Dialect.same_turn`,
+    :meth:`Dialect.nested_logs`, :meth:`Dialect.thread_of`, :meth:`Dialect.parent_session`,
+    :meth:`Dialect.same_turn`,
     :attr:`Dialect.stats_details` with :meth:`Dialect.note_stats` and
     :meth:`Dialect.finish_stats`; :meth:`Dialect.responses` (the usage of each model
     response, for ``msgcli usage``; :attr:`Dialect.usage_cache_in_input` gives a dialect
@@ -145,9 +146,10 @@ def other_keys(obj: dict, known: tuple[str, ...] | frozenset[str]) -> dict[str, 
 
 def session_of(msg: Message) -> Any:
     """The session or conversation a message belongs to, where its dialect records one:
-    LoongFlow's ``conversation_id`` (else ``trace_id``), else a ``session_id``/``sessionId``
-    in the metadata (AgentScope applications put it there). ``None`` otherwise."""
-    for key in ("conversation_id", "trace_id"):
+    LoongFlow's ``conversation_id`` (else ``trace_id``), a coding agent's ``sessionId``
+    (Claude Code) or ``sessionID`` (OpenCode), else a ``session_id``/``sessionId`` in the
+    metadata (AgentScope applications put it there). ``None`` otherwise."""
+    for key in ("conversation_id", "trace_id", "sessionId", "sessionID"):
         value = msg.fields.get(key)
         if isinstance(value, str) and value:
             return value
@@ -424,6 +426,12 @@ class Dialect:
         (a subagent's id) wrote it, and whether it is off the main thread. Default: the
         session the message records (if any), no agent, not said."""
         return session_of(msg), None, None
+
+    def parent_session(self, msg: Message) -> Any:
+        """The session a message's session was started from (a sub-agent's parent session,
+        a fork's source), for the ``parent_session_id`` column of ``msgcli export`` and
+        ``msgcli query``. Default: ``None``, the dialect does not say."""
+        return None
 
     def same_turn(self, before: Message, msg: Message) -> bool:
         """Whether ``msg`` continues the turn of the message ``before`` it: a dialect that

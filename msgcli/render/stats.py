@@ -154,7 +154,7 @@ def _describe(fs: FileStats) -> str:
     if fs.placed:
         shown = ", ".join(f"{_safe(ptr)} (line {line})" for line, ptr in fs.placed[:4])
         more = f" and {len(fs.placed) - 4} more" if len(fs.placed) > 4 else ""
-        parts.append(f"the messages of a JSON document, at {shown}{more}")
+        parts.append(f"messages inside the file (a JSON document, a database), at {shown}{more}")
     if fs.unreadable_lines:
         parts.append(f"{plural(fs.unreadable_lines, 'unreadable line')}")
     if fs.stream_errors:
