@@ -8,6 +8,12 @@ file's dialect and kind; otherwise it is a problem, said the same way by every
 command: ``D001`` (a record of no known dialect) or ``D002`` (a record of another
 dialect or kind than the file's).
 
+Once a file is settled on a *tolerant* dialect (``Dialect.tolerant``: a producer whose own
+readers skip what they do not know), a record of no known dialect is no ``D001``: it is
+read as a record of the file's kind, and :attr:`Detector.stranger` holds it, so that the
+command asks the dialect what to make of it (``Dialect.unknown_record``,
+``Dialect.read_unknown``, the replayer). A record another dialect claims is still ``D002``.
+
 A file that so far holds only plain messages (which every provider dialect takes) is
 settled tentatively: the first record that says more names the file's dialect.
 
@@ -37,7 +43,16 @@ READ = "read"
 class Detector:
     """The dialect and kind of one file, from its records (see the module's text)."""
 
-    __slots__ = ("dialect", "first_line", "forced", "kind", "problem", "tentative", "use")
+    __slots__ = (
+        "dialect",
+        "first_line",
+        "forced",
+        "kind",
+        "problem",
+        "stranger",
+        "tentative",
+        "use",
+    )
 
     def __init__(self, forced: Dialect | None = None, use: str = CHECK):
         self.forced = forced
@@ -52,6 +67,9 @@ class Detector:
         self.tentative = False
         #: why the last record given to :meth:`kind_of` is not one of the file's
         self.problem: Problem | None = None
+        #: the last record of no known dialect that :meth:`kind_of` took as one of a
+        #: tolerant dialect's file (compare with ``is``: the record it was given)
+        self.stranger: dict | None = None
 
     def settle(self, dialect: Dialect, kind: str, line: int) -> None:
         """Take ``dialect`` and ``kind`` as the file's (what its first records said)."""
@@ -79,6 +97,9 @@ class Detector:
                 self.settle(self.forced, EVENT if found == (self.forced, EVENT) else MESSAGE, line)
             return self.kind
         if found is None:
+            if settled is not None and settled.tolerant and self.kind is not None:
+                self.stranger = obj  # (what is merely new: see the module's text)
+                return self.kind
             self.problem = Problem("D001", undetected(obj))
             return None
         dialect, kind = found
@@ -110,6 +131,9 @@ class Detector:
         found = classify(obj)
         if found is None and kind is not None:
             found = (forced, kind)  # (an event of the dialect in its message log, or so)
+        if found is None and forced.tolerant and self.kind is not None:
+            self.stranger = obj
+            return self.kind
         if self.kind is None or found is None:  # (of no dialect msgcli knows)
             said = f"this record is no {forced.title} message or event (--dialect {forced.name})"
             self.problem = Problem("D001", said)

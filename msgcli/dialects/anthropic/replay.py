@@ -612,6 +612,14 @@ class AnthropicReplayer(WireReplayer):
             if type(citations) is not list:
                 citations = block["citations"] = []
             citations.append(delta.get("citation"))
+        else:
+            # a delta type the API added later: the SDK's accumulate_event passes over it
+            self.stats.unknown[str(kind)] += 1
+            self.emit(
+                "U005",
+                f"delta type {short(kind)} is not one msgcli knows: skipped, as the SDK does",
+                "/delta/type",
+            )
 
     def _parse_input(self, index: Any) -> None:
         pieces = self.json.pop(index, None)

@@ -97,7 +97,15 @@ class SessionChecker:
         owns the file, in file order."""
         kind = obj.get("type")
         if type(kind) is not str:
-            self._meta(line, obj, recovered)
+            if "agentType" in obj:
+                self._meta(line, obj, recovered)
+            else:  # a record of a kind no release msgcli knows wrote, without a type
+                self.emit(
+                    "K001",
+                    f"a record of a kind msgcli does not know (keys: "
+                    f"{', '.join(short(k) for k in list(obj)[:6]) or 'none'}; a newer Claude "
+                    "Code?): kept and counted",
+                )
             return
         try:
             schema = self.schemas[kind]

@@ -61,6 +61,9 @@ class StreamReplayer(Replayer):
         stats.events += 1
         kind = event.get("type")
         if type(kind) is not str:
+            # a record of a kind no release msgcli knows wrote, without a type
+            stats.unknown[short(kind)] += 1
+            self.emit("K015", "a stream-json record without a type msgcli knows: counted")
             return
         if kind not in self.known_types:
             stats.unknown[kind] += 1
