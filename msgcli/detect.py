@@ -88,6 +88,8 @@ class Detector:
                     if kind is not None and kind == self.kind:
                         return kind
             elif self.use == CHECK:
+                if settled.tolerant and settled.classify(obj) is None:
+                    self._tolerate(obj, settled)
                 return self.kind
         if self.forced is not None and self.use == READ:
             return self._read_as_forced(obj, line, self.forced)
@@ -98,7 +100,7 @@ class Detector:
             return self.kind
         if found is None:
             if settled is not None and settled.tolerant and self.kind is not None:
-                self.stranger = obj  # (what is merely new: see the module's text)
+                self._tolerate(obj, settled)  # (what is merely new: see the module's text)
                 return self.kind
             self.problem = Problem("D001", undetected(obj))
             return None
@@ -122,6 +124,13 @@ class Detector:
             self.tentative = False
         return kind
 
+    def _tolerate(self, obj: dict, dialect: Dialect) -> None:
+        """A record of no known dialect in a file settled on a tolerant ``dialect``: one of
+        the file's records that holds something new (``Dialect.claims``), or else a record
+        of a kind msgcli does not know (:attr:`stranger`)."""
+        if dialect.claims(obj) != self.kind and (self.forced is None or classify(obj) is None):
+            self.stranger = obj
+
     def _read_as_forced(self, obj: dict, line: int, forced: Dialect) -> str | None:
         kind = fits(forced, obj)
         if kind is not None and self.kind is None:
@@ -132,7 +141,7 @@ class Detector:
         if found is None and kind is not None:
             found = (forced, kind)  # (an event of the dialect in its message log, or so)
         if found is None and forced.tolerant and self.kind is not None:
-            self.stranger = obj
+            self._tolerate(obj, forced)
             return self.kind
         if self.kind is None or found is None:  # (of no dialect msgcli knows)
             said = f"this record is no {forced.title} message or event (--dialect {forced.name})"

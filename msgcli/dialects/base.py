@@ -19,7 +19,8 @@ Detection
     :attr:`Dialect.wire_form`.
 
 What is merely new (a producer whose own readers skip what they do not know)
-    :attr:`Dialect.tolerant`, :meth:`Dialect.unknown_record`, :meth:`Dialect.read_unknown`.
+    :attr:`Dialect.tolerant`, :meth:`Dialect.claims`, :meth:`Dialect.unknown_record`,
+    :meth:`Dialect.read_unknown`.
     Once a file is settled on a tolerant dialect, a JSON object that no dialect knows (a
     record kind a newer release writes, with or without the usual envelope) is read as a
     record of the file's kind, never ``D001``: in a message log it is an info finding
@@ -100,6 +101,10 @@ DIGEST_CALL = 0
 DIGEST_RESULT = 1
 
 _EPOCH = datetime(1970, 1, 1)
+
+#: the info findings of what is merely new, which only a tolerant dialect's records get
+#: (see :attr:`Dialect.tolerant`)
+TOLERANT_RULES = frozenset({"U001", "U002", "U003", "U004", "U005"})
 
 #: the role of a message read from a record of a kind msgcli does not know
 #: (:meth:`Dialect.read_unknown`), and the key of ``Message.extra`` that marks it
@@ -304,6 +309,14 @@ class Dialect:
         raise NotImplementedError
 
     # -- the record model ------------------------------------------------------------------
+
+    def claims(self, obj: dict) -> str | None:
+        """Once a file is settled on this (tolerant) dialect: the kind of a record that
+        :meth:`classify` does not take because it holds something new (a key or a block
+        type msgcli does not know) though its shape says it is one of this dialect's
+        (``None``: a record of a kind msgcli does not know, see :meth:`unknown_record`).
+        Default: ``None``."""
+        return None
 
     def variant(self, obj: dict) -> str | None:
         """The version shape of a message record (e.g. ``"1.x"``, ``"2.x"``), if it tells.
