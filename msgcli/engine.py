@@ -293,7 +293,7 @@ class FileCheck(_Findings):
                 if self.events_only and self.kind == MESSAGE:
                     break  # a message log where an event log is wanted: nothing more to learn
                 if self.detector.stranger is obj and self.own is None:
-                    self.dialect.unknown_record(obj, self.emit)  # type: ignore[union-attr]
+                    self._unknown_record(obj)
                 else:
                     self._check_message(obj, recovered=problem is not None)
                 if (
@@ -353,6 +353,12 @@ class FileCheck(_Findings):
             self._settle(detector.dialect, detector.kind)
         return kind
 
+    def _unknown_record(self, obj: Any) -> None:
+        """A record of no known dialect in a tolerant dialect's message log (see
+        :meth:`Dialect.unknown_record`): said, and nothing else checked."""
+        assert self.dialect is not None
+        self.dialect.unknown_record(obj, self.emit)
+
     def _settle(self, dialect: Dialect, kind: str) -> None:
         self.dialect, self.kind = dialect, kind
         self.summary.dialect = dialect.name
@@ -408,7 +414,7 @@ class FileCheck(_Findings):
             kind = self._kind_of(obj)
             if kind == MESSAGE:
                 if self.detector.stranger is obj and self.own is None:
-                    self.dialect.unknown_record(obj, self.emit)  # type: ignore[union-attr]
+                    self._unknown_record(obj)
                 else:
                     self._check_message(obj, recovered=problem is not None)
             elif kind == EVENT:

@@ -308,7 +308,7 @@ class LogReader:
                 continue  # (not the log's, or an event in a message log: no message)
             dialect = self.dialect
             assert dialect is not None
-            if self.detector.stranger is obj:
+            if self.detector.stranger is obj and obj is not None:
                 ids.append(dialect.read_unknown(obj).id)
             elif getattr(dialect, "read_in", None) is None:
                 ids.append(dialect.message_id(obj))

@@ -548,12 +548,12 @@ class AnthropicReplayer(WireReplayer):
                 index = as_key(index)
             block = event.get("content_block")
             block = dict(block) if type(block) is dict else {}
-            what = block.get("type")
-            if type(what) is str and what not in KNOWN_BLOCKS:
+            new = block.get("type")
+            if type(new) is str and new not in KNOWN_BLOCKS:
                 # a block type the API added later: the SDK appends it as it came, as here
                 self.emit(
                     "U003",
-                    f"block type {short(what)} is not one msgcli knows: kept as written",
+                    f"block type {short(new)} is not one msgcli knows: kept as written",
                     "/content_block/type",
                 )
             if index in self.blocks:

@@ -79,8 +79,7 @@ class StreamReplayer(Replayer):
                 if key not in STREAM_FIELDS:
                     self.emit(
                         "U002",
-                        f"field {short(key)} is not one msgcli knows on stream-json records: "
-                        "kept",
+                        f"field {short(key)} is not one msgcli knows on stream-json records: kept",
                         "/" + key.replace("~", "~0").replace("/", "~1"),
                     )
         self.apply(kind, event)
