@@ -99,8 +99,13 @@ class Detector:
                 self.settle(self.forced, EVENT if found == (self.forced, EVENT) else MESSAGE, line)
             return self.kind
         if found is None:
-            if settled is not None and settled.tolerant and self.kind is not None:
-                self._tolerate(obj, settled)  # (what is merely new: see the module's text)
+            if (
+                settled is not None
+                and settled.tolerant
+                and self.kind is not None
+                and line > self.first_line
+                and self._tolerate(obj, settled)  # (what is merely new: see the module's text)
+            ):
                 return self.kind
             self.problem = Problem("D001", undetected(obj))
             return None
@@ -124,12 +129,19 @@ class Detector:
             self.tentative = False
         return kind
 
-    def _tolerate(self, obj: dict, dialect: Dialect) -> None:
-        """A record of no known dialect in a file settled on a tolerant ``dialect``: one of
-        the file's records that holds something new (``Dialect.claims``), or else a record
-        of a kind msgcli does not know (:attr:`stranger`)."""
-        if dialect.claims(obj) != self.kind and (self.forced is None or classify(obj) is None):
+    def _tolerate(self, obj: dict, dialect: Dialect) -> bool:
+        """Whether a record of no known dialect, after the one that settled a file on a
+        tolerant ``dialect``, is one of the file's: a record of its kind that holds something
+        new (``Dialect.claims``), or a record of a kind msgcli does not know (``Dialect.is_new``:
+        then it is :attr:`stranger`). ``False``: one of the dialect's own records gone wrong
+        (a message whose role is no role), which stays what it was."""
+        if dialect.claims(obj) == self.kind:
+            return True
+        if not dialect.is_new(obj):
+            return False
+        if self.forced is None or classify(obj) is None:
             self.stranger = obj
+        return True
 
     def _read_as_forced(self, obj: dict, line: int, forced: Dialect) -> str | None:
         kind = fits(forced, obj)
@@ -140,8 +152,13 @@ class Detector:
         found = classify(obj)
         if found is None and kind is not None:
             found = (forced, kind)  # (an event of the dialect in its message log, or so)
-        if found is None and forced.tolerant and self.kind is not None:
-            self._tolerate(obj, forced)
+        if (
+            found is None
+            and forced.tolerant
+            and self.kind is not None
+            and line > self.first_line
+            and self._tolerate(obj, forced)
+        ):
             return self.kind
         if self.kind is None or found is None:  # (of no dialect msgcli knows)
             said = f"this record is no {forced.title} message or event (--dialect {forced.name})"

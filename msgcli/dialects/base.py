@@ -19,8 +19,8 @@ Detection
     :attr:`Dialect.wire_form`.
 
 What is merely new (a producer whose own readers skip what they do not know)
-    :attr:`Dialect.tolerant`, :meth:`Dialect.claims`, :meth:`Dialect.unknown_record`,
-    :meth:`Dialect.read_unknown`.
+    :attr:`Dialect.tolerant`, :meth:`Dialect.claims`, :meth:`Dialect.is_new`,
+    :meth:`Dialect.unknown_record`, :meth:`Dialect.read_unknown`.
     Once a file is settled on a tolerant dialect, a JSON object that no dialect knows (a
     record kind a newer release writes, with or without the usual envelope) is read as a
     record of the file's kind, never ``D001``: in a message log it is an info finding
@@ -317,6 +317,13 @@ class Dialect:
         (``None``: a record of a kind msgcli does not know, see :meth:`unknown_record`).
         Default: ``None``."""
         return None
+
+    def is_new(self, obj: dict) -> bool:
+        """Whether a record that neither :meth:`classify` nor :meth:`claims` takes, in a file
+        settled on this (tolerant) dialect, is of a kind msgcli does not know (kept: an info
+        finding) rather than one of this dialect's records gone wrong (a message whose role
+        is no role: the error it always was). Default: yes."""
+        return True
 
     def variant(self, obj: dict) -> str | None:
         """The version shape of a message record (e.g. ``"1.x"``, ``"2.x"``), if it tells.

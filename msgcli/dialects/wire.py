@@ -364,6 +364,10 @@ class WireDialect(Dialect):
             return MESSAGE
         return None
 
+    def is_new(self, obj: dict) -> bool:
+        # a record with a role is a message, whatever is wrong with it
+        return "role" not in obj
+
     #: the roles of this dialect's messages (what :meth:`claims` takes)
     roles: frozenset[str] = frozenset()
 
