@@ -44,6 +44,7 @@ class Detector:
     """The dialect and kind of one file, from its records (see the module's text)."""
 
     __slots__ = (
+        "after",
         "dialect",
         "first_line",
         "forced",
@@ -63,6 +64,10 @@ class Detector:
         self.kind: str | None = None
         #: the line of the record that settled them
         self.first_line = 0
+        #: a record of no known dialect after this line may be one of a tolerant dialect's
+        #: file (the line that settled it; 0 in a part of a file checked in parts that does
+        #: not hold that line, its lines numbered from 1)
+        self.after = 0
         #: the file so far holds only plain messages, which every provider dialect takes
         self.tentative = False
         #: why the last record given to :meth:`kind_of` is not one of the file's
@@ -74,6 +79,7 @@ class Detector:
     def settle(self, dialect: Dialect, kind: str, line: int) -> None:
         """Take ``dialect`` and ``kind`` as the file's (what its first records said)."""
         self.dialect, self.kind, self.first_line = dialect, kind, line
+        self.after = line
 
     def kind_of(self, obj: dict, line: int) -> str | None:
         """``MESSAGE`` or ``EVENT``: how the record on ``line`` is read; ``None`` when it is
@@ -103,7 +109,7 @@ class Detector:
                 settled is not None
                 and settled.tolerant
                 and self.kind is not None
-                and line > self.first_line
+                and line > self.after
                 and self._tolerate(obj, settled)  # (what is merely new: see the module's text)
             ):
                 return self.kind
@@ -156,7 +162,7 @@ class Detector:
             found is None
             and forced.tolerant
             and self.kind is not None
-            and line > self.first_line
+            and line > self.after
             and self._tolerate(obj, forced)
         ):
             return self.kind

@@ -443,7 +443,7 @@ def check_part(
     if start:
         # (a later part's lines are numbered from 1: all of them come after the record that
         # settled the file, as a record of no known dialect in a tolerant dialect's file must)
-        check.detector.first_line = 0
+        check.detector.after = 0
     lines, summary, findings = _checked(check, path, start, end, 1)
     del check
     gc.collect()  # (see replay_part)
