@@ -153,7 +153,7 @@ def inventions(records: list, at: int, family: str) -> list[tuple[str, int, list
     }
     out.append(("record", at, [bare], {}))
     out.append(("record without a type", at, [{NEW_FIELD: 1, "nested": {"a": [1, 2]}}], {}))
-    for i in range(at, n):
+    for i in _places(at, n):
         record = records[i]
         if record is not None:
             break
@@ -178,12 +178,12 @@ def inventions(records: list, at: int, family: str) -> list[tuple[str, int, list
                 {},
             )
         )
-        for i in range(at, n):
+        for i in _places(at, n):
             r = records[i]
             if r and r.get("type") in ("user", "assistant", "system", "attachment"):
                 out.append(("field", i, [], {i: {**r, NEW_FIELD: {"a": 1}}}))
                 break
-        for i in range(at, n):
+        for i in _places(at, n):
             r = records[i]
             message = r.get("message") if r and r.get("type") == "assistant" else None
             if isinstance(message, dict) and isinstance(message.get("content"), list):
@@ -191,7 +191,7 @@ def inventions(records: list, at: int, family: str) -> list[tuple[str, int, list
                 changed = {**r, "message": {**message, "content": [*message["content"], block]}}
                 out.append(("block", i, [], {i: changed}))
                 break
-        for i in range(at, n):
+        for i in _places(at, n):
             r = records[i]
             if r and r.get("type") == "system" and isinstance(r.get("subtype"), str):
                 out.append(("system subtype", i, [], {i: {**r, "subtype": "x_invented"}}))
@@ -199,12 +199,12 @@ def inventions(records: list, at: int, family: str) -> list[tuple[str, int, list
     elif family == "stream-json":
         sid = next((r["session_id"] for r in records if r and "session_id" in r), "s")
         out.append(("record with the envelope", at, [{"type": NEW_TYPE, "session_id": sid}], {}))
-        for i in range(at, n):
+        for i in _places(at, n):
             r = records[i]
             if r and r.get("type") in ("system", "result", "stream_event"):
                 out.append(("field", i, [], {i: {**r, NEW_FIELD: {"a": 1}}}))
                 break
-        for i in range(at, n):
+        for i in _places(at, n):
             r = records[i]
             if r and r.get("type") == "stream_event":
                 event = {"type": "stream_event", "session_id": sid, "event": {"type": NEW_EVENT}}
@@ -212,7 +212,7 @@ def inventions(records: list, at: int, family: str) -> list[tuple[str, int, list
                     event["parent_tool_use_id"] = r["parent_tool_use_id"]
                 out.append(("event", i, [event], {}))
                 break
-        for i in range(at, n):
+        for i in _places(at, n):
             r = records[i]
             inner = r.get("event") if r and r.get("type") == "stream_event" else None
             if isinstance(inner, dict) and inner.get("type") == "content_block_start":
@@ -228,12 +228,12 @@ def inventions(records: list, at: int, family: str) -> list[tuple[str, int, list
                 break
     elif family == "anthropic-events":
         out.append(("event", at, [{"type": NEW_EVENT, "index": 0, "x": {"a": 1}}], {}))
-        for i in range(at, n):
+        for i in _places(at, n):
             r = records[i]
             if r and r.get("type") in ("content_block_delta", "message_delta", "ping"):
                 out.append(("field", i, [], {i: {**r, NEW_FIELD: 1}}))
                 break
-        for i in range(at, n):
+        for i in _places(at, n):
             r = records[i]
             if r and r.get("type") == "content_block_start":
                 delta = {
@@ -246,7 +246,7 @@ def inventions(records: list, at: int, family: str) -> list[tuple[str, int, list
     elif family == "responses-events":
         out.append(("event", at, [{"type": "response." + NEW_EVENT, "sequence_number": 0}], {}))
         out.append(("event", at, [{"type": NEW_EVENT}], {}))
-        for i in range(at, n):
+        for i in _places(at, n):
             r = records[i]
             if r and isinstance(r.get("type"), str) and r["type"].endswith(".delta"):
                 out.append(("field", i, [], {i: {**r, NEW_FIELD: 1}}))
@@ -256,7 +256,7 @@ def inventions(records: list, at: int, family: str) -> list[tuple[str, int, list
                 break
     elif family == "chat-events":
         out.append(("event", at, [{"object": "chat.completion." + NEW_EVENT, "id": "x"}], {}))
-        for i in range(at, n):
+        for i in _places(at, n):
             r = records[i]
             previous = records[i - 1] if i > 0 else None
             if (
@@ -268,13 +268,19 @@ def inventions(records: list, at: int, family: str) -> list[tuple[str, int, list
                 out.append(("field", i, [], {i: {**r, NEW_FIELD: 1}}))
                 break
     else:  # conversations, fine-tuning lines, messages
-        for i in range(at, n):
+        for i in _places(at, n):
             r = records[i]
             changed = _new_in_conversation(r)
             if changed is not None:
                 out.append(("field and block", i, [], {i: changed}))
                 break
     return out
+
+
+def _places(at: int, n: int) -> list[int]:
+    """The records from ``at`` on, then those before it (the first one, which settles the
+    file's dialect, left as it is)."""
+    return [*range(at, n), *range(1, min(at, n))]
 
 
 def _new_in_conversation(record: dict | None) -> dict | None:
@@ -285,12 +291,17 @@ def _new_in_conversation(record: dict | None) -> dict | None:
     copy = orjson.loads(orjson.dumps(record))
     for key in ("messages", "input", "output"):
         items = copy.get(key)
-        if isinstance(items, list):
-            for item in items:
-                if isinstance(item, dict) and isinstance(item.get("content"), list):
-                    item[NEW_FIELD] = {"a": 1}
-                    item["content"].append({"type": NEW_BLOCK, "data": "x"})
-                    return copy
+        if not isinstance(items, list):
+            continue
+        messages = [m for m in items if isinstance(m, dict) and "content" in m]
+        if not messages:
+            continue
+        messages[0][NEW_FIELD] = {"a": 1}
+        for message in messages:
+            if isinstance(message["content"], list):
+                message["content"].append({"type": NEW_BLOCK, "data": "x"})
+                break
+        return copy
     return None
 
 
