@@ -506,3 +506,37 @@ def test_a_strict_producer_keeps_its_errors(tmp_path):
     report = api.validate_one(str(path))
     assert report["failed"]
     assert ("D001", 2) in {(f["code"], f["line"]) for f in report["findings"]}
+
+
+def test_a_new_block_type_in_a_stream_is_kept_as_the_sdk_keeps_it(tmp_path):
+    """A content block of a type the API added later, streamed: the Anthropic SDK's
+    accumulator appends it to the message as it came, and so does replay (an info finding,
+    U003, exit status 0); the blocks before it are rebuilt as without it."""
+    anthropic_streaming = pytest.importorskip("anthropic.lib.streaming._messages")
+    source = FIXTURES / "real" / "anthropic" / "events.jsonl"
+    records = [orjson.loads(line) for line in _lines(source)]
+    stop = next(i for i, r in enumerate(records) if r["type"] == "message_delta")
+    count = sum(1 for r in records if r["type"] == "content_block_start")
+    new = {"type": "x_invented_block", "payload": {"a": 1}}
+    records[stop:stop] = [
+        {"type": "content_block_start", "index": count, "content_block": new},
+        {"type": "content_block_stop", "index": count},
+    ]
+    path = tmp_path / "events.jsonl"
+    path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in records))
+    before = api.replay(str(source)).messages
+    result = api.replay(str(path))
+    (message,) = result.messages
+    assert message["content"][:-1] == before[0]["content"]
+    assert message["content"][-1] == new
+    assert [f.code for f in result.report.findings()] == ["U003"]
+    assert result.report.exit_code == 0
+    # the SDK's own accumulator, fed the same events
+    snapshot = None
+    buffers: dict = {}
+    for event in records:
+        snapshot = anthropic_streaming.accumulate_event(
+            event=event, current_snapshot=snapshot, json_bufs=buffers
+        )
+    assert snapshot is not None
+    assert [b.type for b in snapshot.content] == [b["type"] for b in message["content"]]
