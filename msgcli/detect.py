@@ -8,6 +8,12 @@ file's dialect and kind; otherwise it is a problem, said the same way by every
 command: ``D001`` (a record of no known dialect) or ``D002`` (a record of another
 dialect or kind than the file's).
 
+Once a file is settled on a *tolerant* dialect (``Dialect.tolerant``: a producer whose own
+readers skip what they do not know), a record of no known dialect is no ``D001``: it is
+read as a record of the file's kind, and :attr:`Detector.stranger` holds it, so that the
+command asks the dialect what to make of it (``Dialect.unknown_record``,
+``Dialect.read_unknown``, the replayer). A record another dialect claims is still ``D002``.
+
 A file that so far holds only plain messages (which every provider dialect takes) is
 settled tentatively: the first record that says more names the file's dialect.
 
@@ -37,7 +43,17 @@ READ = "read"
 class Detector:
     """The dialect and kind of one file, from its records (see the module's text)."""
 
-    __slots__ = ("dialect", "first_line", "forced", "kind", "problem", "tentative", "use")
+    __slots__ = (
+        "after",
+        "dialect",
+        "first_line",
+        "forced",
+        "kind",
+        "problem",
+        "stranger",
+        "tentative",
+        "use",
+    )
 
     def __init__(self, forced: Dialect | None = None, use: str = CHECK):
         self.forced = forced
@@ -48,14 +64,22 @@ class Detector:
         self.kind: str | None = None
         #: the line of the record that settled them
         self.first_line = 0
+        #: a record of no known dialect after this line may be one of a tolerant dialect's
+        #: file (the line that settled it; 0 in a part of a file checked in parts that does
+        #: not hold that line, its lines numbered from 1)
+        self.after = 0
         #: the file so far holds only plain messages, which every provider dialect takes
         self.tentative = False
         #: why the last record given to :meth:`kind_of` is not one of the file's
         self.problem: Problem | None = None
+        #: the last record of no known dialect that :meth:`kind_of` took as one of a
+        #: tolerant dialect's file (compare with ``is``: the record it was given)
+        self.stranger: dict | None = None
 
     def settle(self, dialect: Dialect, kind: str, line: int) -> None:
         """Take ``dialect`` and ``kind`` as the file's (what its first records said)."""
         self.dialect, self.kind, self.first_line = dialect, kind, line
+        self.after = line
 
     def kind_of(self, obj: dict, line: int) -> str | None:
         """``MESSAGE`` or ``EVENT``: how the record on ``line`` is read; ``None`` when it is
@@ -70,6 +94,8 @@ class Detector:
                     if kind is not None and kind == self.kind:
                         return kind
             elif self.use == CHECK:
+                if settled.tolerant and settled.classify(obj) is None:
+                    self._tolerate(obj, settled)
                 return self.kind
         if self.forced is not None and self.use == READ:
             return self._read_as_forced(obj, line, self.forced)
@@ -79,6 +105,14 @@ class Detector:
                 self.settle(self.forced, EVENT if found == (self.forced, EVENT) else MESSAGE, line)
             return self.kind
         if found is None:
+            if (
+                settled is not None
+                and settled.tolerant
+                and self.kind is not None
+                and line > self.after
+                and self._tolerate(obj, settled)  # (what is merely new: see the module's text)
+            ):
+                return self.kind
             self.problem = Problem("D001", undetected(obj))
             return None
         dialect, kind = found
@@ -101,6 +135,20 @@ class Detector:
             self.tentative = False
         return kind
 
+    def _tolerate(self, obj: dict, dialect: Dialect) -> bool:
+        """Whether a record of no known dialect, after the one that settled a file on a
+        tolerant ``dialect``, is one of the file's: a record of its kind that holds something
+        new (``Dialect.claims``), or a record of a kind msgcli does not know (``Dialect.is_new``:
+        then it is :attr:`stranger`). ``False``: one of the dialect's own records gone wrong
+        (a message whose role is no role), which stays what it was."""
+        if dialect.claims(obj) == self.kind:
+            return True
+        if not dialect.is_new(obj):
+            return False
+        if self.forced is None or classify(obj) is None:
+            self.stranger = obj
+        return True
+
     def _read_as_forced(self, obj: dict, line: int, forced: Dialect) -> str | None:
         kind = fits(forced, obj)
         if kind is not None and self.kind is None:
@@ -110,6 +158,14 @@ class Detector:
         found = classify(obj)
         if found is None and kind is not None:
             found = (forced, kind)  # (an event of the dialect in its message log, or so)
+        if (
+            found is None
+            and forced.tolerant
+            and self.kind is not None
+            and line > self.after
+            and self._tolerate(obj, forced)
+        ):
+            return self.kind
         if self.kind is None or found is None:  # (of no dialect msgcli knows)
             said = f"this record is no {forced.title} message or event (--dialect {forced.name})"
             self.problem = Problem("D001", said)

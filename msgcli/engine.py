@@ -256,6 +256,8 @@ class FileCheck(_Findings):
         self.event_schema: CompiledSchema | None = None
         self.prepare: Callable[[bytes, dict, Callable[..., None]], None]
         self.detector = Detector(forced)
+        #: a message log's own record checker (its dialect's :meth:`Dialect.record_checker`)
+        self.own: Any = None
         self.dialect: Dialect | None = None
         self.kind: str | None = None
         #: the last line counted (kept by a lean replay loop)
@@ -295,7 +297,10 @@ class FileCheck(_Findings):
             if kind == MESSAGE:
                 if self.events_only and self.kind == MESSAGE:
                     break  # a message log where an event log is wanted: nothing more to learn
-                self._check_message(obj, recovered=problem is not None)
+                if self.detector.stranger is obj and self.own is None:
+                    self._unknown_record(obj)
+                else:
+                    self._check_message(obj, recovered=problem is not None)
                 if (
                     self.lean is not None
                     and record.raw
@@ -353,6 +358,12 @@ class FileCheck(_Findings):
             self._settle(detector.dialect, detector.kind)
         return kind
 
+    def _unknown_record(self, obj: Any) -> None:
+        """A record of no known dialect in a tolerant dialect's message log (see
+        :meth:`Dialect.unknown_record`): said, and nothing else checked."""
+        assert self.dialect is not None
+        self.dialect.unknown_record(obj, self.emit)
+
     def _settle(self, dialect: Dialect, kind: str) -> None:
         self.dialect, self.kind = dialect, kind
         self.summary.dialect = dialect.name
@@ -372,7 +383,7 @@ class FileCheck(_Findings):
             if own is not None:
                 # a dialect with its own record rules (Claude Code sessions)
                 own.digests = self.digests
-                self.cross = own
+                self.cross = self.own = own
                 self._check_message = (  # type: ignore[method-assign]
                     lambda obj, recovered: own.check(self.line, obj, recovered)
                 )
@@ -407,7 +418,10 @@ class FileCheck(_Findings):
         if obj is not None:
             kind = self._kind_of(obj)
             if kind == MESSAGE:
-                self._check_message(obj, recovered=problem is not None)
+                if self.detector.stranger is obj and self.own is None:
+                    self._unknown_record(obj)
+                else:
+                    self._check_message(obj, recovered=problem is not None)
             elif kind == EVENT:
                 self._check_event(record, obj)
         return record.line if counted else 0
@@ -551,6 +565,12 @@ class FileCheck(_Findings):
         return step if typed is None else typed(step)
 
     def _check_event(self, record: Any, obj: dict) -> None:
+        if self.detector.stranger is obj:
+            # a record of no known dialect in a tolerant dialect's stream: its replayer
+            # counts it and skips it, as the provider's SDK does
+            assert self.replayer is not None
+            self.replayer.feed(self.line, obj, False)
+            return
         self.prepare(record.raw, obj, self.emit)
         schema = self.event_schema
         assert schema is not None and self.replayer is not None and self.dialect is not None

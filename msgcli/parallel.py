@@ -444,6 +444,10 @@ def check_part(
     dialect_name, kind, first_line = preset_names
     digests: list = []
     check = PartCheck(name, options, (get_dialect(dialect_name), kind, first_line), digests)
+    if start:
+        # (a later part's lines are numbered from 1: all of them come after the record that
+        # settled the file, as a record of no known dialect in a tolerant dialect's file must)
+        check.detector.after = 0
     lines, summary, findings = _checked(check, path, start, end, 1)
     del check
     gc.collect()  # (see replay_part)

@@ -369,6 +369,33 @@ EXPLAINED: dict[str, tuple[str, str]] = {
         "Look at the error the response carries; retry the request.",
     ),
     # -- Claude Code sessions --------------------------------------------------------------
+    "U001": (
+        'line 40: {"type": "response.summary", "id": "…"}   (in an Anthropic, OpenAI or other '
+        "tolerant producer's log: a record kind no release msgcli knows wrote)",
+        "Nothing to fix: a newer release wrote it. The record is kept, counted by stats, shown "
+        "with show --all and exported; replay skips it. --ignore U001 silences the note.",
+    ),
+    "U002": (
+        '{"role": "assistant", "content": "…", "reasoning_details": […]}   (a field msgcli '
+        "does not know)",
+        "Nothing to fix: the field is kept as written. --ignore U002 silences the note.",
+    ),
+    "U003": (
+        '{"type": "container_upload_v2", …}   (a content block of a type msgcli does not know)',
+        "Nothing to fix: the block is kept as written and shown as it is. --ignore U003 "
+        "silences the note.",
+    ),
+    "U004": (
+        '{"type": "content_block_annotation", "index": 0, …}   (a stream event type the API '
+        "added later)",
+        "Nothing to fix: the provider's SDK skips it, and so does replay; the rebuilt message "
+        "is the same. --ignore U004 silences the note.",
+    ),
+    "U005": (
+        '{"type": "content_block_delta", "index": 0, "delta": {"type": "audio_delta", …}}',
+        "Nothing to fix: the provider's SDK skips a delta of a type it does not know, and so "
+        "does replay. --ignore U005 silences the note.",
+    ),
     "K001": (
         'line 12: {"type": "session-digest", "uuid": "…", …}   (a record type no release '
         "msgcli knows wrote)",

@@ -15,6 +15,9 @@ reused. Families, by letter:
 - ``E`` event streams: the protocol a replay depends on
 - ``K`` Claude Code sessions: the record graph, responses, subagents, and what a newer
   Claude Code release writes that this version of msgcli does not know (info)
+- ``U`` what is merely new in the log of a tolerant producer (one whose own readers skip
+  what they do not know: ``Dialect.tolerant``): a record kind, field, block type, stream
+  event or delta type this version of msgcli does not know (info)
 - ``X`` conversion between dialects: what the target cannot hold
 - ``F`` expectations of negative fixtures (``--expect-invalid`` and ``.expect`` sidecars)
 
@@ -659,6 +662,48 @@ _RULES = [
         INFO,
         "A stream-json record type (or system subtype, stream event) msgcli does not know: "
         "kept and counted.",
+        stage=STREAM,
+    ),
+    # -- what is merely new, in a tolerant producer's log --------------------------
+    Rule(
+        "U001",
+        "unknown-record-kind",
+        INFO,
+        "A record of a kind msgcli does not know, in a log of a producer whose readers skip "
+        "what they do not know (a newer release?): kept, counted, shown with show --all, "
+        "skipped by replay.",
+        stage=RECORD,
+    ),
+    Rule(
+        "U002",
+        "unknown-field",
+        INFO,
+        "A field msgcli does not know on a message, block or event of a tolerant producer: "
+        "kept as written.",
+        stage=RECORD,
+    ),
+    Rule(
+        "U003",
+        "unknown-block-type",
+        INFO,
+        "A content block (part, output item) of a type msgcli does not know, in a tolerant "
+        "producer's message: kept as written, shown as it is.",
+        stage=RECORD,
+    ),
+    Rule(
+        "U004",
+        "unknown-event",
+        INFO,
+        "A stream event of a type msgcli does not know, in a tolerant producer's stream: "
+        "counted and skipped, as the provider's SDK skips it.",
+        stage=STREAM,
+    ),
+    Rule(
+        "U005",
+        "unknown-delta",
+        INFO,
+        "A streamed delta of a type msgcli does not know: counted and skipped, as the "
+        "provider's SDK skips it.",
         stage=STREAM,
     ),
     # -- conversion (msgcli convert) ------------------------------------------

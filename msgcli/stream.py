@@ -178,9 +178,17 @@ class LogReader:
                 if problem is not None and self.others == REPORT:
                     yield from self._notice(record.line, problem)
                 continue
+            stranger = self.detector.stranger is obj
             if kind == EVENT:
                 if self.events:
                     yield Item(self.name, record.line, event=obj)
+                if stranger and self.replayer is not None:
+                    # a record of no known dialect in a tolerant dialect's stream: counted
+                    # and skipped by its replayer, as the provider's SDK skips it
+                    self.replayer.feed(record.line, obj, False)
+                    while pending:
+                        yield pending.popleft()
+                    continue
                 if self.replayer is None:
                     yield Item(
                         self.name,
@@ -205,6 +213,12 @@ class LogReader:
                     yield pending.popleft()
             elif self.assembler is not None:
                 yield from self._joined(self.assembler.feed(record.line, obj))
+            elif stranger:
+                # a record of no known dialect in a tolerant dialect's log: kept, a message
+                # of its own that show keeps aside (Dialect.read_unknown)
+                assert self.dialect is not None
+                message = self.dialect.read_unknown(obj)
+                yield Item(self.name, record.line, message, obj, where=record.where)
             elif self.ids_only and getattr(self.dialect, "read_in", None) is None:
                 assert self.dialect is not None
                 message = Message(self.dialect.name, id=self.dialect.message_id(obj))
@@ -294,7 +308,9 @@ class LogReader:
                 continue  # (not the log's, or an event in a message log: no message)
             dialect = self.dialect
             assert dialect is not None
-            if getattr(dialect, "read_in", None) is None:
+            if self.detector.stranger is obj and obj is not None:
+                ids.append(dialect.read_unknown(obj).id)
+            elif getattr(dialect, "read_in", None) is None:
                 ids.append(dialect.message_id(obj))
             else:
                 ids.extend(message.id for _, message in _read_in(dialect, obj))

@@ -31,7 +31,7 @@ from ..schemas import add_schema_root
 from .agentscope_java import DIALECT as AGENTSCOPE_JAVA
 from .agentscope_py import DIALECT as AGENTSCOPE_PY
 from .anthropic import DIALECT as ANTHROPIC
-from .base import EVENT, MESSAGE, Dialect
+from .base import EVENT, MESSAGE, TOLERANT_RULES, Dialect
 from .claude_code import DIALECT as CLAUDE_CODE
 from .loongflow import DIALECT as LOONGFLOW
 from .openai_chat import DIALECT as OPENAI_CHAT
@@ -50,6 +50,7 @@ __all__ = [
     "get_dialect",
     "is_plain",
     "load_installed",
+    "owned_rules",
     "register",
     "rule_explained",
     "uncovered",
@@ -154,15 +155,24 @@ def uncovered(
     :data:`DIALECTS` and :data:`msgcli.rules.RULES`."""
     dialects = list(DIALECTS.values() if dialects is None else dialects)
     record = record_rules(RULES.values() if rules is None else rules)
-    owned = frozenset().union(*(d.own_rules for d in dialects))
+    owned = frozenset().union(*(owned_rules(d) for d in dialects))
     out: dict[str, list[str]] = {}
     for dialect in dialects:
         if type(dialect).fast_digest is Dialect.fast_digest:
             continue  # no fast path: every record takes the full path
-        missing = record - (owned - dialect.own_rules) - dialect.fast_covers
+        missing = record - (owned - owned_rules(dialect)) - dialect.fast_covers
         if missing:
             out[dialect.name] = sorted(missing)
     return out
+
+
+def owned_rules(dialect: Dialect) -> frozenset[str]:
+    """The rules only some dialects' checks report that ``dialect`` reports: its
+    :attr:`~Dialect.own_rules`, and for a tolerant one the info findings of what is merely
+    new (:data:`~msgcli.dialects.base.TOLERANT_RULES`)."""
+    if dialect.tolerant:
+        return dialect.own_rules | TOLERANT_RULES
+    return dialect.own_rules
 
 
 def rule_explained(code: str) -> tuple[str, str] | None:

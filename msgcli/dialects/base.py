@@ -18,6 +18,24 @@ Detection
     look-ups, called for every record), :attr:`Dialect.distinct`,
     :attr:`Dialect.wire_form`.
 
+What is merely new (a producer whose own readers skip what they do not know)
+    :attr:`Dialect.tolerant`, :meth:`Dialect.claims`, :meth:`Dialect.is_new`,
+    :meth:`Dialect.unknown_record`, :meth:`Dialect.read_unknown`.
+    Once a file is settled on a tolerant dialect, a JSON object that no dialect knows (a
+    record kind a newer release writes, with or without the usual envelope) is read as a
+    record of the file's kind, never ``D001``: in a message log it is an info finding
+    (:meth:`unknown_record`, ``U001`` by default), kept and read by
+    :meth:`read_unknown` into a message that ``show`` keeps aside (shown with ``--all``),
+    ``stats`` counts and ``export`` writes; in an event log it goes to the replayer,
+    which counts it and skips it as the provider's SDK does (``U004``, info). A record
+    another dialect claims is still ``D002``. The dialect's own checks say the same of
+    a field, a content block type or a delta type they do not know (``U002``, ``U003``,
+    ``U005``, or a family of the dialect's own such as Claude Code's ``K001``-``K004``,
+    ``K015``): an info finding, never an error or a warning, and the exit status, the
+    rebuilt messages and the token totals are what they would be without it. A producer
+    whose own reader rejects what it does not know (AgentScope's and LoongFlow's pydantic
+    models) leaves ``tolerant`` false: there the error stays.
+
 The record model
     :meth:`Dialect.read` (a record onto :class:`msgcli.model.Message`, keeping every key;
     never raises), :meth:`Dialect.write` (a message back onto this dialect's JSON, keys in
@@ -74,7 +92,8 @@ from typing import Any
 
 import orjson
 
-from ..model import Message, ResponseUsage, ToolCallBlock
+from ..model import Message, ResponseUsage, TextBlock, ToolCallBlock
+from ..textsafe import short
 
 Emit = Callable[..., None]  # emit(code: str, message: str, pointer: str = "")
 
@@ -86,6 +105,26 @@ DIGEST_CALL = 0
 DIGEST_RESULT = 1
 
 _EPOCH = datetime(1970, 1, 1)
+
+#: the info findings of what is merely new, which only a tolerant dialect's records get
+#: (see :attr:`Dialect.tolerant`)
+TOLERANT_RULES = frozenset({"U001", "U002", "U003", "U004", "U005"})
+
+#: the role of a message read from a record of a kind msgcli does not know
+#: (:meth:`Dialect.read_unknown`), and the key of ``Message.extra`` that marks it
+UNKNOWN_ROLE = "unknown"
+UNKNOWN_MARK = "msgcli_unknown"
+
+
+def unknown_kind(obj: dict) -> str:
+    """What a record of a kind msgcli does not know is, in words: its ``type`` (or its
+    ``object``), else its first keys."""
+    for key in ("type", "object"):
+        kind = obj.get(key)
+        if type(kind) is str and kind:
+            return f"record type {short(kind)} is not one msgcli knows"
+    keys = ", ".join(short(k) for k in list(obj)[:6]) or "no keys"
+    return f"a record of a kind msgcli does not know (keys: {keys})"
 
 
 def micros(when: datetime) -> int:
@@ -223,6 +262,11 @@ class Dialect:
     #: whether the dialect's records are told apart from every other dialect's by
     #: :meth:`classify` alone (so a file settled on it asks only it about each record)
     distinct: bool = False
+    #: whether the producer's own readers (its SDK, its resume code) skip what they do not
+    #: know: a record kind, a field, a block type, a stream event or delta type that msgcli
+    #: does not know is then an info finding, kept and counted, never an error (see the
+    #: module's text, "What is merely new")
+    tolerant: bool = False
     #: whether ``validate -j`` checks a large file of this dialect in parts
     splittable: bool = True
     #: the fewest workers that a single large file of this dialect is cut into parts for
@@ -271,6 +315,21 @@ class Dialect:
 
     # -- the record model ------------------------------------------------------------------
 
+    def claims(self, obj: dict) -> str | None:
+        """Once a file is settled on this (tolerant) dialect: the kind of a record that
+        :meth:`classify` does not take because it holds something new (a key or a block
+        type msgcli does not know) though its shape says it is one of this dialect's
+        (``None``: a record of a kind msgcli does not know, see :meth:`unknown_record`).
+        Default: ``None``."""
+        return None
+
+    def is_new(self, obj: dict) -> bool:
+        """Whether a record that neither :meth:`classify` nor :meth:`claims` takes, in a file
+        settled on this (tolerant) dialect, is of a kind msgcli does not know (kept: an info
+        finding) rather than one of this dialect's records gone wrong (a message whose role
+        is no role: the error it always was). Default: yes."""
+        return True
+
     def variant(self, obj: dict) -> str | None:
         """The version shape of a message record (e.g. ``"1.x"``, ``"2.x"``), if it tells.
 
@@ -280,6 +339,29 @@ class Dialect:
 
     def read(self, obj: dict) -> Message:
         raise NotImplementedError
+
+    def unknown_record(self, obj: dict, emit: Emit) -> None:
+        """Report a record of a kind no dialect knows in a log of this (tolerant) dialect,
+        its file settled: an info finding, nothing else checked. Default: ``U001``, naming
+        its ``type`` (or its keys)."""
+        emit("U001", f"{unknown_kind(obj)}: kept and counted (a newer {self.title}?)", "")
+
+    def read_unknown(self, obj: dict) -> Message:
+        """A record of a kind no dialect knows (see :meth:`unknown_record`) as a message:
+        its keys kept in ``fields``, one text block saying what it is, marked so that
+        :meth:`aside` keeps it out of ``show`` without ``--all`` and conversion leaves
+        it out (X002). Default: role ``unknown``."""
+        ident = obj.get("id")
+        msg = Message(
+            self.name,
+            role=UNKNOWN_ROLE,
+            id=ident if isinstance(ident, (str, int)) and not isinstance(ident, bool) else None,
+            timestamp=obj.get("timestamp"),
+            fields=dict(obj),
+        )
+        msg.content.append(TextBlock("text", text=unknown_kind(obj), path=()))
+        msg.extra[UNKNOWN_MARK] = True
+        return msg
 
     def message_id(self, obj: dict) -> Any:
         """The id :meth:`read` gives the message of this record, for a reader that needs the
@@ -412,8 +494,9 @@ class Dialect:
 
     def aside(self, msg: Message) -> bool:
         """Whether ``msgcli show`` leaves this message out unless asked for ``--all``
-        (a record that is not part of the conversation). Default: never."""
-        return False
+        (a record that is not part of the conversation). Default: a record of a kind msgcli
+        does not know (:meth:`read_unknown`), no other."""
+        return UNKNOWN_MARK in msg.extra
 
     def nested_logs(self, path: str, msg: Message) -> list[tuple[str, str]]:
         """``(title, path)`` of the logs ``msgcli show`` nests under this message (a

@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..model import Message, Usage
+from ..model import Message, Usage, pointer
 from ..replayers import MARK_KEY, Replayer, Sink
 from ..textsafe import short
-from .base import Dialect
+from .base import MESSAGE, Dialect
 
 Emit = Callable[..., None]
 
@@ -145,9 +145,30 @@ class WireReplayer(Replayer):
     def count(self, kind: str) -> None:
         self.stats.by_type[kind] += 1
 
+    #: the top-level keys msgcli knows on this stream's events (any other is kept, or
+    #: passed over as the SDK passes over it: an info finding, U002)
+    event_keys: frozenset[str] = frozenset()
+
+    def new_keys(self, event: dict, known: frozenset[str] | None = None) -> None:
+        """An info finding (U002) for each key of ``event`` msgcli does not know."""
+        known = self.event_keys if known is None else known
+        if event.keys() <= known:
+            return
+        for key in event:
+            if key not in known:
+                self.emit(
+                    "U002",
+                    f"field {short(key)} is not one msgcli knows on this event: passed over, "
+                    "as the SDK does",
+                    "/" + escape(key),
+                )
+
     def unknown(self, kind: Any) -> None:
+        """An event of a type msgcli does not know: counted and skipped, as the provider's
+        SDK skips it (an info finding: the API adds event types)."""
         self.stats.unknown[str(kind)] += 1
-        self.emit("E009", f"unknown event type {short(kind)}: skipped", "/type")
+        what = "an event without a type" if kind is None else f"event type {short(kind)}"
+        self.emit("U004", f"{what} is not one msgcli knows: skipped, as the SDK does", "/type")
 
     def event(self, line: int, event: dict) -> None:
         raise NotImplementedError
@@ -267,6 +288,9 @@ class WireDialect(Dialect):
 
     block_word = "block"
     wire_form = True
+    # the SDKs skip an event or delta type they do not know and keep a field or block they
+    # do not know: what is merely new is an info finding (see Dialect.tolerant)
+    tolerant = True
     own_rules = frozenset({"B005", "B006", "B007", "B008", "B009", "B010", "B011"})
 
     def conversation(self, obj: dict) -> list[tuple[tuple, dict]] | None:
@@ -324,14 +348,72 @@ class WireDialect(Dialect):
         # call; Anthropic joins consecutive turns of one role; chat may split one likewise
         return before.role == "assistant" and msg.role == "assistant"
 
+    #: the keys msgcli knows on a message of this dialect, and the types of content blocks
+    #: (parts) it knows: any other is kept, an info finding (U002, U003)
+    message_keys: frozenset[str] = frozenset()
+    block_types: frozenset[str] = frozenset()
+
+    def claims(self, obj: dict) -> str | None:
+        # a message (a role and content), or a conversation (a list of messages), that
+        # holds a key or a block type msgcli does not know
+        if "messages" in obj:
+            messages = obj["messages"]
+            return MESSAGE if isinstance(messages, list) and "role" not in obj else None
+        role = obj.get("role")
+        if type(role) is str and role in self.roles and ("content" in obj or "tool_calls" in obj):
+            return MESSAGE
+        return None
+
+    def is_new(self, obj: dict) -> bool:
+        # a record with a role is a message, whatever is wrong with it
+        return "role" not in obj
+
+    #: the roles of this dialect's messages (what :meth:`claims` takes)
+    roles: frozenset[str] = frozenset()
+
     def check(self, obj: dict, msg: Message, emit: Emit) -> None:
         found = self.conversation(obj)
         if found is None:
+            self.check_new(obj, "", emit)
             return
+        for path, message in found:
+            if message is not obj.get(path[0]) and len(path) == 1:
+                continue  # (a system prompt or instructions made into a message)
+            self.check_new(message, pointer(path), emit)
         self.check_conversation(obj, found, emit)
+
+    def check_new(self, message: dict, where: str, emit: Emit) -> None:
+        """What is merely new in one message: a key msgcli does not know (U002), a content
+        block of a type it does not know (U003). Both are kept as written."""
+        known = self.message_keys
+        if not message.keys() <= known:
+            for key in message:
+                if key not in known:
+                    emit(
+                        "U002",
+                        f"field {short(key)} is not one msgcli knows on {self.title} messages: "
+                        "kept",
+                        f"{where}/{escape(key)}",
+                    )
+        content = message.get("content")
+        if type(content) is list:
+            types = self.block_types
+            for i, block in enumerate(content):
+                kind = block.get("type") if type(block) is dict else None
+                if type(kind) is str and kind not in types:
+                    emit(
+                        "U003",
+                        f"block type {short(kind)} is not one msgcli knows: kept as written",
+                        f"{where}/content/{i}/type",
+                    )
 
     def check_conversation(self, obj: dict, found: list[tuple[tuple, dict]], emit: Emit) -> None:
         pass
+
+
+def escape(key: str) -> str:
+    """A key as a JSON pointer's step."""
+    return key.replace("~", "~0").replace("/", "~1")
 
 
 def reasoning_tokens(usage: Any) -> Any:

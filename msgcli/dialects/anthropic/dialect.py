@@ -70,6 +70,16 @@ _RESPONSE_KEYS = frozenset(
     }
 )
 ROLES = frozenset({"user", "assistant"})
+#: every content block type the Messages API documents (what an info finding, U003, is
+#: not given for)
+KNOWN_BLOCKS = _ALL_BLOCKS | {
+    "web_fetch_tool_result",
+    "code_execution_tool_result",
+    "bash_code_execution_tool_result",
+    "text_editor_code_execution_tool_result",
+    "tool_search_tool_result",
+    "tool_reference",
+}
 
 
 def _anthropic_content(content: Any, strong: bool) -> bool:
@@ -125,6 +135,13 @@ class AnthropicDialect(WireDialect):
     tool_arguments_key = "input"
     tool_result_roles = frozenset({"user"})
     replayer_class = "msgcli.dialects.anthropic.replay:AnthropicReplayer"
+    roles = ROLES
+    message_keys = _MESSAGE_KEYS | _RESPONSE_KEYS
+    block_types = KNOWN_BLOCKS
+
+    def check_new(self, message: dict, where: str, emit: Emit) -> None:
+        if not is_system_prompt(message):
+            super().check_new(message, where, emit)
 
     def classify(self, obj: dict) -> str | None:
         if not isinstance(obj, dict):

@@ -22,6 +22,7 @@ import orjson
 from ...guard import as_key, nests_deeper
 from ...textsafe import short
 from ..wire import WireReplayer, joined
+from .dialect import KNOWN_BLOCKS
 
 _KNOWN = frozenset(
     {
@@ -35,6 +36,19 @@ _KNOWN = frozenset(
         "error",
     }
 )
+#: the top-level keys of each event type (any other: an info finding, U002, and the event
+#: goes the whole way rather than a fast path)
+_KEYS = {
+    "message_start": frozenset({"type", "message"}),
+    "content_block_start": frozenset({"type", "index", "content_block"}),
+    "content_block_delta": frozenset({"type", "index", "delta"}),
+    "content_block_stop": frozenset({"type", "index"}),
+    "message_delta": frozenset({"type", "delta", "usage", "context_management"}),
+    "message_stop": frozenset({"type"}),
+    "ping": frozenset({"type"}),
+    "error": frozenset({"type", "error", "request_id"}),
+}
+_MESSAGE_DELTA_KEYS = _KEYS["message_delta"]
 _NO_USAGE = object()
 _DELTAS = frozenset(
     {"text_delta", "input_json_delta", "thinking_delta", "signature_delta", "citations_delta"}
@@ -60,7 +74,7 @@ class AnthropicReplayer(WireReplayer):
             "message_delta": self._fast_message_delta,
             "message_stop": self._fast_message_stop,
             "message_start": self._fast_message_start,
-            "ping": _always,
+            "ping": _ping,
         }
 
     def _lean(self, lines: Any, check: Any) -> int:
@@ -181,7 +195,7 @@ class AnthropicReplayer(WireReplayer):
                 count += 1
                 last = take(Record(number, None, too_deep())) or last
                 continue
-            if kind == DELTA:
+            if kind == DELTA and len(obj) == 3:  # (type, index and delta: no other key)
                 try:
                     delta = obj[K_DELTA]
                     index = obj[K_INDEX]
@@ -226,7 +240,7 @@ class AnthropicReplayer(WireReplayer):
                                 continue
                 except (KeyError, TypeError):
                     pass
-            elif kind == START:  # _fast_start and _start_block
+            elif kind == START and len(obj) == 3:  # _fast_start and _start_block
                 index = obj.get("index")
                 block = obj.get("content_block")
                 message = self.message
@@ -246,7 +260,7 @@ class AnthropicReplayer(WireReplayer):
                         tally[START] = 1
                     fast_last = number
                     continue
-            elif kind == MESSAGE_START:  # _fast_message_start and _start_message
+            elif kind == MESSAGE_START and len(obj) == 2:  # _fast_message_start, _start_message
                 message = obj.get("message")
                 if self.message is None and type(message) is dict and plain_start(message):
                     self.message = message
@@ -258,7 +272,7 @@ class AnthropicReplayer(WireReplayer):
                         tally[MESSAGE_START] = 1
                     fast_last = number
                     continue
-            elif kind == MESSAGE_DELTA:  # _fast_message_delta
+            elif kind == MESSAGE_DELTA and obj.keys() <= _MESSAGE_DELTA_KEYS:  # _fast_message_delta
                 message = self.message
                 delta = obj.get("delta")
                 usage = obj.get("usage", _NO_USAGE)
@@ -305,10 +319,10 @@ class AnthropicReplayer(WireReplayer):
         return count + fasted
 
     def _fast_message_start(self, event: dict, line: int) -> bool:
-        return self._start_message(event.get("message"), line)
+        return len(event) == 2 and self._start_message(event.get("message"), line)
 
     def _fast_delta(self, event: dict, line: int) -> bool:
-        if self.message is None:
+        if self.message is None or len(event) != 3:
             return False
         delta = event.get("delta")
         index = event.get("index")
@@ -346,21 +360,21 @@ class AnthropicReplayer(WireReplayer):
     def _fast_start(self, event: dict, line: int) -> bool:
         index = event.get("index")
         block = event.get("content_block")
-        if type(index) is not int or type(block) is not dict:
+        if type(index) is not int or type(block) is not dict or len(event) != 3:
             return False
         # (the fast paths take events parsed for them alone: their values become the message's)
         return self._start_block(index, block)
 
     def _fast_stop(self, event: dict, line: int) -> bool:
         index = event.get("index")
-        if type(index) is not int or index < 0:
+        if type(index) is not int or index < 0 or len(event) != 2:
             return False
         return self._stop_block(index)
 
     def _fast_message_delta(self, event: dict, line: int) -> bool:
         message = self.message
         delta = event.get("delta")
-        if message is None or type(delta) is not dict:
+        if message is None or type(delta) is not dict or not event.keys() <= _MESSAGE_DELTA_KEYS:
             return False
         usage = event.get("usage", _NO_USAGE)
         if usage is not _NO_USAGE and type(usage) is not dict:
@@ -369,7 +383,7 @@ class AnthropicReplayer(WireReplayer):
         return True
 
     def _fast_message_stop(self, event: dict, line: int) -> bool:
-        return self._stop_message(line)
+        return len(event) == 1 and self._stop_message(line)
 
     def _start_message(self, message: Any, line: int) -> bool:
         """A message that starts as it should (``message``, of an event parsed for the fast
@@ -484,12 +498,15 @@ class AnthropicReplayer(WireReplayer):
         kind = event.get("type")
         if kind == "content_block_delta":
             self.stats.by_type[kind] += 1
+            if len(event) != 3:
+                self.new_keys(event, _KEYS[kind])
             self._delta(event)
             return
         if type(kind) is not str or kind not in _KNOWN:
             self.unknown(as_key(kind))
             return
         self.stats.by_type[kind] += 1
+        self.new_keys(event, _KEYS[kind])
         if kind == "ping":
             return
         if kind == "message_start":
@@ -531,6 +548,14 @@ class AnthropicReplayer(WireReplayer):
                 index = as_key(index)
             block = event.get("content_block")
             block = dict(block) if type(block) is dict else {}
+            new = block.get("type")
+            if type(new) is str and new not in KNOWN_BLOCKS:
+                # a block type the API added later: the SDK appends it as it came, as here
+                self.emit(
+                    "U003",
+                    f"block type {short(new)} is not one msgcli knows: kept as written",
+                    "/content_block/type",
+                )
             if index in self.blocks:
                 self.emit("E003", f"block {short(index)} starts a second time", "/index")
             elif index != len(message["content"]):
@@ -612,6 +637,14 @@ class AnthropicReplayer(WireReplayer):
             if type(citations) is not list:
                 citations = block["citations"] = []
             citations.append(delta.get("citation"))
+        else:
+            # a delta type the API added later: the SDK's accumulate_event passes over it
+            self.stats.unknown[str(kind)] += 1
+            self.emit(
+                "U005",
+                f"delta type {short(kind)} is not one msgcli knows: skipped, as the SDK does",
+                "/delta/type",
+            )
 
     def _parse_input(self, index: Any) -> None:
         pieces = self.json.pop(index, None)
@@ -698,8 +731,8 @@ _BLOCK_OF = {
 }
 
 
-def _always(event: dict, line: int) -> bool:
-    return True
+def _ping(event: dict, line: int) -> bool:
+    return len(event) == 1
 
 
 def _plain_start(message: dict) -> bool:

@@ -22,6 +22,7 @@ from ...textsafe import short
 from .known import (
     AGENT_TOOLS,
     ATTACHMENT_KINDS,
+    BLOCK_TYPES,
     GRAPH_TYPES,
     MESSAGE_FIELDS,
     META_FIELDS,
@@ -97,7 +98,15 @@ class SessionChecker:
         owns the file, in file order."""
         kind = obj.get("type")
         if type(kind) is not str:
-            self._meta(line, obj, recovered)
+            if "agentType" in obj:
+                self._meta(line, obj, recovered)
+            else:  # a record of a kind no release msgcli knows wrote, without a type
+                self.emit(
+                    "K001",
+                    f"a record of a kind msgcli does not know (keys: "
+                    f"{', '.join(short(k) for k in list(obj)[:6]) or 'none'}; a newer Claude "
+                    "Code?): kept and counted",
+                )
             return
         try:
             schema = self.schemas[kind]
@@ -130,6 +139,8 @@ class SessionChecker:
                     "/sessionId",
                 )
         if kind in GRAPH_TYPES:
+            if kind == "assistant" or kind == "user":
+                self._blocks(obj)
             if self.agent is not None or kind != "user":
                 self._record(obj, kind)
             item = _digest(obj, kind)
@@ -179,6 +190,21 @@ class SessionChecker:
         tool = obj.get("toolUseId")
         if type(tool) is str:
             self._out(line, ("meta", None, (), None, None, (), (), tool))
+
+    def _blocks(self, obj: dict) -> None:
+        """A content block of a type msgcli does not know (a newer API): an info finding."""
+        message = obj.get("message")
+        content = message.get("content") if isinstance(message, dict) else None
+        if not isinstance(content, list):
+            return
+        for i, block in enumerate(content):
+            what = block.get("type") if isinstance(block, dict) else None
+            if type(what) is str and what not in BLOCK_TYPES:
+                self.emit(
+                    "U003",
+                    f"block type {short(what)} is not one msgcli knows: kept as written",
+                    f"/message/content/{i}/type",
+                )
 
     def _record(self, obj: dict, kind: str) -> None:
         """The checks of a graph record that need only the record."""

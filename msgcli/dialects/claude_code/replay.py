@@ -25,7 +25,7 @@ from ...replayers import Replayer
 from ...textsafe import short
 from ..wire import joined
 from .assemble import Assembler
-from .known import STREAM_EVENTS, STREAM_SYSTEM_SUBTYPES, STREAM_TYPES
+from .known import STREAM_EVENTS, STREAM_FIELDS, STREAM_SYSTEM_SUBTYPES, STREAM_TYPES
 
 __all__ = ["StreamReplayer"]
 
@@ -61,6 +61,9 @@ class StreamReplayer(Replayer):
         stats.events += 1
         kind = event.get("type")
         if type(kind) is not str:
+            # a record of a kind no release msgcli knows wrote, without a type
+            stats.unknown[short(kind)] += 1
+            self.emit("K015", "a stream-json record without a type msgcli knows: counted")
             return
         if kind not in self.known_types:
             stats.unknown[kind] += 1
@@ -71,6 +74,14 @@ class StreamReplayer(Replayer):
             )
             return
         stats.by_type[kind] += 1
+        if not event.keys() <= STREAM_FIELDS:
+            for key in event:
+                if key not in STREAM_FIELDS:
+                    self.emit(
+                        "U002",
+                        f"field {short(key)} is not one msgcli knows on stream-json records: kept",
+                        "/" + key.replace("~", "~0").replace("/", "~1"),
+                    )
         self.apply(kind, event)
 
     def apply(self, kind: str, event: dict) -> None:

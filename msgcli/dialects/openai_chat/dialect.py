@@ -65,6 +65,9 @@ class ChatDialect(WireDialect):
     tool_input_key = "arguments"
     tool_result_roles = frozenset({"tool", "function"})
     replayer_class = "msgcli.dialects.openai_chat.replay:ChatReplayer"
+    roles = ROLES
+    message_keys = _MESSAGE_KEYS
+    block_types = _PART_TYPES
 
     def classify(self, obj: dict) -> str | None:
         if not isinstance(obj, dict):

@@ -28,6 +28,25 @@ _MESSAGE_DEFAULTS = ("content", "refusal", "role", "annotations", "audio", "func
 
 class ChatReplayer(WireReplayer):
     known_types = frozenset({"chat.completion.chunk"})
+    #: the keys of a chunk (what the first chunk of a completion gives it; a later chunk's
+    #: others are passed over, as the SDK passes over them)
+    event_keys = frozenset(
+        {
+            "id",
+            "object",
+            "created",
+            "model",
+            "choices",
+            "usage",
+            "service_tier",
+            "system_fingerprint",
+            "obfuscation",
+            "moderation",
+            "prompt_filter_results",
+            "error",
+            "provider",
+        }
+    )
     lean_key = "object"
     lean_types = known_types
 
@@ -55,6 +74,7 @@ class ChatReplayer(WireReplayer):
             self.unknown(kind)
             return
         self.count(kind)
+        self.new_keys(chunk)
         completion = self.completion
         if completion is not None and chunk.get("id") != completion.get("id"):
             self.close(line - 1, "cut")

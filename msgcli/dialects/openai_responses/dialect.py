@@ -42,6 +42,29 @@ ITEM_TYPES = frozenset(
 )
 _TEXT_PARTS = frozenset({"input_text", "output_text"})
 ROLES = frozenset({"user", "assistant", "system", "developer"})
+#: every input and output item type the Responses API documents (an info finding, U003,
+#: for any other)
+KNOWN_ITEMS = ITEM_TYPES | {
+    "image_generation_call",
+    "code_interpreter_call",
+    "local_shell_call",
+    "local_shell_call_output",
+    "shell_call",
+    "shell_call_output",
+    "apply_patch_call",
+    "apply_patch_call_output",
+    "mcp_call",
+    "mcp_list_tools",
+    "mcp_approval_request",
+    "mcp_approval_response",
+    "tool_search_call",
+    "compaction",
+}
+#: the keys of a message item, and its content part types
+_MESSAGE_ITEM_KEYS = frozenset({"type", "role", "content", "id", "status", "phase"})
+_PART_TYPES = frozenset(
+    {"input_text", "output_text", "refusal", "input_image", "input_file", "input_audio"}
+)
 
 
 class ResponsesDialect(WireDialect):
@@ -53,6 +76,27 @@ class ResponsesDialect(WireDialect):
     tool_result_roles = frozenset({"tool"})
     tool_call_id_key = "call_id"
     replayer_class = "msgcli.dialects.openai_responses.replay:ResponsesReplayer"
+    roles = ROLES
+    message_keys = _MESSAGE_ITEM_KEYS
+    block_types = _PART_TYPES
+
+    def claims(self, obj: dict) -> str | None:
+        # a message item whose parts are all of types msgcli does not know
+        kind = obj.get("type", "message")
+        if kind == "message" and obj.get("role") in ROLES and "content" in obj:
+            return MESSAGE
+        return None
+
+    def check_new(self, message: dict, where: str, emit: Emit) -> None:
+        kind = message.get("type", "message")
+        if kind == "message":
+            super().check_new(message, where, emit)
+        elif type(kind) is str and kind not in KNOWN_ITEMS:
+            emit(
+                "U003",
+                f"item type {short(kind)} is not one msgcli knows: kept as written",
+                f"{where}/type",
+            )
 
     def classify(self, obj: dict) -> str | None:
         if not isinstance(obj, dict):

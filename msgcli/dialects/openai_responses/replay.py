@@ -52,6 +52,35 @@ class ResponsesReplayer(WireReplayer):
         }
     )
 
+    #: the keys of every event type the SDK knows (openai's ``Response*Event`` models)
+    event_keys = frozenset(
+        {
+            "type",
+            "sequence_number",
+            "response",
+            "output_index",
+            "item",
+            "item_id",
+            "content_index",
+            "part",
+            "delta",
+            "text",
+            "logprobs",
+            "obfuscation",
+            "arguments",
+            "summary_index",
+            "status",
+            "code",
+            "message",
+            "param",
+            "error",
+            "annotation",
+            "annotation_index",
+            "refusal",
+            "name",
+        }
+    )
+
     def __init__(self, emit, sink=None):
         super().__init__(emit, sink)
         self.lean_types = self.known_types - {"error"}  # (an error object may be either API's)
@@ -68,6 +97,7 @@ class ResponsesReplayer(WireReplayer):
             self.unknown(kind)
             return
         self.count(kind)
+        self.new_keys(event)
         if kind == "response.output_text.delta":
             item = self._item(event, "message")
             if item is not None:
