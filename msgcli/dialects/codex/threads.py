@@ -1,0 +1,115 @@
+"""Finding the rollouts of related threads: the parent a fork or a sub-agent names, and
+the sub-agents a thread spawned. They are looked for in the sessions folder the rollout is
+in (``sessions/YYYY/MM/DD/``: the folder three levels up), else beside it."""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+from typing import Any
+
+import orjson
+
+__all__ = ["children", "find_thread", "first_record", "last_ordinal", "sessions_root"]
+
+_NAME = re.compile(
+    r"rollout-.*?([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl(?:\.zst)?$"
+)
+_DIGITS = re.compile(r"\d+")
+
+
+def thread_in_name(path: str) -> str | None:
+    """The thread id a rollout's file name gives."""
+    found = _NAME.search(os.path.basename(path))
+    return found.group(1) if found else None
+
+
+def sessions_root(path: str) -> str:
+    """The sessions folder of a rollout in the CLI's layout, else its own folder."""
+    folder = os.path.dirname(os.path.abspath(path))
+    parts = folder.split(os.sep)
+    if len(parts) > 3 and all(_DIGITS.fullmatch(p) for p in parts[-3:]):
+        return os.sep.join(parts[:-3]) or os.sep
+    return folder
+
+
+@functools.lru_cache(maxsize=64)
+def _rollouts(root: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for here, dirs, files in os.walk(root):
+        dirs.sort()
+        for name in sorted(files):
+            tid = thread_in_name(name)
+            if tid is not None:
+                out.setdefault(tid, os.path.join(here, name))
+    return out
+
+
+def find_thread(path: str, thread_id: Any) -> str | None:
+    """The rollout of ``thread_id`` in the sessions folder of ``path``."""
+    if not isinstance(thread_id, str) or not os.path.exists(path):
+        return None
+    return _rollouts(sessions_root(path)).get(thread_id)
+
+
+def first_record(path: str) -> dict | None:
+    """The first record of a rollout (its ``session_meta``), or None."""
+    from ...reader import open_input
+
+    try:
+        with open_input(path) as stream:
+            line = stream.readline(1 << 24)
+        value = orjson.loads(line)
+    except (OSError, ValueError, Exception):  # a broken file names no thread
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def last_ordinal(path: str) -> int | None:
+    """The ordinal of a rollout's last record."""
+    from ...reader import open_input
+
+    last = None
+    try:
+        with open_input(path) as stream:
+            for line in stream:
+                if b'"ordinal"' not in line:
+                    continue
+                try:
+                    value = orjson.loads(line)
+                except orjson.JSONDecodeError:
+                    continue
+                if isinstance(value, dict) and type(value.get("ordinal")) is int:
+                    last = value["ordinal"]
+    except Exception:  # a file cut off: what was read
+        return last
+    return last
+
+
+def children(path: str, thread_id: Any) -> list[tuple[str, str, str]]:
+    """``(agent path, title, rollout)`` of each sub-agent ``thread_id`` spawned."""
+    if not isinstance(thread_id, str) or not os.path.exists(path):
+        return []
+    return list(_children(sessions_root(path), thread_id))
+
+
+@functools.lru_cache(maxsize=64)
+def _children(root: str, thread_id: str) -> tuple[tuple[str, str, str], ...]:
+    out = []
+    for tid, where in _rollouts(root).items():
+        if tid == thread_id:
+            continue
+        first = first_record(where)
+        meta = first.get("payload") if isinstance(first, dict) else None
+        if not isinstance(meta, dict) or meta.get("parent_thread_id") != thread_id:
+            continue
+        source = meta.get("source")
+        spawn = source.get("subagent") if isinstance(source, dict) else None
+        spawn = spawn.get("thread_spawn") if isinstance(spawn, dict) else None
+        agent = spawn.get("agent_path") if isinstance(spawn, dict) else None
+        nick = spawn.get("agent_nickname") if isinstance(spawn, dict) else None
+        agent = agent if isinstance(agent, str) else tid
+        title = f"sub-agent {agent}" + (f" ({nick})" if isinstance(nick, str) else "")
+        out.append((agent, title, where))
+    return tuple(out)
