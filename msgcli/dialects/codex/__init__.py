@@ -167,6 +167,8 @@ class CodexDialect(Dialect):
             if kind in ("turn.started", "turn.completed", "turn.failed"):
                 return EVENT if obj.keys() <= {"type", "usage", "error"} else None
             return EVENT if obj.keys() <= {"type", "message"} else None
+        if kind.partition(".")[0] in _EXEC_FAMILIES and "." in kind:
+            return EVENT  # an event a newer release prints (R010 when replayed)
         return None
 
     def variant(self, obj: dict) -> str | None:
@@ -290,6 +292,7 @@ class CodexDialect(Dialect):
         return False
 
 
+_EXEC_FAMILIES = frozenset({"thread", "turn", "item"})
 _LINE_KEYS = frozenset({"timestamp", "ordinal", "type", "payload", "metadata"})
 
 
