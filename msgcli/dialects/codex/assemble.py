@@ -129,7 +129,11 @@ class Assembler:
 
     def _start(self, line: int, obj: dict) -> None:
         meta = obj.get("payload")
-        turn = meta.get("internal_chat_message_metadata_passthrough") if isinstance(meta, dict) else None
+        turn = (
+            meta.get("internal_chat_message_metadata_passthrough")
+            if isinstance(meta, dict)
+            else None
+        )
         self._open = {
             "type": RESPONSE,
             "timestamp": obj.get("timestamp"),

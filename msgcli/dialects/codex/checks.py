@@ -44,7 +44,9 @@ class RolloutChecker:
         try:
             return self.schemas[kind]
         except KeyError:
-            schema = self.schemas[kind] = compiled(f"codex/{kind}") if kind in RECORD_TYPES else None
+            schema = self.schemas[kind] = (
+                compiled(f"codex/{kind}") if kind in RECORD_TYPES else None
+            )
             return schema
 
     def check(self, line: int, obj: dict, recovered: bool = False) -> None:
@@ -132,7 +134,9 @@ class RolloutChecker:
             return
         if kind in _CALLS:
             if call in self.calls or call in self.answered:
-                self.emit("R004", f"call id {short(call)} is used by a second call", "/payload/call_id")
+                self.emit(
+                    "R004", f"call id {short(call)} is used by a second call", "/payload/call_id"
+                )
             self.calls[call] = line
         elif kind in _OUTPUTS:
             if self.calls.pop(call, None) is not None:

@@ -44,7 +44,7 @@ EXPLAINED = {
         "Nothing to fix: msgcli counts each response once by its response_id.",
     ),
     "R009": (
-        'line 1: the rollout does not begin with its session_meta record',
+        "line 1: the rollout does not begin with its session_meta record",
         "The file's first lines were cut off: the thread's id and parent are unknown.",
     ),
     "R010": (

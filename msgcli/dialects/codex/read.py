@@ -6,8 +6,8 @@ from typing import Any
 
 from ...guard import deep_recursion
 from ...model import Block, Message, TextBlock
-from . import is_context, item_blocks, usage_of
 from .assemble import THREAD
+from .items import is_context, item_blocks, usage_of
 from .known import REPEATED, RESPONSE
 
 __all__ = ["describe", "read"]

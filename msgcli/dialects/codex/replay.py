@@ -25,7 +25,9 @@ from .known import EXEC_EVENTS, EXEC_ITEMS, RESPONSE
 
 __all__ = ["ExecReplayer"]
 
-_TOOL_ITEMS = frozenset({"command_execution", "file_change", "mcp_tool_call", "collab_tool_call", "web_search"})
+_TOOL_ITEMS = frozenset(
+    {"command_execution", "file_change", "mcp_tool_call", "collab_tool_call", "web_search"}
+)
 
 
 def _call(item: dict) -> tuple[str, Any]:
@@ -85,7 +87,9 @@ class ExecReplayer(Replayer):
         if kind not in self.known_types:
             stats.unknown[kind] += 1
             self.emit(
-                "R010", f"codex exec --json event {short(kind)} is not one msgcli knows: counted", "/type"
+                "R010",
+                f"codex exec --json event {short(kind)} is not one msgcli knows: counted",
+                "/type",
             )
             return
         stats.by_type[kind] += 1
@@ -159,7 +163,10 @@ class ExecReplayer(Replayer):
             )
         elif itype == "reasoning":
             self._open().append(
-                {"type": "reasoning", "summary": [{"type": "summary_text", "text": item.get("text")}]}
+                {
+                    "type": "reasoning",
+                    "summary": [{"type": "summary_text", "text": item.get("text")}],
+                }
             )
         elif itype == "error":
             self._error(item.get("message"))

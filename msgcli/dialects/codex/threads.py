@@ -53,12 +53,24 @@ def find_thread(path: str, thread_id: Any) -> str | None:
     return _rollouts(sessions_root(path)).get(thread_id)
 
 
+def _open(path: str) -> Any:
+    """A rollout's bytes, un-compressed when it is a ``.jsonl.zst``."""
+    stream = open(path, "rb")  # noqa: SIM115 (closed by the caller's with)
+    if path.endswith(".zst"):
+        import io
+
+        import zstandard  # the zstd extra, as the reader uses it
+
+        return io.BufferedReader(
+            zstandard.ZstdDecompressor().stream_reader(stream, read_across_frames=True)
+        )
+    return stream
+
+
 def first_record(path: str) -> dict | None:
     """The first record of a rollout (its ``session_meta``), or None."""
-    from ...reader import open_input
-
     try:
-        with open_input(path) as stream:
+        with _open(path) as stream:
             line = stream.readline(1 << 24)
         value = orjson.loads(line)
     except (OSError, ValueError, Exception):  # a broken file names no thread
@@ -68,11 +80,9 @@ def first_record(path: str) -> dict | None:
 
 def last_ordinal(path: str) -> int | None:
     """The ordinal of a rollout's last record."""
-    from ...reader import open_input
-
     last = None
     try:
-        with open_input(path) as stream:
+        with _open(path) as stream:
             for line in stream:
                 if b'"ordinal"' not in line:
                     continue
