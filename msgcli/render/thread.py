@@ -940,6 +940,9 @@ def _call(block: ToolCallBlock, options: ShowOptions) -> list[RenderableType]:
     if block.state:
         pieces.append((f"  {visible(str(block.state))}", "dim"))
     head = _assembled(pieces, "bold")
+    text = block.fields.get("as_text")
+    if isinstance(text, str):  # input a person reads as text (a patch)
+        return [head, _indent(_plain(text, options))]
     args: Any = block.arguments
     if not args and isinstance(block.input, str) and block.input.strip() not in ("", "{}"):
         args = None  # the argument text says more (a call cut off while it streamed)

@@ -106,9 +106,8 @@ class Assembler:
                 self.model = payload["model"]
         obj[THREAD] = self.thread
         if _is_output(obj):
-            if self._open is None:
-                self._start(line, obj)
-            self._open["payload"]["items"].append(obj["payload"])
+            opened = self._open if self._open is not None else self._start(line, obj)
+            opened["payload"]["items"].append(obj["payload"])
             return []
         if kind == "token_usage_record":
             if self._open is None:
@@ -127,7 +126,7 @@ class Assembler:
     def finish(self) -> list[tuple[int, dict]]:
         return self._flush() if self._open is not None else []
 
-    def _start(self, line: int, obj: dict) -> None:
+    def _start(self, line: int, obj: dict) -> dict:
         meta = obj.get("payload")
         turn = (
             meta.get("internal_chat_message_metadata_passthrough")
@@ -146,6 +145,7 @@ class Assembler:
             THREAD: self.thread,
         }
         self._line = line
+        return self._open
 
     def _close(self, record: dict) -> None:
         assert self._open is not None

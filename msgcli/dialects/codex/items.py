@@ -101,12 +101,13 @@ def item_blocks(item: Any, path: tuple) -> list[Block]:
                 out.append(UnknownBlock("unknown", path=where, raw=part))
         return out
     if kind == "reasoning":
-        texts = [
-            s.get("text")
-            for key in ("summary", "content")
-            for s in (item.get(key) if isinstance(item.get(key), list) else ())
-            if isinstance(s, dict) and isinstance(s.get("text"), str)
-        ]
+        texts: list[str] = []
+        for key in ("summary", "content"):
+            parts = item.get(key)
+            for part in parts if isinstance(parts, list) else ():
+                text = part.get("text") if isinstance(part, dict) else None
+                if isinstance(text, str):
+                    texts.append(text)
         if not texts:
             return []
         return [
@@ -132,8 +133,10 @@ def item_blocks(item: Any, path: tuple) -> list[Block]:
                 id=item.get("call_id"),
                 path=path,
                 name=item.get("name"),
-                input=text,
-                arguments=None,  # a patch, shown as the text it is
+                input=orjson.dumps({"input": text}).decode() if isinstance(text, str) else text,
+                arguments={"input": text},
+                # (show, HTML and Markdown give a patch as the text it is)
+                fields={"as_text": text} if isinstance(text, str) else {},
             )
         ]
     if kind == "local_shell_call":
@@ -164,10 +167,11 @@ def item_blocks(item: Any, path: tuple) -> list[Block]:
         content = item.get("content")
         if isinstance(content, str):
             return [TextBlock("text", path=(*path, "content"), text=content)]
-        texts = [
-            p.get("text")
-            for p in (content if isinstance(content, list) else ())
-            if isinstance(p, dict) and isinstance(p.get("text"), str)
-        ]
-        return [TextBlock("text", path=(*path, "content"), text="\n".join(texts))]
+        said = (
+            [p.get("text") for p in content if isinstance(p, dict)]
+            if isinstance(content, list)
+            else []
+        )
+        words = [t for t in said if isinstance(t, str)]
+        return [TextBlock("text", path=(*path, "content"), text="\n".join(words))]
     return [UnknownBlock("unknown", path=path, raw=item)]

@@ -73,7 +73,7 @@ class ExecReplayer(Replayer):
         self.thread: dict[str, Any] = {}
         self._items: list[dict] = []
         self._line = 0
-        self._calls: set[str] = set()
+        self._calls: set[Any] = set()
         #: each ``turn.completed`` usage (the thread's running total), as printed
         self.turn_usage: list[Any] = []
 

@@ -1,10 +1,10 @@
-"""Finding the rollouts of related threads: the parent a fork or a sub-agent names, and
+"""Finding the rollouts of related threads (looked for afresh each time: a folder a
+long-lived process reads may gain files): the parent a fork or a sub-agent names, and
 the sub-agents a thread spawned. They are looked for in the sessions folder the rollout is
 in (``sessions/YYYY/MM/DD/``: the folder three levels up), else beside it."""
 
 from __future__ import annotations
 
-import functools
 import os
 import re
 from typing import Any
@@ -34,7 +34,6 @@ def sessions_root(path: str) -> str:
     return folder
 
 
-@functools.lru_cache(maxsize=64)
 def _rollouts(root: str) -> dict[str, str]:
     out: dict[str, str] = {}
     for here, dirs, files in os.walk(root):
@@ -104,7 +103,6 @@ def children(path: str, thread_id: Any) -> list[tuple[str, str, str]]:
     return list(_children(sessions_root(path), thread_id))
 
 
-@functools.lru_cache(maxsize=64)
 def _children(root: str, thread_id: str) -> tuple[tuple[str, str, str], ...]:
     out = []
     for tid, where in _rollouts(root).items():
