@@ -28,7 +28,7 @@ from ...model import Message, ResponseUsage, ToolCallBlock
 from ...rules import CROSS_RECORD, RECORD, STREAM, Rule
 from ..base import EVENT, MESSAGE, Dialect, is_number
 from .assemble import THREAD
-from .known import EXEC_EVENTS, RECORD_TYPES, REPEATED, RESPONSE
+from .known import EXEC_EVENTS, RECORD_TYPES, REPEATED
 
 __all__ = ["DIALECT", "CodexDialect"]
 
@@ -137,8 +137,6 @@ class CodexDialect(Dialect):
             if kind in RECORD_TYPES or (kind.islower() and obj.keys() <= _LINE_KEYS):
                 return MESSAGE
             return None
-        if kind == RESPONSE and THREAD in obj:
-            return MESSAGE
         if kind in EXEC_EVENTS:
             if kind == "thread.started":
                 return EVENT if "thread_id" in obj else None

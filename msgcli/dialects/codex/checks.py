@@ -53,7 +53,7 @@ class RolloutChecker:
         emit = self.emit
         kind = obj.get("type")
         first, self.first = self.first, False
-        if first and kind != "session_meta":
+        if first and kind != "session_meta" and self.file_thread is not None:
             emit("R009", "the rollout does not begin with its session_meta record", "/type")
         schema = self._schema(kind) if type(kind) is str else None
         if schema is None:
@@ -85,6 +85,12 @@ class RolloutChecker:
             return
         if kind == "response_item":
             self._item(line, payload)
+        elif kind == "response":  # a response msgcli wrote (query, replay)
+            items = payload.get("items")
+            for item in items if type(items) is list else ():
+                if type(item) is dict:
+                    self._item(line, item)
+            self._usage(payload)
         elif kind == "event_msg":
             self._event(payload)
         elif kind == "token_usage_record":
@@ -180,6 +186,8 @@ class RolloutChecker:
 
     def _usage(self, payload: dict) -> None:
         self._same_thread(payload.get("thread_id"), "/payload/thread_id")
+        if "usage" not in payload:
+            return
         rid = payload.get("response_id")
         if type(rid) is str:
             if rid in self.responses:

@@ -18,6 +18,7 @@ RECORD_TYPES = frozenset(
         "token_usage_record",
         "compacted",
         "inter_agent_communication_metadata",
+        "response",
     }
 )
 #: the keys of a rollout line (every type)
@@ -109,8 +110,8 @@ EXEC_ITEMS = frozenset(
     }
 )
 
-#: the record a response's items are joined into (see :mod:`.assemble`): not a line of
-#: the file, the type msgcli gives it
+#: the record a response's items are joined into (see :mod:`.assemble`): not a line the
+#: CLI writes, the form msgcli writes a response in (``query``, ``replay``)
 RESPONSE = "response"
 #: set on a joined response whose ``response_id`` was counted before in the file
 REPEATED = "\x00repeated"

@@ -40,6 +40,8 @@ def read(obj: dict) -> Message:
     if not isinstance(payload, dict):
         payload = {}
     fields = _thread_fields(obj)
+    if "thread_id" not in fields and isinstance(payload.get("thread_id"), str):
+        fields["thread_id"] = payload["thread_id"]  # a record msgcli wrote
     if kind == RESPONSE:
         return _response(obj, payload, fields)
     ptype = payload.get("type")

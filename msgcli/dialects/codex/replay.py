@@ -20,7 +20,6 @@ from typing import Any
 
 from ...replayers import Replayer
 from ...textsafe import short
-from .assemble import THREAD
 from .known import EXEC_EVENTS, EXEC_ITEMS, RESPONSE
 
 __all__ = ["ExecReplayer"]
@@ -96,6 +95,11 @@ class ExecReplayer(Replayer):
         if kind == "thread.started":
             tid = event.get("thread_id")
             self.thread = {"id": tid} if isinstance(tid, str) else {}
+            # the thread's header, as its rollout begins (the output says no more of it)
+            self.write(
+                self.line,
+                {"type": "session_meta", "timestamp": None, "payload": dict(self.thread)},
+            )
         elif kind in ("item.started", "item.completed"):
             item = event.get("item")
             if isinstance(item, dict):
@@ -147,7 +151,6 @@ class ExecReplayer(Replayer):
                             "output": output,
                             "state": state,
                         },
-                        THREAD: self.thread,
                     },
                 )
             return
@@ -187,8 +190,11 @@ class ExecReplayer(Replayer):
             {
                 "type": RESPONSE,
                 "timestamp": None,
-                "payload": {"items": items, "response_id": None},
-                THREAD: self.thread,
+                "payload": {
+                    "items": items,
+                    "response_id": None,
+                    "thread_id": self.thread.get("id"),
+                },
             },
         )
 
@@ -199,7 +205,6 @@ class ExecReplayer(Replayer):
                 "type": "event_msg",
                 "timestamp": None,
                 "payload": {"type": "error", "message": message},
-                THREAD: self.thread,
             },
         )
 
