@@ -21,6 +21,8 @@ from msgcli.pipeline import validate_paths
 from msgcli.stream import open_log
 
 REAL = FIXTURES / "real" / "codex"
+#: what the mock model API sent in each scenario, and how the CLI was run
+LEDGERS = FIXTURES / "ledgers" / "codex"
 SCENARIOS = sorted(p for p in REAL.iterdir() if p.is_dir())
 ROLLOUTS = sorted(REAL.rglob("rollout-*.jsonl"))
 #: scenarios of one run: stdout.jsonl is the --json output of the run its rollout holds
@@ -31,8 +33,13 @@ def records(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_bytes().split(b"\n") if line.strip()]
 
 
+def requests_of(scenario: Path) -> list[dict]:
+    return json.loads((LEDGERS / scenario.name / "ledger.json").read_text())["requests"]
+
+
 def ledger(scenario: Path) -> dict:
-    return json.loads((scenario / "ledger.json").read_text())["sum_over_completed_responses"]
+    doc = json.loads((LEDGERS / scenario.name / "ledger.json").read_text())
+    return doc["sum_over_completed_responses"]
 
 
 def rollouts(scenario: Path) -> list[Path]:
@@ -138,7 +145,7 @@ def test_stats_of_a_scenario_equal_what_the_model_api_sent(run_cli, scenario):
 def test_responses_give_each_model_response_once_with_the_ledgers_numbers(scenario):
     dialect = get_dialect("codex")
     found = [r for path in rollouts(scenario) for m in messages(path) for r in dialect.responses(m)]
-    requests = json.loads((scenario / "ledger.json").read_text())["requests"]
+    requests = requests_of(scenario)
     sent = {r["response_id"] for r in requests if r["completed"]}
     assert sorted(r.key[2] for r in found) == sorted(sent)
     assert len({r.key for r in found}) == len(found)
@@ -153,7 +160,7 @@ def test_responses_give_each_model_response_once_with_the_ledgers_numbers(scenar
 
 def test_a_sub_agent_is_counted_apart_from_the_thread_that_spawned_it(run_cli):
     scenario = REAL / "16-subagent"
-    requests = json.loads((scenario / "ledger.json").read_text())["requests"]
+    requests = requests_of(scenario)
     theirs = [r for r in requests if r["completed"] and r["agent_name"] != "/root"]
     assert theirs  # the premise: the helper made requests of its own
     code, out = run_cli("stats", "--format", "json", str(scenario / "sessions"))
@@ -174,7 +181,7 @@ def test_a_sub_agent_is_counted_apart_from_the_thread_that_spawned_it(run_cli):
 
 def test_a_fork_counts_only_what_it_added():
     _parent, fork = rollouts(REAL / "13-fork")
-    requests = json.loads((REAL / "13-fork" / "ledger.json").read_text())["requests"]
+    requests = requests_of(REAL / "13-fork")
     fork_thread = records(fork)[0]["payload"]["id"]
     added = [r for r in requests if r["completed"] and r["thread_id"] == fork_thread]
     assert added
@@ -228,7 +235,7 @@ def test_the_json_output_rebuilds_the_answers_and_calls_of_the_rollout(scenario)
     path = root_rollout(scenario)
     replayed = messages(scenario / "stdout.jsonl")
     # a compaction's summary is a response of the rollout the --json output does not print
-    requests = json.loads((scenario / "ledger.json").read_text())["requests"]
+    requests = requests_of(scenario)
     compaction = {r["response_id"] for r in requests if r.get("request_kind") == "compaction"}
     read = [m for m in messages(path) if m.id not in compaction]
 

@@ -19,8 +19,6 @@ LOGS = [
     p
     for p in log_files(FIXTURES / "real") + log_files(FIXTURES / "valid")
     if not p.name.endswith(".schema.json")  # a JSON schema beside a state file: no log
-    # a Codex scenario's ledger and run description: what the mock sent, no log
-    and not ("codex" in p.parts and p.name in ("ledger.json", "meta.json"))
 ]
 
 SAMPLES = [

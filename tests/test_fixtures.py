@@ -23,14 +23,13 @@ from msgcli.rules import RULES
 # their own standard in test_dialect_claude_code, LoongFlow's agent runs (warnings on an
 # interrupted call, on unparsable arguments and on the framework's time stamps) in
 # test_loongflow_runs; a JSON schema beside a state file is no log (a directory scan passes
-# it over); a Codex scenario's ledger and run description are what the mock sent, no log
+# it over)
 REAL = [
     p
     for p in log_files(FIXTURES / "real")
     if "claude-code" not in p.parts
     and p.parent != FIXTURES / "real" / "loongflow" / "runs"
     and not p.name.endswith(".schema.json")
-    and not ("codex" in p.parts and p.name in ("ledger.json", "meta.json"))
 ]
 VALID = log_files(FIXTURES / "valid")
 INVALID = log_files(FIXTURES / "invalid")

@@ -46,7 +46,8 @@ Events (stage ``stream``)
 
 Reading commands (show, stats, export, query, diff)
     :meth:`Dialect.finish_reason`, :meth:`Dialect.token_counts`, :meth:`Dialect.aside`,
-    :meth:`Dialect.nested_logs`, :meth:`Dialect.thread_of`, :meth:`Dialect.parent_session`,
+    :meth:`Dialect.nested_logs`, :meth:`Dialect.nested_inputs`, :meth:`Dialect.thread_of`,
+    :meth:`Dialect.parent_session`,
     :meth:`Dialect.same_turn`,
     :attr:`Dialect.stats_details` with :meth:`Dialect.note_stats` and
     :meth:`Dialect.finish_stats`; :meth:`Dialect.responses` (the usage of each model
@@ -415,6 +416,12 @@ class Dialect:
         """``(title, path)`` of the logs ``msgcli show`` nests under this message (a
         subagent's transcript under the call that started it). Default: none."""
         return []
+
+    def nested_inputs(self, sources: list[Any]) -> set[str]:
+        """Of the inputs of one ``show`` (paths, as given), those that another input nests
+        through :meth:`nested_logs` (a sub-agent's log whose parent is among them): shown
+        under the call that started them, not a second time. Default: none."""
+        return set()
 
     def thread_of(self, msg: Message) -> tuple[Any, Any, Any]:
         """``(session id, agent id, is sidechain)`` of a message, for the tables of

@@ -1132,9 +1132,14 @@ def without_nested(sources: Iterable[tuple[str, Any, str]]) -> list[tuple[str, A
     """The inputs of ``show`` (and its HTML and Markdown pages) as ``expand_paths`` gives
     them, less the logs another input nests: a Claude Code subagent file whose session is
     among them is shown under the Agent call that started it, not a second time as a file of
-    its own (given without its session, it is shown as itself)."""
+    its own (given without its session, it is shown as itself); so for every dialect's
+    :meth:`~msgcli.dialects.base.Dialect.nested_inputs`."""
+    from ..dialects import DIALECTS
     from ..dialects.claude_code.subagents import nested_in_run
 
     listed = list(sources)
-    nested = nested_in_run(source for _, source, _ in listed)
+    given = [source for _, source, _ in listed]
+    nested = nested_in_run(given)
+    for dialect in DIALECTS.values():
+        nested |= dialect.nested_inputs(given)
     return [s for s in listed if s[1] is None or str(s[1]) not in nested] if nested else listed

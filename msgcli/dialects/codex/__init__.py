@@ -264,6 +264,11 @@ class CodexDialect(Dialect):
                     out.append((title, child))
         return out
 
+    def nested_inputs(self, sources: list[Any]) -> set[str]:
+        from .threads import nested_among
+
+        return nested_among(sources)
+
     def note_stats(self, msg: Message, details: dict) -> None:
         from .stats import note
 

@@ -11,7 +11,15 @@ from typing import Any
 
 import orjson
 
-__all__ = ["children", "find_thread", "first_record", "last_ordinal", "sessions_root"]
+__all__ = [
+    "children",
+    "find_thread",
+    "first_record",
+    "last_ordinal",
+    "nested_among",
+    "sessions_root",
+    "thread_in_name",
+]
 
 _NAME = re.compile(
     r"rollout-.*?([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl(?:\.zst)?$"
@@ -121,3 +129,24 @@ def _children(root: str, thread_id: str) -> tuple[tuple[str, str, str], ...]:
         title = f"sub-agent {agent}" + (f" ({nick})" if isinstance(nick, str) else "")
         out.append((agent, title, where))
     return tuple(out)
+
+
+def nested_among(sources: list[Any]) -> set[str]:
+    """Of the given inputs, the sub-agent rollouts whose parent's rollout is given too (the
+    parent's ``show`` nests them under its ``spawn_agent`` call)."""
+    given = {}
+    for source in sources:
+        name = str(source) if source is not None else ""
+        tid = thread_in_name(name)
+        if tid is not None and os.path.exists(name):
+            given[tid] = name
+    out: set[str] = set()
+    if len(given) < 2:
+        return out
+    for name in given.values():
+        first = first_record(name)
+        meta = first.get("payload") if isinstance(first, dict) else None
+        parent = meta.get("parent_thread_id") if isinstance(meta, dict) else None
+        if isinstance(parent, str) and parent in given:
+            out.add(name)
+    return out
