@@ -455,3 +455,25 @@ def test_redact_masks_a_secret_in_a_prompt_and_a_tool_output(run_cli, tmp_path):
         query = "SELECT string_agg(text, ' ') FROM blocks"
         code, out = run_cli("sql", "--redact", "-f", "csv", query, str(copy))
         assert code == 0 and "hello" in out and key not in out
+
+
+def test_show_of_a_sessions_folder_shows_a_sub_agent_once_under_its_call(run_cli):
+    _main, child = rollouts(REAL / "16-subagent")
+    code, out = run_cli("show", "--width", "200", str(REAL / "16-subagent" / "sessions"))
+    assert code == 0
+    for rid in (p["response_id"] for p in payloads(child, "token_usage_record")):
+        assert out.count(f"#{rid}") == 1
+    assert "sub-agent /root/helper (Pauli)" in out
+
+
+def test_schemas_and_rules_are_published(run_cli):
+    code, out = run_cli("schema", "list")
+    assert code == 0
+    kinds = {r["type"] for path in ROLLOUTS for r in records(path)}
+    for kind in kinds:
+        assert f"codex/{kind}" in out
+    code, out = run_cli("schema", "show", "codex/token_usage_record")
+    assert code == 0
+    assert "response_id" in json.loads(out)["properties"]["payload"]["required"]
+    code, out = run_cli("rules", "R006")
+    assert code == 0 and "sessions folder" in out

@@ -131,6 +131,8 @@ class CodexDialect(Dialect):
         if type(obj) is not dict:
             return None
         kind = obj.get("type")
+        if kind in RECORD_TYPES:
+            return MESSAGE if "payload" in obj and "timestamp" in obj else None
         if type(kind) is not str:
             return None
         if "payload" in obj and "timestamp" in obj:

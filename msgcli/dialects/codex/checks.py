@@ -18,6 +18,8 @@ __all__ = ["RolloutChecker"]
 
 _CALLS = frozenset({"function_call", "custom_tool_call", "local_shell_call", "tool_search_call"})
 _OUTPUTS = frozenset({"function_call_output", "custom_tool_call_output", "tool_search_output"})
+#: events that name no thread and hold no item: nothing to check past the schema
+_QUIET_EVENTS = frozenset({"token_count", "task_started", "task_complete"})
 
 
 class RolloutChecker:
@@ -50,15 +52,20 @@ class RolloutChecker:
             return schema
 
     def check(self, line: int, obj: dict, recovered: bool = False) -> None:
-        emit = self.emit
         kind = obj.get("type")
-        first, self.first = self.first, False
-        if first and kind != "session_meta" and self.file_thread is not None:
-            emit("R009", "the rollout does not begin with its session_meta record", "/type")
-        schema = self._schema(kind) if type(kind) is str else None
+        if self.first:
+            self.first = False
+            if kind != "session_meta" and self.file_thread is not None:
+                self.emit(
+                    "R009", "the rollout does not begin with its session_meta record", "/type"
+                )
+        schemas = self.schemas
+        schema = (
+            schemas[kind] if kind in schemas else self._schema(kind) if type(kind) is str else None
+        )
         if schema is None:
             if type(kind) is str:
-                emit(
+                self.emit(
                     "R001",
                     f"record type {short(kind)} is not one msgcli knows (a newer Codex?): "
                     "kept and counted",
@@ -68,15 +75,17 @@ class RolloutChecker:
             for code, message, ptr in explain(schema, obj) or [
                 ("S001", f"the record does not match the {schema.name} schema", "")
             ]:
-                emit(code, message, ptr)
+                self.emit(code, message, ptr)
         ordinal = obj.get("ordinal")
         if type(ordinal) is int:
-            if self.first_ordinal is None:
-                self.first_ordinal = ordinal
-            if self.ordinal is not None and ordinal <= self.ordinal:
-                emit(
+            last = self.ordinal
+            if last is None:
+                if self.first_ordinal is None:
+                    self.first_ordinal = ordinal
+            elif ordinal <= last:
+                self.emit(
                     "R002",
-                    f"ordinal {ordinal} does not follow the previous record's {self.ordinal}",
+                    f"ordinal {ordinal} does not follow the previous record's {last}",
                     "/ordinal",
                 )
             self.ordinal = ordinal
@@ -85,18 +94,19 @@ class RolloutChecker:
             return
         if kind == "response_item":
             self._item(line, payload)
+        elif kind == "event_msg":
+            if "thread_id" in payload or payload.get("type") not in _QUIET_EVENTS:
+                self._event(payload)
+        elif kind == "token_usage_record":
+            self._usage(payload)
+        elif kind == "session_meta":
+            self._meta(line, payload)
         elif kind == "response":  # a response msgcli wrote (query, replay)
             items = payload.get("items")
             for item in items if type(items) is list else ():
                 if type(item) is dict:
                     self._item(line, item)
             self._usage(payload)
-        elif kind == "event_msg":
-            self._event(payload)
-        elif kind == "token_usage_record":
-            self._usage(payload)
-        elif kind == "session_meta":
-            self._meta(line, payload)
 
     def _same_thread(self, value: Any, ptr: str) -> None:
         if self.thread is not None and type(value) is str and value != self.thread:
