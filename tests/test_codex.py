@@ -477,3 +477,23 @@ def test_schemas_and_rules_are_published(run_cli):
     assert "response_id" in json.loads(out)["properties"]["payload"]["required"]
     code, out = run_cli("rules", "R006")
     assert code == 0 and "sessions folder" in out
+
+
+def test_a_fork_is_shown_as_a_branch_after_its_parents_last_response_before_it(run_cli, tmp_path):
+    parent, fork = rollouts(REAL / "13-fork")
+    at = records(fork)[0]["payload"]["forked_from_ordinal_exclusive"]
+    before = [
+        r["payload"]["response_id"]
+        for r in records(parent)
+        if r["type"] == "token_usage_record" and r["ordinal"] < at
+    ]
+    page = tmp_path / "page.html"
+    code, _ = run_cli("show", str(REAL / "13-fork" / "sessions"), "--export-html", str(page))
+    assert code == 0
+    text = page.read_text(encoding="utf-8")
+    start = text.index('<section class="nested"')
+    nested = text[start : text.index("</section>", start)]
+    for rid in (p["response_id"] for p in payloads(fork, "token_usage_record")):
+        assert text.count(f'data-id="{rid}"') == 1 and f'data-id="{rid}"' in nested
+    card = text.rindex("<article", 0, start)
+    assert f'data-id="{before[-1]}"' in text[card:start]

@@ -249,15 +249,21 @@ class CodexDialect(Dialect):
     def nested_logs(self, path: str, msg: Message) -> list[tuple[str, str]]:
         if msg.role != "assistant":
             return []
+        from .threads import children, forks
+
+        out: list[tuple[str, str]] = []
+        thread = msg.fields.get("thread_id")
+        if msg.fields.get("ordinal") is not None:
+            branches = _FORKS.get((path, thread))
+            if branches is None:
+                branches = _FORKS[(path, thread)] = forks(path, thread)
+            out += branches.get(msg.fields.get("ordinal"), [])
         spawns = [
             b for b in msg.content if isinstance(b, ToolCallBlock) and b.name == "spawn_agent"
         ]
         if not spawns:
-            return []
-        from .threads import children
-
-        found = children(path, msg.fields.get("thread_id"))
-        out = []
+            return out
+        found = children(path, thread)
         for call in spawns:
             args = call.arguments if isinstance(call.arguments, dict) else {}
             task = args.get("task_name")
@@ -280,6 +286,9 @@ class CodexDialect(Dialect):
         return False
 
 
+#: the forks of a rollout, looked for once per rollout a process shows: (path, thread) ->
+#: ordinal of the parent's response -> (title, fork rollout)
+_FORKS: dict[tuple[str, Any], dict[Any, list[tuple[str, str]]]] = {}
 _EXEC_FAMILIES = frozenset({"thread", "turn", "item"})
 _LINE_KEYS = frozenset({"timestamp", "ordinal", "type", "payload", "metadata"})
 

@@ -15,6 +15,7 @@ __all__ = [
     "children",
     "find_thread",
     "first_record",
+    "forks",
     "last_ordinal",
     "nested_among",
     "sessions_root",
@@ -131,9 +132,60 @@ def _children(root: str, thread_id: str) -> tuple[tuple[str, str, str], ...]:
     return tuple(out)
 
 
+def forks(path: str, thread_id: Any) -> dict[Any, list[tuple[str, str]]]:
+    """The forks of ``thread_id`` in the sessions folder of ``path``: ``(title, rollout)``
+    of each, by the ordinal of the parent's last response before the fork (where ``show``
+    puts the branch)."""
+    if not isinstance(thread_id, str) or not os.path.exists(path):
+        return {}
+    found: list[tuple[int, str, str]] = []
+    for tid, where in _rollouts(sessions_root(path)).items():
+        if tid == thread_id:
+            continue
+        first = first_record(where)
+        meta = first.get("payload") if isinstance(first, dict) else None
+        if not isinstance(meta, dict) or meta.get("forked_from_id") != thread_id:
+            continue
+        at = meta.get("forked_from_ordinal_exclusive")
+        if type(at) is int:
+            found.append((at, f"fork {tid} (a branch from here)", where))
+    if not found:
+        return {}
+    starts = _response_ordinals(path)
+    out: dict[Any, list[tuple[str, str]]] = {}
+    for at, title, where in sorted(found):
+        before = [o for o in starts if o < at]
+        out.setdefault(before[-1] if before else None, []).append((title, where))
+    return out
+
+
+def _response_ordinals(path: str) -> list[int]:
+    """The ordinals of the responses of a rollout, as :mod:`.assemble` joins them."""
+    from .assemble import Assembler
+    from .known import RESPONSE
+
+    assembler = Assembler()
+    out = []
+    with _open(path) as stream:
+        for number, line in enumerate(stream, 1):
+            try:
+                value = orjson.loads(line)
+            except orjson.JSONDecodeError:
+                continue
+            if isinstance(value, dict):
+                for _, record in assembler.feed(number, value):
+                    if record.get("type") == RESPONSE and type(record.get("ordinal")) is int:
+                        out.append(record["ordinal"])
+    for _, record in assembler.finish():
+        if record.get("type") == RESPONSE and type(record.get("ordinal")) is int:
+            out.append(record["ordinal"])
+    return out
+
+
 def nested_among(sources: list[Any]) -> set[str]:
-    """Of the given inputs, the sub-agent rollouts whose parent's rollout is given too (the
-    parent's ``show`` nests them under its ``spawn_agent`` call)."""
+    """Of the given inputs, the sub-agent and fork rollouts whose parent's rollout is given
+    too (the parent's ``show`` nests them: a sub-agent under its ``spawn_agent`` call, a
+    fork after the parent's last response before it)."""
     given = {}
     for source in sources:
         name = str(source) if source is not None else ""
@@ -146,7 +198,8 @@ def nested_among(sources: list[Any]) -> set[str]:
     for name in given.values():
         first = first_record(name)
         meta = first.get("payload") if isinstance(first, dict) else None
-        parent = meta.get("parent_thread_id") if isinstance(meta, dict) else None
-        if isinstance(parent, str) and parent in given:
-            out.add(name)
+        for key in ("parent_thread_id", "forked_from_id"):
+            parent = meta.get(key) if isinstance(meta, dict) else None
+            if isinstance(parent, str) and parent in given:
+                out.add(name)
     return out
