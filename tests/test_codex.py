@@ -497,3 +497,58 @@ def test_a_fork_is_shown_as_a_branch_after_its_parents_last_response_before_it(r
         assert text.count(f'data-id="{rid}"') == 1 and f'data-id="{rid}"' in nested
     card = text.rindex("<article", 0, start)
     assert f'data-id="{before[-1]}"' in text[card:start]
+
+
+def _odd_copies(path: Path) -> list[dict]:
+    """The records of a real rollout, each field a type names replaced by values of every
+    other JSON type, one record at a time."""
+    recs = records(path)
+    out = [recs[0]]
+    odd = [None, 3, ["x"], {"x": 1}, True, ""]
+    for i, rec in enumerate(recs[1:]):
+        value = odd[i % len(odd)]
+        copy = json.loads(json.dumps(rec))
+        payload = copy.get("payload")
+        where = i % 4
+        if where == 0:
+            copy["type"] = value
+        elif where == 1 and isinstance(payload, dict):
+            payload["type"] = value
+        elif where == 2 and isinstance(payload, dict):
+            for key in ("call_id", "response_id", "item", "usage", "content", "role"):
+                if key in payload:
+                    payload[key] = value
+        else:
+            copy["payload"] = value
+        out += [rec, copy]
+    return out
+
+
+@pytest.mark.parametrize("scenario", ["04-write-edit-read", "12-compaction", "16-subagent"])
+def test_records_of_odd_shapes_are_located_findings_never_a_traceback(run_cli, tmp_path, scenario):
+    source = rollouts(REAL / scenario)[0]
+    path = tmp_path / source.name
+    path.write_text("\n".join(json.dumps(r) for r in _odd_copies(source)) + "\n")
+    code, out = run_cli("validate", "--format", "json", str(path))
+    assert code in (0, 1)
+    found = json.loads(out)["findings"]
+    assert found and all(f["line"] >= 1 for f in found)
+    for args in (
+        ("stats", "--format", "json"),
+        ("show", "--all", "--full"),
+        ("query",),
+        ("export", "--no-findings", "--to", str(tmp_path / "t.sqlite"), "--overwrite"),
+        ("convert", "-q", "--to", "openai-responses"),
+    ):
+        code, _out = run_cli(*args, str(path))
+        assert code in (0, 1), args
+    events = [
+        json.loads(line) for line in (REAL / scenario / "stdout.jsonl").read_text().splitlines()
+    ]
+    odd = [
+        {**e, "item": {**e["item"], "id": ["x"], "type": {"t": 1}}} for e in events if "item" in e
+    ]
+    stream = tmp_path / "stdout.jsonl"
+    stream.write_text("\n".join(json.dumps(e) for e in events + odd) + "\n")
+    code, _out = run_cli("replay", str(stream))
+    assert code in (0, 1)

@@ -131,10 +131,10 @@ class CodexDialect(Dialect):
         if type(obj) is not dict:
             return None
         kind = obj.get("type")
-        if kind in RECORD_TYPES:
-            return MESSAGE if "payload" in obj and "timestamp" in obj else None
         if type(kind) is not str:
             return None
+        if kind in RECORD_TYPES:
+            return MESSAGE if "payload" in obj and "timestamp" in obj else None
         if "payload" in obj and "timestamp" in obj:
             if kind in RECORD_TYPES or (kind.islower() and obj.keys() <= _LINE_KEYS):
                 return MESSAGE

@@ -59,6 +59,8 @@ def _is_output(obj: dict) -> bool:
     if not isinstance(payload, dict):
         return False
     kind = payload.get("type")
+    if type(kind) is not str:
+        return False
     if kind in OUTPUT_ITEMS:
         return True
     return kind == "message" and payload.get("role") == "assistant"
@@ -73,6 +75,8 @@ def _closes(obj: dict) -> bool:
     if not isinstance(payload, dict):
         return False
     ptype = payload.get("type")
+    if type(ptype) is not str:
+        return False
     if kind == "response_item":
         return ptype in OUTPUT_RESULTS or ptype in ("message", "agent_message")
     return kind == "event_msg" and ptype in ("task_complete", "task_started", "turn_aborted")

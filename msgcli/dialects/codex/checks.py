@@ -60,9 +60,10 @@ class RolloutChecker:
                     "R009", "the rollout does not begin with its session_meta record", "/type"
                 )
         schemas = self.schemas
-        schema = (
-            schemas[kind] if kind in schemas else self._schema(kind) if type(kind) is str else None
-        )
+        if type(kind) is not str:
+            schema = None
+        else:
+            schema = schemas[kind] if kind in schemas else self._schema(kind)
         if schema is None:
             if type(kind) is str:
                 self.emit(
@@ -95,7 +96,8 @@ class RolloutChecker:
         if kind == "response_item":
             self._item(line, payload)
         elif kind == "event_msg":
-            if "thread_id" in payload or payload.get("type") not in _QUIET_EVENTS:
+            ptype = payload.get("type")
+            if "thread_id" in payload or type(ptype) is not str or ptype not in _QUIET_EVENTS:
                 self._event(payload)
         elif kind == "token_usage_record":
             self._usage(payload)
@@ -146,7 +148,7 @@ class RolloutChecker:
             )
             return
         call = item.get("call_id")
-        if type(call) is not str:
+        if type(call) is not str or type(kind) is not str:
             return
         if kind in _CALLS:
             if call in self.calls or call in self.answered:

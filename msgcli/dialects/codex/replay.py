@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...guard import as_key
 from ...replayers import Replayer
 from ...textsafe import short
 from .known import EXEC_EVENTS, EXEC_ITEMS, RESPONSE
@@ -128,7 +129,9 @@ class ExecReplayer(Replayer):
                 "/item/type",
             )
             return
-        iid = item.get("id")
+        iid = as_key(item.get("id"))
+        if type(itype) is not str:
+            return
         if itype in _TOOL_ITEMS:
             if iid not in self._calls:
                 name, args = _call(item)
