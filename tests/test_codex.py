@@ -340,7 +340,17 @@ def test_a_fork_shows_the_thread_and_ordinal_it_branched_from(run_cli):
 # -- convert, diff, export, query, sql -----------------------------------------------------
 
 
-@pytest.mark.parametrize("target", ["openai-responses", "openai-chat", "anthropic"])
+@pytest.mark.parametrize(
+    "target",
+    [
+        "openai-responses",
+        "openai-chat",
+        "anthropic",
+        "agentscope-py",
+        "agentscope-java",
+        "loongflow",
+    ],
+)
 @pytest.mark.parametrize("scenario", ["04-write-edit-read", "16-subagent"])
 def test_convert_keeps_every_call_id_and_validates_in_its_target(
     run_cli, tmp_path, scenario, target

@@ -27,7 +27,7 @@ from ...findings import ERROR, INFO, WARNING
 from ...model import Message, ResponseUsage, ToolCallBlock
 from ...rules import CROSS_RECORD, RECORD, STREAM, Rule
 from ..base import EVENT, MESSAGE, Dialect, is_number
-from .assemble import THREAD
+from .assemble import THREAD, TOOL
 from .known import EXEC_EVENTS, RECORD_TYPES, REPEATED
 
 __all__ = ["DIALECT", "CodexDialect"]
@@ -166,8 +166,8 @@ class CodexDialect(Dialect):
         return self.read(obj).id
 
     def record_out(self, record: dict) -> dict:
-        if THREAD in record or REPEATED in record:
-            return {k: v for k, v in record.items() if k != THREAD and k != REPEATED}
+        if THREAD in record or REPEATED in record or TOOL in record:
+            return {k: v for k, v in record.items() if k not in _OURS}
         return record
 
     def carry_record(self, record: dict) -> Any:
@@ -289,6 +289,8 @@ class CodexDialect(Dialect):
 #: the forks of a rollout, looked for once per rollout a process shows: (path, thread) ->
 #: ordinal of the parent's response -> (title, fork rollout)
 _FORKS: dict[tuple[str, Any], dict[Any, list[tuple[str, str]]]] = {}
+#: the keys msgcli notes on a record while reading it (never written back)
+_OURS = frozenset({THREAD, TOOL, REPEATED})
 _EXEC_FAMILIES = frozenset({"thread", "turn", "item"})
 _LINE_KEYS = frozenset({"timestamp", "ordinal", "type", "payload", "metadata"})
 

@@ -21,10 +21,12 @@ from typing import Any
 
 from .known import OUTPUT_ITEMS, OUTPUT_RESULTS, REPEATED, RESPONSE
 
-__all__ = ["THREAD", "Assembler", "thread_info"]
+__all__ = ["THREAD", "TOOL", "Assembler", "thread_info"]
 
 #: the key under which a record handed on carries its thread (see :func:`thread_info`)
 THREAD = "\x00thread"
+#: the key under which a tool output handed on carries the name of the tool its call named
+TOOL = "\x00tool"
 #: a response is closed after this many records held behind it, whatever comes
 _MAX_HELD = 10_000
 
@@ -86,7 +88,7 @@ class Assembler:
     """Feeds on ``(line, record)`` in file order; gives back ``(line, record)`` with the
     items of each model response joined into one record."""
 
-    __slots__ = ("_held", "_line", "_open", "_seen", "model", "thread")
+    __slots__ = ("_held", "_line", "_names", "_open", "_seen", "model", "thread")
 
     def __init__(self) -> None:
         self._open: dict | None = None
@@ -95,6 +97,8 @@ class Assembler:
         self._seen: set[str] = set()
         self.thread: dict[str, Any] = {}
         self.model: Any = None
+        #: the tool names of the calls still waiting for their output, by call id
+        self._names: dict[str, Any] = {}
 
     @property
     def holding(self) -> int | None:
@@ -111,8 +115,17 @@ class Assembler:
         obj[THREAD] = self.thread
         if _is_output(obj):
             opened = self._open if self._open is not None else self._start(line, obj)
-            opened["payload"]["items"].append(obj["payload"])
+            item = obj["payload"]
+            opened["payload"]["items"].append(item)
+            call = item.get("call_id")
+            if type(call) is str and len(self._names) < _MAX_HELD:
+                self._names[call] = item.get("name")
             return []
+        if kind == "response_item":
+            payload = obj.get("payload")
+            call = payload.get("call_id") if isinstance(payload, dict) else None
+            if type(call) is str and call in self._names:
+                obj[TOOL] = self._names.pop(call)
         if kind == "token_usage_record":
             if self._open is None:
                 self._start(line, obj)

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from ...guard import deep_recursion
-from ...model import Block, Message, TextBlock
-from .assemble import THREAD
+from ...model import Block, Message, TextBlock, ToolResultBlock
+from .assemble import THREAD, TOOL
 from .items import is_context, item_blocks, usage_of
 from .known import REPEATED, RESPONSE
 
@@ -66,6 +66,10 @@ def read(obj: dict) -> Message:
                 fields=fields,
             )
         if ptype in ("function_call_output", "custom_tool_call_output", "tool_search_output"):
+            name = obj.get(TOOL, payload.get("name"))
+            for block in blocks:
+                if isinstance(block, ToolResultBlock) and isinstance(name, str):
+                    block.name = name
             return Message(
                 "codex",
                 role="tool",

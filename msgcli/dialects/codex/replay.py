@@ -74,6 +74,7 @@ class ExecReplayer(Replayer):
         self._items: list[dict] = []
         self._line = 0
         self._calls: set[Any] = set()
+        self._names: dict[Any, str] = {}
         #: each ``turn.completed`` usage (the thread's running total), as printed
         self.turn_usage: list[Any] = []
 
@@ -139,6 +140,7 @@ class ExecReplayer(Replayer):
                     {"type": "function_call", "name": name, "arguments": args, "call_id": iid}
                 )
                 self._calls.add(iid)
+                self._names[iid] = name
             if kind == "item.completed":
                 self._flush()
                 self._calls.discard(iid)
@@ -153,6 +155,8 @@ class ExecReplayer(Replayer):
                             "call_id": iid,
                             "output": output,
                             "state": state,
+                            # (the output names its tool, which a rollout's outputs do not)
+                            "name": self._names.pop(iid, None),
                         },
                     },
                 )
