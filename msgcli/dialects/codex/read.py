@@ -66,10 +66,10 @@ def read(obj: dict) -> Message:
                 fields=fields,
             )
         if ptype in ("function_call_output", "custom_tool_call_output", "tool_search_output"):
-            name = obj.get(TOOL, payload.get("name"))
+            tool = obj.get(TOOL, payload.get("name"))
             for block in blocks:
-                if isinstance(block, ToolResultBlock) and isinstance(name, str):
-                    block.name = name
+                if isinstance(block, ToolResultBlock) and isinstance(tool, str):
+                    block.name = tool
             return Message(
                 "codex",
                 role="tool",
