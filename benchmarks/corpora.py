@@ -263,6 +263,49 @@ class Template:
         return b"".join(pieces)
 
 
+class Rollout:
+    """One Codex thread made long: the first source's ``session_meta``, then the records of
+    every source after its own ``session_meta`` again and again, as a thread resumed many
+    times writes them: one thread id throughout, ordinals going on, and fresh response and
+    call ids in every repetition (so the file validates as the CLI would have written it)."""
+
+    def __init__(self, sources: tuple[str, ...]) -> None:
+        per_source = [_read_lines(ROOT / src) for src in sources]
+        header = json.loads(per_source[0][0])
+        thread = header["payload"]["id"].encode()
+        self.header = per_source[0][0] + b"\n"
+        body: list[bytes] = []
+        ids: set[bytes] = set()
+        for lines in per_source:
+            own = json.loads(lines[0])["payload"]["id"].encode()
+            for line in lines[1:]:
+                obj = json.loads(line)
+                payload = obj.get("payload")
+                if isinstance(payload, dict):
+                    for key in ("response_id", "call_id"):
+                        if isinstance(payload.get(key), str):
+                            ids.add(payload[key].encode())
+                body.append(line.replace(own, thread))
+        self.body = b"\n".join(body) + b"\n"
+        self.records = len(body)
+        self.cuts = list(range(1, self.records + 1))
+        self._ids = re.compile(
+            b'"(' + b"|".join(re.escape(i) for i in sorted(ids, key=len, reverse=True)) + b')"'
+        )
+        self._ordinal = re.compile(rb'"ordinal":\d+')
+        self._next = 1
+
+    def render(self, repetition: int) -> bytes:
+        """The bytes of one repetition (the header before the first)."""
+        tail = b"-r%d" % repetition
+        data = self._ids.sub(lambda m: b'"' + m.group(1) + tail + b'"', self.body)
+        first = self._next
+        counter = iter(range(first, first + self.records))
+        data = self._ordinal.sub(lambda _m: b'"ordinal":%d' % next(counter), data)
+        self._next = first + self.records
+        return self.header + data if repetition == 0 else data
+
+
 # -- building ---------------------------------------------------------------------------
 
 
@@ -273,7 +316,7 @@ def _first_lines(data: bytes, count: int) -> bytes:
     return data[:end]
 
 
-def _generate(spec: Spec, template: Template, out: Path) -> tuple[int, int, float]:
+def _generate(spec: Spec, template: Template | Rollout, out: Path) -> tuple[int, int, float]:
     """Write the corpus; return its records, bytes and repetitions."""
     tmp = out.with_suffix(".tmp")
     records = size = 0
@@ -331,7 +374,11 @@ def build(spec: Spec, log=print) -> Built:
             )
     path.parent.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
-    template = Template(spec.sources, "sources" if spec.kind == "events" else "ids")
+    template: Template | Rollout
+    if spec.dialect == "codex":
+        template = Rollout(spec.sources)
+    else:
+        template = Template(spec.sources, "sources" if spec.kind == "events" else "ids")
     records, size, reps = _generate(spec, template, path)
     seconds = time.perf_counter() - started
     stamp = {
@@ -422,6 +469,22 @@ CLAUDE_CODE = tuple(
         "17-partial-messages",
     )
 )
+# real Codex CLI 0.171.0 rollouts of one thread each (no fork, no sub-agent): the body of each
+# (all but its session_meta) is repeated in one rollout, as a thread resumed again and again
+CODEX = tuple(
+    str(
+        next(
+            (ROOT / "fixtures/real/codex" / name / "sessions").rglob("rollout-*.jsonl")
+        ).relative_to(ROOT)
+    )
+    for name in (
+        "02-shell-one",
+        "04-write-edit-read",
+        "05-failing-command",
+        "08-resume",
+        "12-compaction",
+    )
+)
 FAMILIES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("agentscope-py", "messages", ("fixtures/real/agentscope-py/transcript.jsonl",)),
     ("loongflow", "messages", ("fixtures/real/loongflow/transcript.jsonl",)),
@@ -447,7 +510,7 @@ def specs(sizes: tuple[str, ...], big: bool) -> list[Spec]:
         for dialect, kind, sources in FAMILIES
     ]
     if big:
-        for dialect, kind, sources in (FAMILIES[0], FAMILIES[-1]):
+        for dialect, kind, sources in (FAMILIES[0], FAMILIES[-1], ("codex", "messages", CODEX)):
             name = f"{family_name(dialect, kind)}-1gib"
             out.append(Spec(name, dialect, kind, sources, "1gib", size=BIG_SIZE))
     return out

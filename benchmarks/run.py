@@ -694,7 +694,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--big",
         action="store_true",
-        help="add a 1 GiB agentscope-py message log and a 1 GiB Claude Code session",
+        help="add a 1 GiB agentscope-py message log, a 1 GiB Claude Code session and a 1 GiB "
+        "Codex CLI rollout",
     )
     parser.add_argument(
         "--only",

@@ -504,7 +504,9 @@ def run_export(
         )
     from .tables import table_rows
 
-    return table_rows(list(paths), sink, dialect=options.dialect, findings=findings)
+    return table_rows(
+        list(paths), sink, dialect=options.dialect, findings=findings, redact=options.redact
+    )
 
 
 def open_sql(paths: Iterable[str], options: Options, *, findings: bool = True) -> Any:
@@ -512,7 +514,9 @@ def open_sql(paths: Iterable[str], options: Options, *, findings: bool = True) -
     ``msgcli sql`` over the logs (read as ``options.dialect``), removed on leaving."""
     from .sqlrun import connect_logs
 
-    return connect_logs(list(paths), dialect=options.dialect, findings=findings)
+    return connect_logs(
+        list(paths), dialect=options.dialect, findings=findings, redact=options.redact
+    )
 
 
 def select_messages(flt: Any, options: Options) -> Any:
@@ -522,7 +526,7 @@ def select_messages(flt: Any, options: Options) -> Any:
     be read."""
     from .filters import Selection
 
-    return Selection(flt, options.dialect)
+    return Selection(flt, options.dialect, options.redact)
 
 
 def run_diff(

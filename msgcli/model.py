@@ -154,7 +154,9 @@ class ToolCallBlock(Block):
     ``input`` is the arguments as the dialect holds them: a JSON text
     (AgentScope Python 2.x, Java's raw ``content``) or an object. ``arguments``
     is the parsed object when the record holds one (Java ``input``, Python 1.x,
-    LoongFlow ``arguments``).
+    LoongFlow ``arguments``). ``fields["as_text"]``, where a dialect sets it, is the
+    input as a person reads it (Codex's ``apply_patch``: the patch), which show, HTML and
+    Markdown give as text rather than as JSON.
     """
 
     name: str | None = None

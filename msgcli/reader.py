@@ -140,8 +140,46 @@ def _zstd_reader(raw: Any) -> IO[bytes]:
             "a Zstandard-compressed file: reading it needs the zstd extra "
             "(pip install 'msgcli[zstd]')"
         ) from None
-    reader = zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True)
-    return Decoded(reader)
+    return Decoded(_ZstdFrames(raw, zstandard))
+
+
+class _ZstdFrames(io.RawIOBase):
+    """The bytes of every Zstandard frame of a file, one after another. A file that ends
+    inside a frame raises ``EOFError`` and corrupt data ``OSError`` (what the line reader
+    reports as a P009 at the line it reached), never a silent end or a library error."""
+
+    def __init__(self, raw: Any, zstandard: Any):
+        self._raw = raw
+        self._zstd = zstandard
+        self._obj = zstandard.ZstdDecompressor().decompressobj()
+        self._pending = b""
+        self._started = False
+        self._done = False
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        while not self._pending and not self._done:
+            chunk = self._raw.read(1 << 17)
+            if not chunk:
+                self._done = True
+                if self._started and not self._obj.eof:
+                    raise EOFError("the Zstandard stream ends inside a frame")
+                break
+            self._started = True
+            try:
+                self._pending = self._obj.decompress(chunk)
+                while self._obj.eof and self._obj.unused_data:
+                    rest = self._obj.unused_data
+                    self._obj = self._zstd.ZstdDecompressor().decompressobj()
+                    self._pending += self._obj.decompress(rest)
+            except self._zstd.ZstdError as exc:
+                raise OSError(f"Zstandard: {exc}") from None
+        size = min(len(buffer), len(self._pending))
+        buffer[:size] = self._pending[:size]
+        self._pending = self._pending[size:]
+        return size
 
 
 def read_records(source: str | Path | IO[bytes]) -> Iterator[Record]:
@@ -250,9 +288,10 @@ def _lines(stream: IO[bytes]) -> Iterator[tuple[int, bytes]]:
 
 
 def _gzip_reason(exc: BaseException) -> str:
+    kind = "Zstandard" if "Zstandard" in str(exc) else "gzip"
     if isinstance(exc, EOFError):
-        return "the gzip stream ends before its end marker (the file is cut off)"
-    return f"the gzip stream is corrupt ({exc})"
+        return f"the {kind} stream ends before its end marker (the file is cut off)"
+    return f"the {kind} stream is corrupt ({exc})"
 
 
 # -- JSON array framing ------------------------------------------------------

@@ -455,6 +455,20 @@ OPENCODE_MESSAGES = [
     *lines(FIXTURES / "valid" / "opencode" / "12-compaction.jsonl"),
 ]
 
+# -- Codex CLI -----------------------------------------------------------------------------
+
+_CX = FIXTURES / "real" / "codex"
+#: every record type of a rollout (a compaction, a sub-agent's and its parent's), and the
+#: output of codex exec --json
+CODEX_MESSAGES = [
+    *lines(next((_CX / "12-compaction" / "sessions").rglob("*.jsonl"))),
+    *(r for p in sorted((_CX / "16-subagent" / "sessions").rglob("*.jsonl")) for r in lines(p)),
+]
+CODEX_EVENTS = [
+    *lines(_CX / "04-write-edit-read" / "stdout.jsonl"),
+    *lines(_CX / "16-subagent" / "stdout.jsonl"),
+]
+
 # -- no dialect's ------------------------------------------------------------------------
 
 #: AG-UI protocol events (camelCase like Java's): the form AgentScope Python's service
@@ -487,6 +501,7 @@ DIALECT_SAMPLES: dict[str, dict[str, list]] = {
     "anthropic": {MESSAGE: ANTHROPIC_MESSAGES, EVENT: ANTHROPIC_EVENTS},
     "claude-code": {MESSAGE: CLAUDE_CODE_MESSAGES, EVENT: CLAUDE_CODE_EVENTS},
     "opencode": {MESSAGE: OPENCODE_MESSAGES, EVENT: []},
+    "codex": {MESSAGE: CODEX_MESSAGES, EVENT: CODEX_EVENTS},
 }
 #: records no dialect may claim
 UNCLAIMED = [*NON_RECORDS]
@@ -527,6 +542,8 @@ EVENT_LOGS |= {
 def log_dialect_and_kind(path: Path) -> tuple[str, str]:
     """The dialect (the folder under ``real/`` or ``valid/``) and the kind of a bundled log."""
     where = path.relative_to(FIXTURES)
-    stream_json = where.parts[1] == "claude-code" and where.name == "stream.jsonl"
+    stream_json = (where.parts[1] == "claude-code" and where.name == "stream.jsonl") or (
+        where.parts[1] == "codex" and where.name.startswith("stdout")
+    )
     kind = EVENT if where.as_posix() in EVENT_LOGS or stream_json else MESSAGE
     return where.parts[1], kind

@@ -112,9 +112,10 @@ MESSAGE_LOGS = [
     if ("events" not in p.name or p.name.endswith("-final.jsonl"))
     and not p.name.endswith(".schema.json")
     # provider conversations hold many messages per line: see test_provider_streams.py;
-    # Claude Code sessions are records, not messages: see test_dialect_claude_code (and
-    # OpenCode's, a message with its parts: see test_opencode)
-    and p.relative_to(FIXTURES).parts[1] not in ("openai-chat", "openai-responses", "anthropic")
+    # Claude Code sessions and Codex rollouts are records, not messages: see
+    # test_dialect_claude_code and test_codex
+    and p.relative_to(FIXTURES).parts[1]
+    not in ("openai-chat", "openai-responses", "anthropic", "codex")
     and "claude-code" not in p.parts
     and "opencode" not in p.parts
 ]

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from .common import check_outputs, configured_scheduler, dask_client, fail, remote_errors
-from .options import DialectOption, SchedulerOption, TracebackOption
+from .options import DialectOption, RedactOption, SchedulerOption, TracebackOption
 
 command = typer.Typer(rich_markup_mode=None, add_completion=False)
 
@@ -46,6 +46,7 @@ def export(
     ] = True,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No summary.")] = False,
     dialect: DialectOption = None,
+    redact: RedactOption = False,
     scheduler: SchedulerOption = None,
     traceback: TracebackOption = False,
 ) -> None:
@@ -69,6 +70,8 @@ def export(
     shown = visible(mask(to))
     address = chosen_scheduler(scheduler, None if scheduler else configured_scheduler())
     if address is not None:
+        if redact:
+            raise fail("--redact is not available with --scheduler: export without it")
         _export_on_cluster(paths, to, shown, address, overwrite, findings, quiet, dialect)
         return
     if is_url(to):
@@ -92,7 +95,9 @@ def export(
     except OSError as exc:
         raise fail(f"cannot write {shown}: {exc.strerror or exc}") from None
     try:
-        counts = run_export(paths, writer.write, Options(dialect=dialect), findings=findings)
+        counts = run_export(
+            paths, writer.write, Options(dialect=dialect, redact=redact), findings=findings
+        )
     except BaseException:
         writer.abort()
         raise

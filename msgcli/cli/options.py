@@ -74,6 +74,14 @@ class ListFormat(str, Enum):
     markdown = "markdown"
 
 
+RedactOption = Annotated[
+    bool,
+    typer.Option(
+        "--redact",
+        help="Mask secrets (API keys, tokens, private keys, passwords, Authorization "
+        "headers) in every record before it is read.",
+    ),
+]
 DialectOption = Annotated[
     str | None,
     typer.Option(

@@ -10,7 +10,7 @@ from typing import Annotated, Any
 import typer
 
 from .common import fail
-from .options import DialectOption, TracebackOption
+from .options import DialectOption, RedactOption, TracebackOption
 
 
 class SqlFormat(str, Enum):
@@ -71,6 +71,7 @@ def sql(
         ),
     ] = False,
     dialect: DialectOption = None,
+    redact: RedactOption = False,
     traceback: TracebackOption = False,
 ) -> None:
     """Answer a question of the logs in SQL.
@@ -93,7 +94,7 @@ def sql(
     except MissingExtra as exc:
         raise fail(str(exc)) from None
     try:
-        with open_sql(paths, Options(dialect=dialect), findings=findings) as (
+        with open_sql(paths, Options(dialect=dialect, redact=redact), findings=findings) as (
             db,
             counts,
         ):

@@ -33,6 +33,7 @@ from .agentscope_py import DIALECT as AGENTSCOPE_PY
 from .anthropic import DIALECT as ANTHROPIC
 from .base import EVENT, MESSAGE, TOLERANT_RULES, Dialect
 from .claude_code import DIALECT as CLAUDE_CODE
+from .codex import DIALECT as CODEX
 from .loongflow import DIALECT as LOONGFLOW
 from .openai_chat import DIALECT as OPENAI_CHAT
 from .openai_responses import DIALECT as OPENAI_RESPONSES
@@ -103,6 +104,7 @@ for _builtin in (
     AGENTSCOPE_PY,
     LOONGFLOW,
     CLAUDE_CODE,
+    CODEX,
     ANTHROPIC,
     OPENAI_RESPONSES,
     OPENAI_CHAT,

@@ -64,7 +64,8 @@ Events (stage ``stream``)
 
 Reading commands (show, stats, export, query, diff)
     :meth:`Dialect.finish_reason`, :meth:`Dialect.token_counts`, :meth:`Dialect.aside`,
-    :meth:`Dialect.nested_logs`, :meth:`Dialect.thread_of`, :meth:`Dialect.parent_session`,
+    :meth:`Dialect.nested_logs`, :meth:`Dialect.nested_inputs`, :meth:`Dialect.thread_of`,
+    :meth:`Dialect.parent_session`,
     :meth:`Dialect.same_turn`,
     :attr:`Dialect.stats_details` with :meth:`Dialect.note_stats` and
     :meth:`Dialect.finish_stats`; :meth:`Dialect.responses` (the usage of each model
@@ -503,6 +504,12 @@ class Dialect:
         subagent's transcript under the call that started it). Default: none."""
         return []
 
+    def nested_inputs(self, sources: list[Any]) -> set[str]:
+        """Of the inputs of one ``show`` (paths, as given), those that another input nests
+        through :meth:`nested_logs` (a sub-agent's log whose parent is among them): shown
+        under the call that started them, not a second time. Default: none."""
+        return set()
+
     def thread_of(self, msg: Message) -> tuple[Any, Any, Any]:
         """``(session id, agent id, is sidechain)`` of a message, for the tables of
         ``msgcli export`` and ``msgcli query``: which session it belongs to, which agent
@@ -511,9 +518,9 @@ class Dialect:
         return session_of(msg), None, None
 
     def parent_session(self, msg: Message) -> Any:
-        """The session a message's session was started from (a sub-agent's parent session,
-        a fork's source), for the ``parent_session_id`` column of ``msgcli export`` and
-        ``msgcli query``. Default: ``None``, the dialect does not say."""
+        """The session a message's session was forked from or spawned by (a sub-agent's
+        parent thread), for the ``parent_session_id`` column of ``msgcli export`` and
+        ``msgcli query``. Default: ``None``, the dialect records none."""
         return None
 
     def same_turn(self, before: Message, msg: Message) -> bool:

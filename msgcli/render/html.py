@@ -546,7 +546,10 @@ class HtmlWriter:
         if block.state:
             head.append(f'<span class="tag">{one_line(block.state)}</span>')
         args: Any = block.arguments
-        if args is None and isinstance(block.input, str):
+        text = block.fields.get("as_text")
+        if isinstance(text, str):  # input a person reads as text (a patch)
+            shown = _pre(text, self.options.max_chars)
+        elif args is None and isinstance(block.input, str):
             try:
                 args = json.loads(block.input) if block.input.strip() else {}
                 shown = json_html(args, self.options.max_chars)

@@ -223,6 +223,9 @@ class MarkdownWriter:
             if block.state:
                 head += f" · {escape(block.state)}"
             args: Any = block.arguments
+            text = block.fields.get("as_text")
+            if isinstance(text, str):  # input a person reads as text (a patch)
+                return [head, fenced(_cut(clean(text)), "diff")]
             if args is None and isinstance(block.input, str):
                 try:
                     args = json.loads(block.input) if block.input.strip() else {}

@@ -940,6 +940,9 @@ def _call(block: ToolCallBlock, options: ShowOptions) -> list[RenderableType]:
     if block.state:
         pieces.append((f"  {visible(str(block.state))}", "dim"))
     head = _assembled(pieces, "bold")
+    text = block.fields.get("as_text")
+    if isinstance(text, str):  # input a person reads as text (a patch)
+        return [head, _indent(_plain(text, options))]
     args: Any = block.arguments
     if not args and isinstance(block.input, str) and block.input.strip() not in ("", "{}"):
         args = None  # the argument text says more (a call cut off while it streamed)
@@ -1129,9 +1132,14 @@ def without_nested(sources: Iterable[tuple[str, Any, str]]) -> list[tuple[str, A
     """The inputs of ``show`` (and its HTML and Markdown pages) as ``expand_paths`` gives
     them, less the logs another input nests: a Claude Code subagent file whose session is
     among them is shown under the Agent call that started it, not a second time as a file of
-    its own (given without its session, it is shown as itself)."""
+    its own (given without its session, it is shown as itself); so for every dialect's
+    :meth:`~msgcli.dialects.base.Dialect.nested_inputs`."""
+    from ..dialects import DIALECTS
     from ..dialects.claude_code.subagents import nested_in_run
 
     listed = list(sources)
-    nested = nested_in_run(source for _, source, _ in listed)
+    given = [source for _, source, _ in listed]
+    nested = nested_in_run(given)
+    for dialect in DIALECTS.values():
+        nested |= dialect.nested_inputs(given)
     return [s for s in listed if s[1] is None or str(s[1]) not in nested] if nested else listed
