@@ -126,6 +126,8 @@ class CodexDialect(Dialect):
     own_rules = frozenset(r.code for r in _RULES)
     rules = _RULES
     rule_docs = "msgcli.dialects.codex.docs:EXPLAINED"
+    #: a response's input tokens, as the Responses API reports them, hold its cached ones
+    usage_cache_in_input = True
 
     def classify(self, obj: dict) -> str | None:
         if type(obj) is not dict:
