@@ -33,6 +33,7 @@ from .agentscope_py import DIALECT as AGENTSCOPE_PY
 from .anthropic import DIALECT as ANTHROPIC
 from .base import EVENT, MESSAGE, Dialect
 from .claude_code import DIALECT as CLAUDE_CODE
+from .gemini_cli import DIALECT as GEMINI_CLI
 from .loongflow import DIALECT as LOONGFLOW
 from .openai_chat import DIALECT as OPENAI_CHAT
 from .openai_responses import DIALECT as OPENAI_RESPONSES
@@ -100,6 +101,7 @@ for _builtin in (
     AGENTSCOPE_JAVA,
     AGENTSCOPE_PY,
     LOONGFLOW,
+    GEMINI_CLI,
     CLAUDE_CODE,
     ANTHROPIC,
     OPENAI_RESPONSES,
