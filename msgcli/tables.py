@@ -16,8 +16,9 @@ The tables (:data:`TABLES`, column name and type):
 
 ``session_id``, ``agent_id`` and ``is_sidechain`` (in ``messages`` and ``tool_calls``) say
 which session a message belongs to, which agent wrote it (a subagent's id) and whether it is
-off the main thread, where its dialect records that (:meth:`Dialect.thread_of`); a tool
-call's are those of the message that made it.
+off the main thread, where its dialect records that (:meth:`Dialect.thread_of`);
+``parent_session_id`` the session a sub-agent's log belongs under
+(:meth:`Dialect.parent_session`); a tool call's are those of the message that made it.
 
 Types are ``VARCHAR``, ``BIGINT``, ``DOUBLE``, ``BOOLEAN`` and ``TIMESTAMP``. A ``TIMESTAMP`` is the
 time as the log records it: times with a zone are given in UTC, times without one
@@ -79,6 +80,7 @@ TABLES: dict[str, tuple[tuple[str, str], ...]] = {
         ("session_id", VARCHAR),
         ("agent_id", VARCHAR),
         ("is_sidechain", BOOLEAN),
+        ("parent_session_id", VARCHAR),
     ),
     "blocks": (
         ("file", VARCHAR),
@@ -113,6 +115,7 @@ TABLES: dict[str, tuple[tuple[str, str], ...]] = {
         ("session_id", VARCHAR),
         ("agent_id", VARCHAR),
         ("is_sidechain", BOOLEAN),
+        ("parent_session_id", VARCHAR),
     ),
     "findings": (
         ("file", VARCHAR),
@@ -240,8 +243,8 @@ class _File:
         self.name = name
         self.rows = rows
         self.waiting: dict[Any, list[list[Any]]] = {}  # call key -> calls without a result
-        #: session id, agent id, is sidechain of the message being read
-        self.thread: tuple[Any, Any, Any] = (None, None, None)
+        #: session id, agent id, is sidechain, parent session id of the message being read
+        self.thread: tuple[Any, Any, Any, Any] = (None, None, None, None)
 
     def message(self, msg: Message, dialect: Any, line: int) -> None:
         name = self.name
@@ -253,7 +256,13 @@ class _File:
         counts = dialect.token_counts(msg)
         inp, out, cached = counts if counts is not None else (None, None, None)
         session, agent, side = dialect.thread_of(msg)
-        thread = self.thread = (_text(session), _text(agent), side if type(side) is bool else None)
+        parent = _text(dialect.parent_session(name, msg))
+        thread = self.thread = (
+            _text(session),
+            _text(agent),
+            side if type(side) is bool else None,
+            parent,
+        )
         seq = 0
         calls = 0
         for block in msg.blocks():

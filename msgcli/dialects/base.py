@@ -46,7 +46,8 @@ Events (stage ``stream``)
 
 Reading commands (show, stats, export, query, diff)
     :meth:`Dialect.finish_reason`, :meth:`Dialect.token_counts`, :meth:`Dialect.aside`,
-    :meth:`Dialect.nested_logs`, :meth:`Dialect.thread_of`, :meth:`Dialect.same_turn`,
+    :meth:`Dialect.nested_logs`, :meth:`Dialect.thread_of`,
+    :meth:`Dialect.parent_session`, :meth:`Dialect.same_turn`,
     :attr:`Dialect.stats_details` with :meth:`Dialect.note_stats` and
     :meth:`Dialect.finish_stats`; :meth:`Dialect.responses` (the usage of each model
     response, for ``msgcli usage``).
@@ -421,6 +422,12 @@ class Dialect:
         (a subagent's id) wrote it, and whether it is off the main thread. Default: the
         session the message records (if any), no agent, not said."""
         return session_of(msg), None, None
+
+    def parent_session(self, path: str, msg: Message) -> Any:
+        """The session a message of the log at ``path`` belongs under (a sub-agent's log:
+        the id of the session that started it), for the ``parent_session_id`` column of
+        ``msgcli export`` and ``msgcli query``. Default: none."""
+        return None
 
     def same_turn(self, before: Message, msg: Message) -> bool:
         """Whether ``msg`` continues the turn of the message ``before`` it: a dialect that
