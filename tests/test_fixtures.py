@@ -21,8 +21,8 @@ from msgcli.rules import RULES
 
 # Claude Code's real files (a warning on a synthetic API-error record included) are held to
 # their own standard in test_dialect_claude_code, Gemini CLI's (scenario folders beside the
-# mock's ledger and the CLI's JSON output) in test_gemini_cli, LoongFlow's agent runs (warnings on an
-# interrupted call, on unparsable arguments and on the framework's time stamps) in
+# mock's ledger and the CLI's JSON output) in test_gemini_cli, LoongFlow's agent runs
+# (warnings on an interrupted call, on unparsable arguments and on the framework's time stamps) in
 # test_loongflow_runs; a JSON schema beside a state file is no log (a directory scan passes
 # it over)
 REAL = [

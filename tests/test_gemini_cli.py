@@ -56,7 +56,9 @@ def messages(path: Path):
 # -- validate --------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("path", SESSIONS + STREAMS + [LEGACY], ids=ids(SESSIONS + STREAMS) + ["legacy"])
+@pytest.mark.parametrize(
+    "path", SESSIONS + STREAMS + [LEGACY], ids=[*ids(SESSIONS + STREAMS), "legacy"]
+)
 def test_every_real_file_is_gemini_cli_and_has_no_finding(path):
     run = validate_paths([path])
     (report,) = run.files
@@ -170,9 +172,7 @@ def test_legacy_json_document_is_read_like_the_journal():
 def test_resume_rewrites_history_in_the_same_file_and_keeps_each_message_once():
     path = main_session(REAL / "08-resume")
     read = messages(path)
-    prompts = [
-        m.content[0].text for m in read if m.role == "user" and not DIALECT.aside(m)
-    ]
+    prompts = [m.content[0].text for m in read if m.role == "user" and not DIALECT.aside(m)]
     assert [p.rsplit("] ", 1)[1] for p in prompts] == ["run1", "run2", "run3"]
     assert len({m.id for m in read}) == len(read)
     stats = file_stats(path)
@@ -223,8 +223,14 @@ def _turns(msgs):
 
 @pytest.mark.parametrize(
     "scenario",
-    ["02-shell-one-command", "04-write-replace-read", "05-failing-command", "13-subagent",
-     "14-policy-deny"],
+    [
+        "02-shell-one-command",
+        "04-write-replace-read",
+        "05-failing-command",
+        "13-subagent",
+        "14-policy-deny",
+        "n1-stream-json-thoughts",
+    ],
 )
 def test_stream_json_rebuilds_the_messages_of_the_session_file(scenario):
     folder = REAL / scenario
@@ -232,12 +238,26 @@ def test_stream_json_rebuilds_the_messages_of_the_session_file(scenario):
     assert replayed == _turns(messages(main_session(folder)))
 
 
-def test_stream_json_of_a_resumed_run_rebuilds_that_run():
-    folder = REAL / "08-resume"
+@pytest.mark.parametrize(
+    ("scenario", "after"), [("08-resume", "after-run2"), ("n2-resume-parallel-calls", None)]
+)
+def test_stream_json_of_a_resumed_run_rebuilds_that_run(scenario, after):
+    folder = REAL / scenario
     replayed = _turns(messages(folder / "stdout.run2.jsonl"))
-    after = _turns(messages(folder / "after-run2" / ".gemini" / "tmp" / "work" / "chats"
-                            / main_session(folder).name))
-    assert after[-len(replayed):] == replayed
+    session = main_session(folder)
+    if after is not None:
+        session = folder / after / ".gemini" / "tmp" / "work" / "chats" / session.name
+    whole = _turns(messages(session))
+    assert len(whole) > len(replayed) and whole[-len(replayed) :] == replayed
+
+
+def test_the_cli_own_totals_include_its_side_calls_the_session_file_does_not():
+    folder = REAL / "n1-stream-json-thoughts"
+    result = json.loads((folder / "stdout.jsonl").read_text().splitlines()[-1])
+    whole = json.loads((folder / "ledger.json").read_text())
+    assert result["stats"]["input_tokens"] == whole["sum_completed_all"]["promptTokenCount"]
+    assert file_stats(main_session(folder)).tokens.input == ledger(folder)["promptTokenCount"]
+    assert ledger(folder)["promptTokenCount"] < result["stats"]["input_tokens"]
 
 
 # -- show, HTML, Markdown -------------------------------------------------------------------
@@ -246,26 +266,34 @@ def test_stream_json_of_a_resumed_run_rebuilds_that_run():
 def test_show_nests_the_subagent_under_its_call_and_shows_errors(run_cli, tmp_path):
     code, out = run_cli("show", str(main_session(REAL / "13-subagent")))
     assert code == 0
-    assert out.index("invoke_agent") < out.index("sub-agent generalist") < out.index("ls -1 | wc -l")
+    assert (
+        out.index("invoke_agent") < out.index("sub-agent generalist") < out.index("ls -1 | wc -l")
+    )
     code, out = run_cli("show", str(main_session(REAL / "14-policy-deny")))
     assert "Tool execution denied by policy." in out and "error" in out
     page = tmp_path / "s.html"
     code, _ = run_cli("show", str(main_session(REAL / "13-subagent")), "--export-html", str(page))
     assert code == 0 and "ls -1 | wc -l" in page.read_text()
     md = tmp_path / "s.md"
-    code, _ = run_cli("show", str(main_session(REAL / "01-plain-markdown")), "--export-markdown",
-                      str(md))
+    code, _ = run_cli(
+        "show", str(main_session(REAL / "01-plain-markdown")), "--export-markdown", str(md)
+    )
     assert code == 0 and "naïve café" in md.read_text()
 
 
 # -- convert, diff, export, query, sql ------------------------------------------------------
 
 
-@pytest.mark.parametrize("target", ["openai-chat", "anthropic", "openai-responses", "agentscope-py"])
+@pytest.mark.parametrize(
+    "target", ["openai-chat", "anthropic", "openai-responses", "agentscope-py"]
+)
 def test_convert_keeps_every_call_id_and_validates_in_its_target(run_cli, tmp_path, target):
     source = main_session(REAL / "14-policy-deny")
     calls = {
-        c["id"] for r in records(source) if r.get("type") == "gemini" for c in r.get("toolCalls", ())
+        c["id"]
+        for r in records(source)
+        if r.get("type") == "gemini"
+        for c in r.get("toolCalls", ())
     }
     out = tmp_path / "out.jsonl"
     code, _ = run_cli("convert", "-t", target, str(source), "-o", str(out))
@@ -277,29 +305,48 @@ def test_convert_keeps_every_call_id_and_validates_in_its_target(run_cli, tmp_pa
 
 
 def test_gemini_cli_is_no_conversion_target(run_cli):
-    code, _out = run_cli("convert", "-t", "gemini-cli", str(main_session(REAL / "01-plain-markdown")))
+    code, _out = run_cli(
+        "convert", "-t", "gemini-cli", str(main_session(REAL / "01-plain-markdown"))
+    )
     assert code == 2
 
 
-def test_diff_of_a_resumed_session_against_the_file_before_shows_only_additions(run_cli):
-    folder = REAL / "08-resume"
+@pytest.mark.parametrize(
+    ("scenario", "later", "added"),
+    [
+        ("08-resume", "after-run2", 4),
+        ("08-resume", "after-run3", 6),
+        ("n2-resume-parallel-calls", None, 5),
+    ],
+)
+def test_diff_of_a_resumed_session_against_the_file_before_shows_only_additions(
+    run_cli, scenario, later, added
+):
+    folder = REAL / scenario
     name = main_session(folder).name
     before = folder / "after-run1" / ".gemini" / "tmp" / "work" / "chats" / name
-    after = folder / "after-run2" / ".gemini" / "tmp" / "work" / "chats" / name
+    after = main_session(folder)
+    if later is not None:
+        after = folder / later / ".gemini" / "tmp" / "work" / "chats" / name
     code, out = run_cli("diff", "-f", "json", str(before), str(after))
+    assert code == 1  # (they differ)
     stat = json.loads(out)["stat"]
-    assert stat["added"] == 4 and stat["removed"] == 0 and stat["changed"] == 0
+    assert (stat["added"], stat["removed"], stat["changed"]) == (added, 0, 0)
 
 
 def test_export_has_session_agent_and_parent_columns(run_cli, tmp_path):
     db_path = tmp_path / "t.sqlite"
-    code, _ = run_cli("export", "--no-findings", str(home(REAL / "13-subagent")), "--to", str(db_path))
+    code, _ = run_cli(
+        "export", "--no-findings", str(home(REAL / "13-subagent")), "--to", str(db_path)
+    )
     assert code == 0
     db = sqlite3.connect(db_path)
-    rows = set(db.execute(
-        "SELECT session_id, agent_id, is_sidechain, parent_session_id FROM messages "
-        "WHERE role = 'assistant'"
-    ))
+    rows = set(
+        db.execute(
+            "SELECT session_id, agent_id, is_sidechain, parent_session_id FROM messages "
+            "WHERE role = 'assistant'"
+        )
+    )
     parent = "0feddf7b-aa6f-4032-a683-4e5ae324fd0e"
     agent = "c584e42e-35b6-45f5-b0d3-05d22f297475"
     assert rows == {(parent, None, 0, None), (agent, agent, 1, parent)}
@@ -309,7 +356,9 @@ def test_export_has_session_agent_and_parent_columns(run_cli, tmp_path):
 
 
 def test_query_writes_records_as_the_cli_wrote_them(run_cli):
-    code, out = run_cli("query", "--role", "assistant", str(main_session(REAL / "02-shell-one-command")))
+    code, out = run_cli(
+        "query", "--role", "assistant", str(main_session(REAL / "02-shell-one-command"))
+    )
     assert code == 0
     lines = [json.loads(x) for x in out.splitlines() if x.strip()]
     assert len(lines) == 2 and all(not any(k.startswith("msgcli_") for k in r) for r in lines)

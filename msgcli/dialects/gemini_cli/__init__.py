@@ -350,9 +350,9 @@ def _read_message(obj: dict, kind: str) -> Message:
                 continue
             args = call.get("args")
             status = call.get("status")
-            fields = {"agentId": call["agentId"]} if "agentId" in call else {}
+            kept = {"agentId": call["agentId"]} if "agentId" in call else {}
             if "resultDisplay" in call:
-                fields["resultDisplay"] = call["resultDisplay"]
+                kept["resultDisplay"] = call["resultDisplay"]
             blocks.append(
                 ToolCallBlock(
                     "tool_call",
@@ -362,7 +362,7 @@ def _read_message(obj: dict, kind: str) -> Message:
                     input=args,
                     arguments=args,
                     state=status if isinstance(status, str) else None,
-                    fields=fields,
+                    fields=kept,
                 )
             )
     role: Any = kind

@@ -14,6 +14,7 @@ from ...textsafe import short
 from .history import History, is_header, is_message
 from .known import (
     AGENT_TOOL,
+    DROPPED,
     HEADER_FIELDS,
     MESSAGE_FIELDS,
     SET_KEYS,
@@ -46,7 +47,7 @@ def _pointer(*keys: Any) -> str:
 
 
 class SessionChecker:
-    """The rules of one Gemini CLI file (see :meth:`msgcli.dialects.base.Dialect.record_checker`)."""
+    """The rules of one Gemini CLI file (:meth:`msgcli.dialects.base.Dialect.record_checker`)."""
 
     def __init__(self, emit: Any, name: str):
         self.emit = emit
@@ -113,8 +114,11 @@ class SessionChecker:
             if isinstance(patch, dict):
                 for key in patch:
                     if key not in SET_KEYS:
-                        emit("G001", f"$set key {short(key)} is not one msgcli knows: kept",
-                             _pointer("$set", key))
+                        emit(
+                            "G001",
+                            f"$set key {short(key)} is not one msgcli knows: kept",
+                            _pointer("$set", key),
+                        )
                 messages = patch.get("messages")
                 if isinstance(messages, list):
                     for i, msg in enumerate(messages):
@@ -136,8 +140,11 @@ class SessionChecker:
         self.header_seen = True
         for key in obj:
             if key not in HEADER_FIELDS:
-                self.emit("G001", f"header field {short(key)} is not one msgcli knows: kept",
-                          _pointer(key))
+                self.emit(
+                    "G001",
+                    f"header field {short(key)} is not one msgcli knows: kept",
+                    _pointer(key),
+                )
         session = obj.get("sessionId")
         if isinstance(session, str):
             self._session(session, "/sessionId")
@@ -145,16 +152,26 @@ class SessionChecker:
     def _session(self, session: str, ptr: str) -> None:
         emit = self.emit
         if self.session is not None and session != self.session:
-            emit("G005", f"session {short(session)} follows session {short(self.session)} "
-                 "in one file", ptr)
+            emit(
+                "G005",
+                f"session {short(session)} follows session {short(self.session)} in one file",
+                ptr,
+            )
             return
         if self.session is None:
             if self.prefix is not None and not session.startswith(self.prefix):
-                emit("G005", f"sessionId {short(session)} differs from the file's name "
-                     f"(…-{self.prefix})", ptr)
+                emit(
+                    "G005",
+                    f"sessionId {short(session)} differs from the file's name (…-{self.prefix})",
+                    ptr,
+                )
             elif self.agent is not None and session != self.agent:
-                emit("G005", f"sessionId {short(session)} differs from the sub-agent file's "
-                     f"name ({self.agent})", ptr)
+                emit(
+                    "G005",
+                    f"sessionId {short(session)} differs from the sub-agent file's "
+                    f"name ({self.agent})",
+                    ptr,
+                )
         self.session = session
 
     def _fields(self, obj: dict, at: tuple) -> None:
@@ -164,16 +181,22 @@ class SessionChecker:
             return
         for key in obj:
             if key not in known:
-                self.emit("G001", f"field {short(key)} is not one msgcli knows on a {kind} "
-                          "message: kept", _pointer(*at, key))
+                self.emit(
+                    "G001",
+                    f"field {short(key)} is not one msgcli knows on a {kind} message: kept",
+                    _pointer(*at, key),
+                )
         calls = obj.get("toolCalls")
         if isinstance(calls, list):
             for i, call in enumerate(calls):
                 if isinstance(call, dict):
                     for key in call:
                         if key not in TOOL_CALL_FIELDS:
-                            self.emit("G001", f"tool call field {short(key)} is not one msgcli "
-                                      "knows: kept", _pointer(*at, "toolCalls", i, key))
+                            self.emit(
+                                "G001",
+                                f"tool call field {short(key)} is not one msgcli knows: kept",
+                                _pointer(*at, "toolCalls", i, key),
+                            )
 
     def _message(self, line: int, obj: dict, at: tuple) -> None:
         self._fields(obj, at)
@@ -187,14 +210,20 @@ class SessionChecker:
         if first is None:
             self.copies[mid] = (line, tokens, obj.get("model"))
         elif first[1] != tokens or first[2] != obj.get("model"):
-            self.emit("G006", f"response {short(mid)} reports other tokens or another model "
-                      f"than its copy on line {first[0]}: the last copy counts",
-                      _pointer(*at, "tokens"))
+            self.emit(
+                "G006",
+                f"response {short(mid)} reports other tokens or another model "
+                f"than its copy on line {first[0]}: the last copy counts",
+                _pointer(*at, "tokens"),
+            )
 
     def _check_rewind(self, line: int, target: str) -> None:
         if not self.history.holds(target):
-            self.emit("G007", f"$rewindTo {short(target)} names no message of the history: "
-                      "the CLI empties it", "/$rewindTo")
+            self.emit(
+                "G007",
+                f"$rewindTo {short(target)} names no message of the history: the CLI empties it",
+                "/$rewindTo",
+            )
 
     # -- across records ---------------------------------------------------------
 
@@ -206,36 +235,52 @@ class SessionChecker:
         order: list[str] = []
         for line, obj in records:
             kind = obj.get("type")
-            if kind == "gemini" and not obj.get("msgcli_dropped"):
+            content = obj.get("content")
+            parts: list = content if isinstance(content, list) else []
+            if kind == "gemini" and not obj.get(DROPPED):
                 for call in obj.get("toolCalls") or ():
                     if isinstance(call, dict) and isinstance(call.get("id"), str):
                         if call["id"] not in calls:
                             order.append(call["id"])
                         calls[call["id"]] = (line, call.get("name"), call.get("agentId"))
-                for part in obj.get("content") if isinstance(obj.get("content"), list) else ():
+                for part in parts:
                     fc = part.get("functionCall") if isinstance(part, dict) else None
-                    if isinstance(fc, dict) and isinstance(fc.get("id"), str):
-                        if fc["id"] not in calls:
-                            order.append(fc["id"])
-                            calls[fc["id"]] = (line, fc.get("name"), None)
+                    if not isinstance(fc, dict):
+                        continue
+                    cid = fc.get("id")
+                    if isinstance(cid, str) and cid not in calls:
+                        order.append(cid)
+                        calls[cid] = (line, fc.get("name"), None)
             elif kind == "user":
-                for part in obj.get("content") if isinstance(obj.get("content"), list) else ():
+                for part in parts:
                     fr = part.get("functionResponse") if isinstance(part, dict) else None
                     if isinstance(fr, dict) and isinstance(fr.get("id"), str):
                         cid = fr["id"]
                         if cid not in calls and not obj.get(SYNTHETIC):
-                            emit("G003", f"tool result {short(cid)} answers no tool call of "
-                                 "the history", "/content", line=line)
+                            emit(
+                                "G003",
+                                f"tool result {short(cid)} answers no tool call of the history",
+                                "/content",
+                                line=line,
+                            )
                             continue
                         answers[cid] = answers.get(cid, 0) + 1
                         if answers[cid] == 2:
-                            emit("G003", f"tool call {short(cid)} is answered more than once",
-                                 "/content", line=line)
+                            emit(
+                                "G003",
+                                f"tool call {short(cid)} is answered more than once",
+                                "/content",
+                                line=line,
+                            )
         for cid in order:
             line, name, agent = calls[cid]
             if not answers.get(cid):
-                emit("G002", f"tool call {short(cid)} ({short(name)}) gets no result",
-                     "/toolCalls", line=line)
+                emit(
+                    "G002",
+                    f"tool call {short(cid)} ({short(name)}) gets no result",
+                    "/toolCalls",
+                    line=line,
+                )
             if name == AGENT_TOOL and isinstance(agent, str):
                 self._subagent(line, agent)
         if self.agent is not None:
@@ -248,9 +293,14 @@ class SessionChecker:
         if not os.path.isdir(os.path.dirname(self.name) or "."):
             return  # (not a local file)
         if not os.path.isfile(os.path.join(folder, f"{agent}.jsonl")):
-            self.emit("G004", f"sub-agent {short(agent)} has no file "
-                      f"{short(os.path.join(self.session, agent + '.jsonl'))} beside the "
-                      "session", "/toolCalls", line=line)
+            self.emit(
+                "G004",
+                f"sub-agent {short(agent)} has no file "
+                f"{short(os.path.join(self.session, agent + '.jsonl'))} beside the "
+                "session",
+                "/toolCalls",
+                line=line,
+            )
 
     def _parent(self) -> None:
         """A sub-agent file: the session that started it, when its file is beside the folder."""
@@ -272,5 +322,9 @@ class SessionChecker:
             with open(os.path.join(chats, entry), "rb") as fh:
                 if needle in fh.read():
                     return
-        self.emit("G004", f"no session file of {short(parent_id)} beside this folder calls "
-                  f"sub-agent {short(self.agent)}", line=1)
+        self.emit(
+            "G004",
+            f"no session file of {short(parent_id)} beside this folder calls "
+            f"sub-agent {short(self.agent)}",
+            line=1,
+        )

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .known import AGENT, CONTEXT, DROPPED, PARENT, SESSION, SYNTHETIC
+from .known import AGENT, CONTEXT, DROPPED, SESSION, SYNTHETIC
 
 __all__ = ["History", "is_header", "is_message"]
 

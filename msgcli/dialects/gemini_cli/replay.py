@@ -5,7 +5,8 @@ The stream holds ``init`` (the session id, the model asked for), ``message`` rec
 ``tool_result`` records, ``error`` records (warnings such as the loop detector's) and one
 ``result`` (status, and the token totals of the whole run, the CLI's side calls
 included). One model response is the text and calls up to the first result of its calls
-(the tools run once the response is over), or up to the next prompt or the result: the
+(the tools run once the response is over), or up to the next prompt or the result, its
+text trimmed as the CLI writes it: the
 messages rebuilt are those the session file of the run holds, one per response, the
 results of one response's calls in one message, as the file has them. The stream carries
 no message ids and no tokens per response: the rebuilt messages have neither.
@@ -44,8 +45,11 @@ class StreamReplayer(Replayer):
             self.line = line
             self.stats.events += 1
             self.stats.unknown[kind] += 1
-            self.emit("G001", f"stream-json record type {short(kind)} is not one msgcli "
-                      "knows: counted", "/type")
+            self.emit(
+                "G001",
+                f"stream-json record type {short(kind)} is not one msgcli knows: counted",
+                "/type",
+            )
             return
         super().feed(line, event, valid)
 
@@ -55,6 +59,8 @@ class StreamReplayer(Replayer):
 
     def _close_response(self) -> None:
         if self._response is not None:
+            # (the session file holds the text trimmed)
+            self._response["content"] = self._response["content"].strip()
             self.write(self._response_line, self._response)
             self.stats.completed += 1
             self._response = None
@@ -141,8 +147,7 @@ class StreamReplayer(Replayer):
     def _tool_result(self, event: dict) -> None:
         tid = event.get("tool_id")
         if not isinstance(tid, str) or tid not in self._called:
-            self.emit("G008", f"tool_result {short(tid)} answers no tool_use before it",
-                      "/tool_id")
+            self.emit("G008", f"tool_result {short(tid)} answers no tool_use before it", "/tool_id")
         self._close_response()
         if self._results is None:
             self._results = {
@@ -174,5 +179,6 @@ class StreamReplayer(Replayer):
         if self.result is None and not cut and self.stats.events:
             if had:
                 self.stats.cut += 1
-            self.emit("G008", "the stream ends without its result record: the run was cut",
-                      line=line)
+            self.emit(
+                "G008", "the stream ends without its result record: the run was cut", line=line
+            )

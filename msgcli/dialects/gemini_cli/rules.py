@@ -81,8 +81,7 @@ RULES = (
 EXPLAINED = {
     "G001": (
         '{"id": "...", "type": "gemini", "content": "", "citations": [...]}',
-        "Nothing to fix: the record is kept and read; msgcli learns the field in a later "
-        "release.",
+        "Nothing to fix: the record is kept and read; msgcli learns the field in a later release.",
     ),
     "G002": (
         'toolCalls: [{"id": "run_shell_command_1", ...}] and no functionResponse with that id',
