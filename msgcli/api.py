@@ -504,7 +504,9 @@ def run_export(
         )
     from .tables import table_rows
 
-    return table_rows(list(paths), sink, dialect=options.dialect, findings=findings)
+    return table_rows(
+        list(paths), sink, dialect=options.dialect, findings=findings, redact=options.redact
+    )
 
 
 def open_sql(paths: Iterable[str], options: Options, *, findings: bool = True) -> Any:
@@ -512,17 +514,19 @@ def open_sql(paths: Iterable[str], options: Options, *, findings: bool = True) -
     ``msgcli sql`` over the logs (read as ``options.dialect``), removed on leaving."""
     from .sqlrun import connect_logs
 
-    return connect_logs(list(paths), dialect=options.dialect, findings=findings)
+    return connect_logs(
+        list(paths), dialect=options.dialect, findings=findings, redact=options.redact
+    )
 
 
 def select_messages(flt: Any, options: Options) -> Any:
     """A :class:`msgcli.filters.Selection` of the messages ``flt`` (a
-    :class:`msgcli.filters.Filter`) matches, reading logs as ``options.dialect``: its
-    ``run(paths)`` yields each match; ``problems`` and ``unreadable`` tell what could not
-    be read."""
+    :class:`msgcli.filters.Filter`) matches, reading logs as ``options.dialect`` (with
+    secrets masked where ``options.redact``): its ``run(paths)`` yields each match;
+    ``problems`` and ``unreadable`` tell what could not be read."""
     from .filters import Selection
 
-    return Selection(flt, options.dialect)
+    return Selection(flt, options.dialect, options.redact)
 
 
 def run_diff(

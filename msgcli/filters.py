@@ -437,12 +437,14 @@ class Selection:
     for logs, ``-``); event logs are replayed on the way.
 
     ``problems`` collects ``(path, line, message)`` for what could not be read: a path
-    (line 0) or a line; ``unreadable`` counts the paths.
+    (line 0) or a line; ``unreadable`` counts the paths. ``redact``: secrets are masked in
+    every record before it is read (``--redact``).
     """
 
-    def __init__(self, flt: Filter | None = None, dialect: str | None = None):
+    def __init__(self, flt: Filter | None = None, dialect: str | None = None, redact: bool = False):
         self.filter = flt or Filter()
         self.dialect = dialect
+        self.redact = redact
         self.problems: list[tuple[str, int, str]] = []
         self.unreadable = 0
         self.matched = 0
@@ -463,7 +465,7 @@ class Selection:
             flt.reset()
             if flt.errors and str(source) != "-":
                 flt.finding_lines = error_lines(source, name, self.dialect)
-            reader = LogReader(name, self.dialect)
+            reader = LogReader(name, self.dialect, redact=self.redact)
             try:
                 for item in reader.items(source):
                     msg = item.message

@@ -20,7 +20,7 @@ __all__ = ["connect_logs", "run_sql"]
 
 @contextmanager
 def connect_logs(
-    paths: list[str], *, dialect: str | None = None, findings: bool = True
+    paths: list[str], *, dialect: str | None = None, findings: bool = True, redact: bool = False
 ) -> Iterator[tuple[Any, RowCounts]]:
     """A DuckDB connection with the views ``messages``, ``blocks``, ``tool_calls`` and
     ``findings`` over the logs, and the row counts; removed on leaving."""
@@ -32,7 +32,9 @@ def connect_logs(
         target = os.path.join(scratch, "logs.parquet")
         writer = ParquetWriter(target)
         try:
-            counts = table_rows(paths, writer.write, dialect=dialect, findings=findings)
+            counts = table_rows(
+                paths, writer.write, dialect=dialect, findings=findings, redact=redact
+            )
         except BaseException:
             writer.abort()
             raise

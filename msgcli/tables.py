@@ -441,6 +441,7 @@ def table_rows(
     findings: bool = True,
     batch: int = BATCH,
     name_as: str | None = None,
+    redact: bool = False,
 ) -> RowCounts:
     """Read every log the paths name (files, directories searched for logs, ``-``) and
     hand ``sink(table, rows)`` the rows of :data:`TABLES` in batches (each row a tuple in
@@ -448,7 +449,8 @@ def table_rows(
     ``findings`` table (a second reading of the file). Without it (and for standard input,
     which is read once) the findings are what reading met: lines that cannot be read, and
     the errors an event log's replay reports. ``name_as``: the name the rows give the one
-    file ``paths`` names (a cluster's task reads it by its absolute path)."""
+    file ``paths`` names (a cluster's task reads it by its absolute path). ``redact``: mask
+    secrets in every record before it is read (``--redact``)."""
     from .engine import Options, validate_file
     from .inputs import expand_paths
     from .reader import ReadError
@@ -466,7 +468,7 @@ def table_rows(
             continue
         counts.files += 1
         current = _File(name, rows)
-        reader = LogReader(name, dialect)
+        reader = LogReader(name, dialect, redact=redact)
         notices: list[tuple] = []
         try:
             for item in reader.items(source):

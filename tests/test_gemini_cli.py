@@ -384,5 +384,13 @@ def test_redact_masks_a_secret_in_a_prompt(run_cli, tmp_path):
     assert code == 0 and secret not in out and "naïve" in out
     code, out = run_cli("convert", "--redact", "-t", "openai-chat", str(target))
     assert code == 0 and secret not in out and "naïve" in out
-    code, out = run_cli("show", str(target))
+    code, out = run_cli("query", "--redact", str(target))
+    assert code == 0 and secret not in out and "naïve" in out
+    code, out = run_cli("sql", "--redact", "-f", "json", "SELECT text FROM messages", str(target))
+    assert code == 0 and secret not in out and "naïve" in out
+    db_path = tmp_path / "t.sqlite"
+    code, _ = run_cli("export", "--redact", "--no-findings", str(target), "--to", str(db_path))
+    texts = " ".join(t for (t,) in sqlite3.connect(db_path).execute("SELECT text FROM blocks") if t)
+    assert code == 0 and secret not in texts and "naïve" in texts
+    code, out = run_cli("query", str(target))
     assert secret in out

@@ -177,6 +177,14 @@ SchedulerOption = Annotated[
         show_default=False,
     ),
 ]
+RedactOption = Annotated[
+    bool,
+    typer.Option(
+        "--redact",
+        help="Mask secrets (API keys, tokens, private keys, passwords, Authorization "
+        "headers) in every record before it is read.",
+    ),
+]
 TracebackOption = Annotated[
     bool,
     typer.Option(

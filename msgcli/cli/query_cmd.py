@@ -23,7 +23,7 @@ from .filter_opts import (
     WhereOption,
     make_filter,
 )
-from .options import DialectOption, OutputOption, TracebackOption
+from .options import DialectOption, OutputOption, RedactOption, TracebackOption
 
 command = typer.Typer(rich_markup_mode=None, add_completion=False)
 
@@ -65,6 +65,7 @@ def query(
         bool, typer.Option("--count", "-c", help="Print only how many messages match.")
     ] = False,
     output: OutputOption = None,
+    redact: RedactOption = False,
     dialect: DialectOption = None,
     traceback: TracebackOption = False,
 ) -> None:
@@ -102,7 +103,9 @@ def query(
     from ..filters import neutral as to_neutral
     from ..textsafe import visible
 
-    selection = select_messages(make_filter(Filter, **values), Options(dialect=chosen))
+    selection = select_messages(
+        make_filter(Filter, **values), Options(dialect=chosen, redact=redact)
+    )
     matched = 0
     if count:
         for _ in selection.run(paths):
