@@ -14,15 +14,11 @@ from conftest import FIXTURES, log_files
 from samples import DIALECT_SAMPLES, EVENT_LOGS, UNCLAIMED, lines, log_dialect_and_kind, log_records
 
 from msgcli.dialects import DIALECTS, classify
-from msgcli.reader import json_file_is_log
-from msgcli.suffixes import DOCUMENT_SUFFIXES
 
 LOGS = [
     p
     for p in log_files(FIXTURES / "real") + log_files(FIXTURES / "valid")
-    # a JSON document that is no log (a JSON schema beside a state file, a mock's ledger
-    # beside the sessions it served): a directory scan passes it over
-    if not p.name.endswith(DOCUMENT_SUFFIXES) or json_file_is_log(p)
+    if not p.name.endswith(".schema.json")  # a JSON schema beside a state file: no log
 ]
 
 SAMPLES = [

@@ -20,16 +20,14 @@ from msgcli.pipeline import validate_paths
 from msgcli.rules import RULES
 
 # Claude Code's real files (a warning on a synthetic API-error record included) are held to
-# their own standard in test_dialect_claude_code, Gemini CLI's (scenario folders beside the
-# mock's ledger and the CLI's JSON output) in test_gemini_cli, LoongFlow's agent runs
-# (warnings on an interrupted call, on unparsable arguments and on the framework's time stamps) in
+# their own standard in test_dialect_claude_code, LoongFlow's agent runs (warnings on an
+# interrupted call, on unparsable arguments and on the framework's time stamps) in
 # test_loongflow_runs; a JSON schema beside a state file is no log (a directory scan passes
 # it over)
 REAL = [
     p
     for p in log_files(FIXTURES / "real")
     if "claude-code" not in p.parts
-    and "gemini-cli" not in p.parts
     and p.parent != FIXTURES / "real" / "loongflow" / "runs"
     and not p.name.endswith(".schema.json")
 ]

@@ -42,7 +42,7 @@ def main_session(scenario: Path) -> Path:
 
 
 def ledger(scenario: Path) -> dict:
-    return json.loads((scenario / "ledger.json").read_text())["sum_completed_main"]
+    return json.loads((scenario / "ledger.txt").read_text())["sum_completed_main"]
 
 
 def records(path: Path) -> list[dict]:
@@ -254,7 +254,7 @@ def test_stream_json_of_a_resumed_run_rebuilds_that_run(scenario, after):
 def test_the_cli_own_totals_include_its_side_calls_the_session_file_does_not():
     folder = REAL / "n1-stream-json-thoughts"
     result = json.loads((folder / "stdout.jsonl").read_text().splitlines()[-1])
-    whole = json.loads((folder / "ledger.json").read_text())
+    whole = json.loads((folder / "ledger.txt").read_text())
     assert result["stats"]["input_tokens"] == whole["sum_completed_all"]["promptTokenCount"]
     assert file_stats(main_session(folder)).tokens.input == ledger(folder)["promptTokenCount"]
     assert ledger(folder)["promptTokenCount"] < result["stats"]["input_tokens"]
