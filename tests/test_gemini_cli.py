@@ -394,3 +394,14 @@ def test_redact_masks_a_secret_in_a_prompt(run_cli, tmp_path):
     assert code == 0 and secret not in texts and "naïve" in texts
     code, out = run_cli("query", str(target))
     assert secret in out
+
+
+@pytest.mark.parametrize("stream", STREAMS, ids=ids(STREAMS))
+def test_replay_writes_a_session_file_that_validates(run_cli, tmp_path, stream):
+    code, out = run_cli("replay", str(stream))
+    assert code == 0
+    target = tmp_path / "replayed.jsonl"
+    target.write_text(out, encoding="utf-8")
+    (report,) = validate_paths([target]).files
+    assert report.summary.dialect == "gemini-cli" and report.findings == []
+    assert _turns(messages(target)) == _turns(messages(stream))

@@ -9,7 +9,9 @@ included). One model response is the text and calls up to the first result of it
 text trimmed as the CLI writes it: the
 messages rebuilt are those the session file of the run holds, one per response, the
 results of one response's calls in one message, as the file has them. The stream carries
-no message ids and no tokens per response: the rebuilt messages have neither.
+no message ids and no tokens per response: the rebuilt messages are given ids of the
+session's id and their place (``<sessionId>#3``) and no tokens. They follow a session
+header made of ``init``, so the replay's output is a session file msgcli reads as one.
 """
 
 from __future__ import annotations
@@ -86,6 +88,18 @@ class StreamReplayer(Replayer):
         if kind == "init":
             session = event.get("session_id")
             self.session = session if isinstance(session, str) else None
+            # a session file's header, so that the messages written are a session file
+            # (the stream does not tell the project: its hash is left empty)
+            self.write(
+                self.line,
+                {
+                    "sessionId": self.session or "",
+                    "projectHash": "",
+                    "startTime": self.stamp,
+                    "lastUpdated": self.stamp,
+                    "kind": "main",
+                },
+            )
         elif kind == "message":
             content = event.get("content")
             text = content if isinstance(content, str) else ""
