@@ -405,3 +405,85 @@ def test_replay_writes_a_session_file_that_validates(run_cli, tmp_path, stream):
     (report,) = validate_paths([target]).files
     assert report.summary.dialect == "gemini-cli" and report.findings == []
     assert _turns(messages(target)) == _turns(messages(stream))
+
+
+def test_a_record_kind_a_newer_release_adds_is_info_kept_and_shown_with_all(run_cli, tmp_path):
+    source = main_session(REAL / "02-shell-one-command")
+    lines = source.read_bytes().splitlines(keepends=True)
+    new = [
+        b'{"id":"x1","timestamp":"2026-12-07T15:15:39.412Z","type":"compression",'
+        b'"content":[{"text":"a summary of what came before"}]}\n',
+        b'{"$unset":{"summary":true}}\n',
+    ]
+    target = tmp_path / source.name
+    target.write_bytes(b"".join(lines[:3] + new + lines[3:]))
+    (report,) = validate_paths([target]).files
+    assert [(f.line, f.code) for f in report.findings] == [(4, "G001"), (5, "G001")]
+    assert report.summary.errors == 0
+    assert file_stats(target).tokens.to_dict() == file_stats(source).tokens.to_dict()
+    code, out = run_cli("show", str(target))
+    assert code == 0 and "a summary of what came before" not in out
+    code, out = run_cli("show", "--all", str(target))
+    assert code == 0 and "a summary of what came before" in out and "$unset" in out
+
+
+def test_a_stream_record_type_a_newer_release_adds_is_info_and_counted(tmp_path):
+    source = REAL / "02-shell-one-command" / "stdout.jsonl"
+    lines = source.read_bytes().splitlines(keepends=True)
+    new = b'{"type":"thought","timestamp":"2026-12-07T15:15:39.412Z","content":"hmm"}\n'
+    target = tmp_path / "stdout.jsonl"
+    target.write_bytes(b"".join([*lines[:3], new, *lines[3:]]))
+    (report,) = validate_paths([target]).files
+    assert [(f.line, f.code) for f in report.findings] == [(4, "G001")]
+    assert report.summary.replay.unknown == {"thought": 1}
+    assert _turns(messages(target)) == _turns(messages(source))
+
+
+#: records of the right shape with values of the wrong type, as a broken or hand-edited
+#: file holds them (no producer wrote these)
+BROKEN = [
+    b'{"$set":{"messages":[1,{"id":"m","type":"user","timestamp":"t","content":5}]}}\n',
+    b'{"$set":"x"}\n',
+    b'{"$rewindTo":5}\n',
+    b'{"id":"g1","timestamp":"2026-12-07T15:15:40Z","type":"gemini","content":7,"thoughts":"x",'
+    b'"tokens":{"input":"many","output":null},"model":3,"toolCalls":{"id":"c"}}\n',
+    b'{"id":"g2","timestamp":"2026-12-07T15:15:40Z","type":"gemini","content":[1,{"functionCall":'
+    b'{"id":7,"args":"x"}},{"thought":true,"text":"t"}],"toolCalls":[1,{"id":null,"name":2,'
+    b'"agentId":5,"result":"r"}]}\n',
+    b'{"id":"u1","timestamp":"2026-12-07T15:15:40Z","type":"user","content":[{"functionResponse":'
+    b'{"id":"c","name":"x","response":"not an object"}},{"inlineData":{"mimeType":"image/png",'
+    b'"data":"AAAA"}},{"fileData":{"fileUri":"gs://b/o"}}]}\n',
+    b'{"sessionId":5,"projectHash":"h","startTime":"s"}\n',
+]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("validate",),
+        ("stats", "--format", "json"),
+        ("show", "--all"),
+        ("query",),
+        ("convert", "-t", "openai-chat"),
+        ("convert", "-t", "agentscope-py"),
+    ],
+    ids=lambda c: " ".join(c),
+)
+def test_values_of_the_wrong_type_give_findings_never_a_traceback(run_cli, tmp_path, command):
+    source = main_session(REAL / "02-shell-one-command")
+    target = tmp_path / source.name
+    target.write_bytes(source.read_bytes() + b"".join(BROKEN))
+    code, _out = run_cli(*command, str(target))  # (an exception would fail the test)
+    assert code in (0, 1)
+    if command[0] == "validate":
+        (report,) = validate_paths([target]).files
+        assert report.summary.errors > 0
+        assert all(f.line > 11 for f in report.findings)  # only the lines added are faulted
+
+
+def test_export_of_values_of_the_wrong_type(run_cli, tmp_path):
+    source = main_session(REAL / "02-shell-one-command")
+    target = tmp_path / source.name
+    target.write_bytes(source.read_bytes() + b"".join(BROKEN))
+    code, _ = run_cli("export", str(target), "--to", str(tmp_path / "t.sqlite"))
+    assert code == 0

@@ -40,13 +40,11 @@ from ...model import (
     Usage,
 )
 from ..base import EVENT, MESSAGE, Dialect, is_number
-from .history import is_header
 from .known import (
     AGENT,
     AGENT_TOOL,
     CONTEXT,
     DROPPED,
-    MESSAGE_TYPES,
     OURS,
     SESSION,
     STREAM_TYPES,
@@ -56,8 +54,16 @@ from .rules import RULES
 __all__ = ["DIALECT", "GeminiCliDialect"]
 
 _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
-#: roles ``show`` leaves out unless ``--all``
-_ASIDE_ROLES = frozenset({"session", "patch", "rewind", "unknown"})
+#: the keys every session header has
+_HEADER_KEYS = frozenset({"sessionId", "projectHash", "startTime"})
+#: what a record type of Gemini CLI looks like (``gemini``, ``tool_use``)
+_NAME = re.compile(r"[a-z][a-z_]*")
+#: keys of other producers' records, never in a Gemini CLI session line or stream record
+#: (``session_id`` is in stream-json's ``init`` alone)
+_FOREIGN = frozenset({"role", "message", "uuid", "sessionId", "session_id", "sessionID", "part"})
+#: the roles ``show`` shows without ``--all`` (a header, a patch, a record or message type
+#: msgcli does not know is shown with ``--all``)
+_CONVERSATION_ROLES = frozenset({"user", "assistant", "tool", "system"})
 
 
 class GeminiCliDialect(Dialect):
@@ -75,19 +81,26 @@ class GeminiCliDialect(Dialect):
     def classify(self, obj: dict) -> str | None:
         if type(obj) is not dict:
             return None
-        if "$set" in obj or "$rewindTo" in obj:
-            return MESSAGE if len(obj) == 1 else None
+        if len(obj) == 1:
+            # a patch (``$set``, ``$rewindTo``, or an operator a later release adds)
+            (key,) = obj
+            return MESSAGE if type(key) is str and key[:1] == "$" and key[1:].isalpha() else None
         kind = obj.get("type")
         if kind is None:
-            return MESSAGE if is_header(obj) and "startTime" in obj else None
-        if type(kind) is not str:
+            # a session header (its schema says what its values should be)
+            return MESSAGE if obj.keys() >= _HEADER_KEYS else None
+        if type(kind) is not str or not _NAME.fullmatch(kind):
             return None
-        if kind in MESSAGE_TYPES:
-            if type(obj.get("id")) is str and "content" in obj and "timestamp" in obj:
-                return MESSAGE if "role" not in obj and "message" not in obj else None
+        stamp = obj.get("timestamp")
+        if type(stamp) is not str:
             return None
-        if kind in STREAM_TYPES and type(obj.get("timestamp")) is str:
+        if type(obj.get("id")) is str and "content" in obj and _FOREIGN.isdisjoint(obj):
+            # a message (of a type msgcli knows, or one a later release adds: G001)
+            return MESSAGE
+        if kind in STREAM_TYPES:
             return EVENT if _stream_shape(kind, obj) else None
+        if _FOREIGN.isdisjoint(obj) and "id" not in obj and stamp.endswith("Z"):
+            return EVENT  # a stream-json record type a later release adds (G001)
         return None
 
     # -- reading ----------------------------------------------------------------
@@ -100,11 +113,12 @@ class GeminiCliDialect(Dialect):
         if "$rewindTo" in obj:
             return _aside_message("rewind", obj, f"rewind to {obj.get('$rewindTo')}")
         kind = obj.get("type")
-        if kind is None and is_header(obj):
+        if kind is None and obj.keys() >= _HEADER_KEYS:
             return _aside_message("session", obj, f"session {obj.get('sessionId')}")
-        if kind in MESSAGE_TYPES and isinstance(obj.get("id"), str):
+        if isinstance(obj.get("id"), str) and "content" in obj:
             return _read_message(obj, kind)
-        return _aside_message("unknown", obj, f"({kind})")
+        keys = ", ".join(str(k) for k in obj if k not in OURS)
+        return _aside_message("unknown", obj, f"({kind if kind is not None else keys})")
 
     def message_id(self, obj: dict) -> Any:
         mid = obj.get("id")
@@ -145,7 +159,9 @@ class GeminiCliDialect(Dialect):
 
     def aside(self, msg: Message) -> bool:
         fields = msg.fields
-        return msg.role in _ASIDE_ROLES or bool(fields.get(DROPPED) or fields.get(CONTEXT))
+        return msg.role not in _CONVERSATION_ROLES or bool(
+            fields.get(DROPPED) or fields.get(CONTEXT)
+        )
 
     def thread_of(self, msg: Message) -> tuple[Any, Any, Any]:
         session = msg.fields.get(SESSION)
@@ -320,7 +336,7 @@ def _part(raw: Any, path: tuple) -> Block:
     return UnknownBlock("unknown", path=path, raw=raw)
 
 
-def _read_message(obj: dict, kind: str) -> Message:
+def _read_message(obj: dict, kind: Any) -> Message:
     content = obj.get("content")
     blocks: list[Block] = []
     if kind == "gemini":

@@ -11,7 +11,7 @@ from typing import Any
 
 from ...schemas import CompiledSchema, compiled, explain
 from ...textsafe import short
-from .history import History, is_header, is_message
+from .history import History, is_message
 from .known import (
     AGENT_TOOL,
     DROPPED,
@@ -34,7 +34,7 @@ def record_kind(obj: dict) -> str:
         return "patch"
     if "$rewindTo" in obj:
         return "rewind"
-    if is_header(obj) and "type" not in obj:
+    if "sessionId" in obj and "projectHash" in obj and "type" not in obj:
         return "session"
     kind = obj.get("type")
     if kind in ("user", "gemini"):
@@ -92,11 +92,14 @@ class SessionChecker:
                     "Gemini CLI cannot load it",
                 )
         if kind == "unknown":
-            emit(
-                "G001",
-                f"message type {short(obj.get('type'))} is not one msgcli knows: kept",
-                "/type",
-            )
+            if "type" in obj:
+                emit(
+                    "G001",
+                    f"message type {short(obj.get('type'))} is not one msgcli knows: kept",
+                    "/type",
+                )
+            else:
+                emit("G001", f"record {short(next(iter(obj)))} is not one msgcli knows: kept")
         else:
             schema = self._schema(kind)
             if recovered or not schema.is_valid(obj):
