@@ -452,18 +452,13 @@ _GC = FIXTURES / "real" / "gemini-cli"
 #: resumed session (a header again, the rewritten history), the older single JSON document
 #: and a stream-json log
 GEMINI_CLI_MESSAGES = [
+    *lines(_GC / "13-subagent/tmp/work/chats/session-2026-12-07T15-18-0feddf7b.jsonl"),
     *lines(
         _GC
-        / "13-subagent/gemini-home/.gemini/tmp/work/chats/session-2026-12-07T15-18-0feddf7b.jsonl"
-    ),
-    *lines(
-        _GC
-        / "13-subagent/gemini-home/.gemini/tmp/work/chats/0feddf7b-aa6f-4032-a683-4e5ae324fd0e"
+        / "13-subagent/tmp/work/chats/0feddf7b-aa6f-4032-a683-4e5ae324fd0e"
         / "c584e42e-35b6-45f5-b0d3-05d22f297475.jsonl"
     ),
-    *lines(
-        _GC / "08-resume/gemini-home/.gemini/tmp/work/chats/session-2026-12-07T15-16-826cf29c.jsonl"
-    ),
+    *lines(_GC / "08-resume/tmp/work/chats/session-2026-12-07T15-16-826cf29c.jsonl"),
     {"$rewindTo": "9a5f51bf-ad19-465a-8854-163169bfff54"},
 ]
 GEMINI_CLI_EVENTS = [

@@ -21,7 +21,7 @@ REAL = FIXTURES / "real" / "gemini-cli"
 SCENARIOS = sorted(p for p in REAL.iterdir() if p.is_dir())
 SESSIONS = sorted(p for p in REAL.rglob("*.jsonl") if "chats" in p.parts)
 STREAMS = sorted(REAL.rglob("stdout*.jsonl"))
-LEGACY = FIXTURES / "valid" / "gemini-cli" / "session-2026-12-07T15-15-71685931.json"
+LEGACY = FIXTURES / "cases" / "gemini-cli" / "session-2026-12-07T15-15-71685931.json"
 DIALECT = get_dialect("gemini-cli")
 
 
@@ -30,7 +30,8 @@ def ids(paths):
 
 
 def home(scenario: Path) -> Path:
-    return scenario / "gemini-home" / ".gemini" / "tmp"
+    """The scenario's ``~/.gemini/tmp`` after its last run."""
+    return scenario / "tmp"
 
 
 def chats(scenario: Path) -> Path:
@@ -172,7 +173,9 @@ def test_legacy_json_document_is_read_like_the_journal():
 def test_resume_rewrites_history_in_the_same_file_and_keeps_each_message_once():
     path = main_session(REAL / "08-resume")
     read = messages(path)
-    prompts = [m.content[0].text for m in read if m.role == "user" and not DIALECT.aside(m)]
+    prompts = [
+        m.content[0].text for m in read if m.role == "user" and not m.fields.get("msgcli_context")
+    ]
     assert [p.rsplit("] ", 1)[1] for p in prompts] == ["run1", "run2", "run3"]
     assert len({m.id for m in read}) == len(read)
     stats = file_stats(path)
@@ -212,8 +215,8 @@ def _turns(msgs):
     the calls' and results' ids."""
     out = []
     for m in msgs:
-        if DIALECT.aside(m):
-            continue
+        if DIALECT.aside(m) or m.fields.get("msgcli_context"):
+            continue  # (the stream holds neither the header nor the CLI's context message)
         calls = [b.id for b in m.content if b.type == "tool_call"]
         results = [b.id for b in m.content if b.type == "tool_result"]
         text = "".join(b.text for b in m.content if b.type == "text")
@@ -246,7 +249,7 @@ def test_stream_json_of_a_resumed_run_rebuilds_that_run(scenario, after):
     replayed = _turns(messages(folder / "stdout.run2.jsonl"))
     session = main_session(folder)
     if after is not None:
-        session = folder / after / ".gemini" / "tmp" / "work" / "chats" / session.name
+        session = folder / after / "tmp" / "work" / "chats" / session.name
     whole = _turns(messages(session))
     assert len(whole) > len(replayed) and whole[-len(replayed) :] == replayed
 
@@ -324,10 +327,10 @@ def test_diff_of_a_resumed_session_against_the_file_before_shows_only_additions(
 ):
     folder = REAL / scenario
     name = main_session(folder).name
-    before = folder / "after-run1" / ".gemini" / "tmp" / "work" / "chats" / name
+    before = folder / "after-run1" / "tmp" / "work" / "chats" / name
     after = main_session(folder)
     if later is not None:
-        after = folder / later / ".gemini" / "tmp" / "work" / "chats" / name
+        after = folder / later / "tmp" / "work" / "chats" / name
     code, out = run_cli("diff", "-f", "json", str(before), str(after))
     assert code == 1  # (they differ)
     stat = json.loads(out)["stat"]

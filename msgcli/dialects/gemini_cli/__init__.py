@@ -43,7 +43,6 @@ from ..base import EVENT, MESSAGE, Dialect, is_number
 from .known import (
     AGENT,
     AGENT_TOOL,
-    CONTEXT,
     DROPPED,
     OURS,
     SESSION,
@@ -54,6 +53,12 @@ from .rules import RULES
 __all__ = ["DIALECT", "GeminiCliDialect"]
 
 _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+#: the patch records Gemini CLI writes
+_PATCHES = frozenset({"$set", "$rewindTo"})
+#: JSON Schema's own ``$`` keywords (a schema beside the logs holds objects of one of them)
+_SCHEMA_KEYS = frozenset(
+    {"$ref", "$id", "$schema", "$defs", "$comment", "$anchor", "$dynamicRef", "$vocabulary"}
+)
 #: the keys every session header has
 _HEADER_KEYS = frozenset({"sessionId", "projectHash", "startTime"})
 #: what a record type of Gemini CLI looks like (``gemini``, ``tool_use``)
@@ -82,9 +87,13 @@ class GeminiCliDialect(Dialect):
         if type(obj) is not dict:
             return None
         if len(obj) == 1:
-            # a patch (``$set``, ``$rewindTo``, or an operator a later release adds)
+            # a patch: ``$set``, ``$rewindTo``, or an operator a later release adds (an
+            # object of changes; not a JSON Schema's ``$ref`` or ``$defs``)
             (key,) = obj
-            return MESSAGE if type(key) is str and key[:1] == "$" and key[1:].isalpha() else None
+            if key in _PATCHES:
+                return MESSAGE
+            known = type(key) is str and key[:1] == "$" and key[1:].isalpha()
+            return MESSAGE if known and key not in _SCHEMA_KEYS and type(obj[key]) is dict else None
         kind = obj.get("type")
         if kind is None:
             # a session header (its schema says what its values should be)
@@ -159,9 +168,7 @@ class GeminiCliDialect(Dialect):
 
     def aside(self, msg: Message) -> bool:
         fields = msg.fields
-        return msg.role not in _CONVERSATION_ROLES or bool(
-            fields.get(DROPPED) or fields.get(CONTEXT)
-        )
+        return msg.role not in _CONVERSATION_ROLES or bool(fields.get(DROPPED))
 
     def thread_of(self, msg: Message) -> tuple[Any, Any, Any]:
         session = msg.fields.get(SESSION)

@@ -18,6 +18,10 @@ that holds ``messages`` (the single JSON document of older releases) adds them.
 - a response that reported tokens and is no longer in the history (rewound) is handed on
   too, marked aside: the API billed it.
 
+The environment message the CLI writes first (``<session_context>``: the date, the
+workspace, its files) is a user turn the model is sent: it is marked (``msgcli_context``)
+and shown.
+
 The whole file is held until it ends (a session is one conversation).
 """
 
