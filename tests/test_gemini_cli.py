@@ -277,6 +277,12 @@ def test_show_nests_the_subagent_under_its_call_and_shows_errors(run_cli, tmp_pa
     page = tmp_path / "s.html"
     code, _ = run_cli("show", str(main_session(REAL / "13-subagent")), "--export-html", str(page))
     assert code == 0 and "ls -1 | wc -l" in page.read_text()
+    nested = tmp_path / "n.md"
+    code, _ = run_cli(
+        "show", str(main_session(REAL / "13-subagent")), "--export-markdown", str(nested)
+    )
+    text = nested.read_text()
+    assert code == 0 and text.index("sub-agent generalist") < text.index("ls -1 | wc -l")
     md = tmp_path / "s.md"
     code, _ = run_cli(
         "show", str(main_session(REAL / "01-plain-markdown")), "--export-markdown", str(md)
