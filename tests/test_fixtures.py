@@ -102,4 +102,6 @@ def test_every_rule_is_covered_by_a_fixture():
     covered |= {"F001", "F002", "F003", "F004"}  # negative fixtures gone wrong: see test_expect
     # info findings of Claude Code releases msgcli does not know: see test_dialect_claude_code
     covered |= {"K001", "K002", "K003", "K004", "K015"}
+    # ... and of Gemini CLI releases: see test_gemini_cli
+    covered |= {"G001"}
     assert sorted(set(RULES) - covered) == []

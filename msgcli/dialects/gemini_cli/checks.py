@@ -137,7 +137,7 @@ class SessionChecker:
                 self._check_rewind(line, target)
         elif is_message(obj):
             self._message(line, obj, ())
-        self.history.feed(line, obj)
+        self.history.feed(line, _slim(obj))
 
     def _header(self, obj: dict) -> None:
         self.header_seen = True
@@ -182,6 +182,9 @@ class SessionChecker:
         known = MESSAGE_FIELDS.get(kind) if isinstance(kind, str) else None
         if known is None:
             return
+        calls = obj.get("toolCalls")
+        if known.issuperset(obj) and not calls:
+            return
         for key in obj:
             if key not in known:
                 self.emit(
@@ -189,10 +192,9 @@ class SessionChecker:
                     f"field {short(key)} is not one msgcli knows on a {kind} message: kept",
                     _pointer(*at, key),
                 )
-        calls = obj.get("toolCalls")
         if isinstance(calls, list):
             for i, call in enumerate(calls):
-                if isinstance(call, dict):
+                if isinstance(call, dict) and not TOOL_CALL_FIELDS.issuperset(call):
                     for key in call:
                         if key not in TOOL_CALL_FIELDS:
                             self.emit(
@@ -331,3 +333,55 @@ class SessionChecker:
             f"sub-agent {short(self.agent)}",
             line=1,
         )
+
+
+def _slim_part(part: Any) -> Any:
+    """What the checks across records need of a part: a call's or a result's id and name."""
+    if isinstance(part, dict):
+        for key in ("functionCall", "functionResponse"):
+            inner = part.get(key)
+            if isinstance(inner, dict):
+                return {key: {"id": inner.get("id"), "name": inner.get("name")}}
+    return None
+
+
+def _slim_message(obj: Any) -> Any:
+    if not isinstance(obj, dict):
+        return obj
+    out = {k: obj[k] for k in ("id", "type") if k in obj}
+    if "tokens" in obj:
+        out["tokens"] = {}
+    content = obj.get("content")
+    if isinstance(content, list):
+        out["content"] = [p for p in map(_slim_part, content) if p is not None]
+    calls = obj.get("toolCalls")
+    if isinstance(calls, list):
+        out["toolCalls"] = [
+            {
+                "id": c.get("id"),
+                "name": c.get("name"),
+                "agentId": c.get("agentId"),
+                "result": [p for p in map(_slim_part, c["result"]) if p is not None]
+                if isinstance(c.get("result"), list)
+                else None,
+            }
+            if isinstance(c, dict)
+            else c
+            for c in calls
+        ]
+    return out
+
+
+def _slim(obj: dict) -> dict:
+    """A record as the checks across records need it (the history of a long session is held
+    until the file ends: ids, calls and results, no text)."""
+    if "$set" in obj:
+        patch = obj["$set"]
+        if isinstance(patch, dict) and isinstance(patch.get("messages"), list):
+            return {"$set": {**patch, "messages": [_slim_message(m) for m in patch["messages"]]}}
+        return obj
+    if is_message(obj):
+        return _slim_message(obj)
+    if isinstance(obj.get("messages"), list):
+        return {**obj, "messages": [_slim_message(m) for m in obj["messages"]]}
+    return obj
