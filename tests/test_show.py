@@ -112,9 +112,11 @@ MESSAGE_LOGS = [
     if ("events" not in p.name or p.name.endswith("-final.jsonl"))
     and not p.name.endswith(".schema.json")
     # provider conversations hold many messages per line: see test_provider_streams.py;
-    # Claude Code sessions are records, not messages: see test_dialect_claude_code
+    # Claude Code sessions are records, not messages: see test_dialect_claude_code; Gemini
+    # CLI sessions are journals of patches: see test_gemini_cli
     and p.relative_to(FIXTURES).parts[1] not in ("openai-chat", "openai-responses", "anthropic")
     and "claude-code" not in p.parts
+    and "gemini-cli" not in p.parts
 ]
 PAIRS = [
     (p, p.with_name(p.stem + suffix))

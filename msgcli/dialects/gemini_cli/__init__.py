@@ -47,6 +47,7 @@ from .known import (
     OURS,
     SESSION,
     STREAM_TYPES,
+    SYNTHETIC,
 )
 from .rules import RULES
 
@@ -124,10 +125,33 @@ class GeminiCliDialect(Dialect):
         kind = obj.get("type")
         if kind is None and obj.keys() >= _HEADER_KEYS:
             return _aside_message("session", obj, f"session {obj.get('sessionId')}")
-        if isinstance(obj.get("id"), str) and "content" in obj:
+        if "content" in obj and (isinstance(obj.get("id"), str) or obj.get(SYNTHETIC)):
             return _read_message(obj, kind)
         keys = ", ".join(str(k) for k in obj if k not in OURS)
         return _aside_message("unknown", obj, f"({kind if kind is not None else keys})")
+
+    def read_in(self, obj: dict) -> list[tuple[dict, Message]]:
+        """The messages a record holds, read one record at a time (where only their ids are
+        wanted: ``show``'s short ids): a message line is one, a ``$set.messages`` patch or
+        a header with ``messages`` holds those, anything else none. The commands that read
+        messages whole rebuild the history instead (:meth:`assembler`)."""
+        if "$set" in obj:
+            patch = obj.get("$set")
+            held = patch.get("messages") if isinstance(patch, dict) else None
+        elif "type" not in obj and "id" not in obj:
+            held = obj.get("messages")
+        else:
+            return [(obj, self.read(obj))]
+        if not isinstance(held, list):
+            return []
+        from .history import restated
+
+        left_out = restated(held)
+        return [
+            (m, self.read(m))
+            for m in held
+            if isinstance(m, dict) and isinstance(m.get("id"), str) and m["id"] not in left_out
+        ]
 
     def message_id(self, obj: dict) -> Any:
         mid = obj.get("id")

@@ -239,10 +239,12 @@ class SessionChecker:
         answers: dict[str, int] = {}
         order: list[str] = []
         for line, obj in records:
+            if obj.get(DROPPED):
+                continue  # (no longer in the history: its calls and results pair no more)
             kind = obj.get("type")
             content = obj.get("content")
             parts: list = content if isinstance(content, list) else []
-            if kind == "gemini" and not obj.get(DROPPED):
+            if kind == "gemini":
                 for call in obj.get("toolCalls") or ():
                     if isinstance(call, dict) and isinstance(call.get("id"), str):
                         if call["id"] not in calls:

@@ -15,8 +15,9 @@ that holds ``messages`` (the single JSON document of older releases) adds them.
   beside the original result message are left out when that message answers the same
   calls; a call whose result only its ``toolCalls`` entry holds (a sub-agent's
   ``complete_task``) gets such a message, so every call is answered once;
-- a response that reported tokens and is no longer in the history (rewound) is handed on
-  too, marked aside: the API billed it.
+- a message that is no longer in the history (rewound, or left out of a later
+  ``$set.messages``) is handed on too, marked aside: a response's tokens count (the API
+  billed it), ``show --all`` shows it.
 
 The environment message the CLI writes first (``<session_context>``: the date, the
 workspace, its files) is a user turn the model is sent: it is marked (``msgcli_context``)
@@ -31,7 +32,7 @@ from typing import Any
 
 from .known import AGENT, CONTEXT, DROPPED, SESSION, SYNTHETIC
 
-__all__ = ["History", "is_header", "is_message"]
+__all__ = ["History", "is_header", "is_message", "restated"]
 
 
 def is_header(obj: dict) -> bool:
@@ -66,15 +67,15 @@ def _is_context(obj: dict) -> bool:
 class History:
     """An assembler (see :meth:`msgcli.dialects.base.Dialect.assembler`)."""
 
-    __slots__ = ("_first", "_map", "_others", "_own", "_session", "_subagent", "_tokens")
+    __slots__ = ("_first", "_map", "_others", "_own", "_seen", "_session", "_subagent")
 
     def __init__(self) -> None:
         #: id -> (line, record) in the CLI's order
         self._map: dict[str, tuple[int, dict]] = {}
         #: id -> (line, record): the last copy of each message written on a line of its own
         self._own: dict[str, tuple[int, dict]] = {}
-        #: ids of the responses that reported tokens, in the order met
-        self._tokens: dict[str, None] = {}
+        #: id -> (line, record): the last copy of every message met, listed in a patch too
+        self._seen: dict[str, tuple[int, dict]] = {}
         self._others: list[tuple[int, dict]] = []
         self._session: Any = None
         self._subagent = False
@@ -99,7 +100,7 @@ class History:
                 messages = patch.get("messages")
                 if isinstance(messages, list):
                     self._map = {}
-                    self._add_all(line, messages)
+                    self._add_all(line, messages, own=False)
                 session = patch.get("sessionId")
                 if isinstance(session, str):
                     self._session = session
@@ -109,25 +110,22 @@ class History:
                 self._subagent = True
             messages = obj.get("messages")
             if isinstance(messages, list):
-                self._add_all(line, messages)
+                self._add_all(line, messages, own=True)
         elif is_message(obj):
             mid = obj["id"]
-            self._map[mid] = (line, obj)
-            self._own[mid] = (line, obj)
-            if isinstance(obj.get("tokens"), dict):
-                self._tokens[mid] = None
+            self._map[mid] = self._own[mid] = self._seen[mid] = (line, obj)
         else:
             self._others.append((line, obj))
         return []
 
-    def _add_all(self, line: int, messages: list) -> None:
+    def _add_all(self, line: int, messages: list, own: bool) -> None:
+        """The messages a patch or a header lists; ``own``: their only copy (the single JSON
+        document of older releases)."""
         for msg in messages:
             if isinstance(msg, dict) and is_message(msg):
-                self._map[msg["id"]] = (line, msg)
-                if isinstance(msg.get("tokens"), dict) and msg["id"] not in self._own:
-                    # (the single JSON document: its messages are their only copy)
+                self._map[msg["id"]] = self._seen[msg["id"]] = (line, msg)
+                if own:
                     self._own[msg["id"]] = (line, msg)
-                    self._tokens[msg["id"]] = None
 
     def _rewind(self, target: Any) -> None:
         keys = list(self._map)
@@ -163,9 +161,9 @@ class History:
                 extra = _unanswered_results(obj, answered)
                 if extra is not None:
                     out.append((line, {**extra, **marks}))
-        for mid in self._tokens:
-            if mid not in self._map:
-                line, obj = self._own[mid]
+        for mid, held in self._seen.items():
+            if mid not in self._map and not _synthetic(held[1], self._seen):
+                line, obj = self._own.get(mid, held)
                 out.append((line, {**obj, **marks, DROPPED: True}))
         for line, obj in self._others:
             out.append((line, {**obj, **marks}))
@@ -200,9 +198,28 @@ def _unanswered_results(obj: dict, answered: dict[str, int]) -> dict | None:
     if not parts:
         return None
     return {
-        "id": f"{obj.get('id')}_response",
+        # (no id: the message is msgcli's, made of the response's own record)
+        "id": None,
         "timestamp": obj.get("timestamp"),
         "type": "user",
         "content": parts,
         SYNTHETIC: True,
     }
+
+
+def restated(messages: list) -> set[str]:
+    """The ids of the user messages in a listed history (``$set.messages``) that restate tool
+    results another user message of the list gives (a resume's ``<id>_response``)."""
+    held = {m.get("id"): m for m in messages if isinstance(m, dict)}
+    answered: dict[str, int] = {}
+    for msg in held.values():
+        if msg.get("type") == "user" and not _synthetic(msg, held):
+            for call in _answers(msg):
+                answered[call] = answered.get(call, 0) + 1
+    out = set()
+    for mid, msg in held.items():
+        if msg.get("type") == "user" and _synthetic(msg, held):
+            calls = _answers(msg)
+            if calls and all(answered.get(c) for c in calls):
+                out.add(mid)
+    return out
