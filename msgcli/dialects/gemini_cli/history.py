@@ -207,7 +207,7 @@ def _unanswered_results(obj: dict, answered: dict[str, int]) -> dict | None:
     }
 
 
-def restated(messages: list) -> set[str]:
+def restated(messages: list) -> set[Any]:
     """The ids of the user messages in a listed history (``$set.messages``) that restate tool
     results another user message of the list gives (a resume's ``<id>_response``)."""
     held = {m.get("id"): m for m in messages if isinstance(m, dict)}
