@@ -60,8 +60,7 @@ STREAM_TYPES = frozenset({"init", "message", "tool_use", "tool_result", "error",
 #: keys msgcli adds to a record it hands on (never written back: ``record_out``)
 SESSION = "msgcli_session"  # the session id the file's header gives
 AGENT = "msgcli_agent"  # a sub-agent file's own session id
-PARENT = "msgcli_parent"  # a sub-agent file's parent session id (its folder's name)
-DROPPED = "msgcli_dropped"  # a response whose tokens count, no longer in the history
+DROPPED = "msgcli_dropped"  # a message no longer in the history (a response's tokens count)
 CONTEXT = "msgcli_context"  # the environment message the CLI writes first
 SYNTHETIC = "msgcli_synthetic"  # tool results msgcli takes from a call's own ``result``
-OURS = (SESSION, AGENT, PARENT, DROPPED, CONTEXT, SYNTHETIC)
+OURS = (SESSION, AGENT, DROPPED, CONTEXT, SYNTHETIC)
