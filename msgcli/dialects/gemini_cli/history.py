@@ -135,12 +135,17 @@ class History:
         else:
             self._map = {}
 
-    def finish(self) -> list[tuple[int, dict]]:
+    def finish(self, marked: bool = True) -> list[tuple[int, dict]]:
+        """The messages, in the history's order, then those no longer in it and the records
+        of no kind msgcli knows. ``marked``: each a new record holding the session (and
+        sub-agent) id; else the records as fed (what the checks across records read)."""
         if self._first is None:
             return []
-        marks: dict[str, Any] = {SESSION: self._session}
-        if self._subagent:
-            marks[AGENT] = self._session
+        marks: dict[str, Any] = {}
+        if marked:
+            marks[SESSION] = self._session
+            if self._subagent:
+                marks[AGENT] = self._session
         chosen = [self._own.get(mid, held) for mid, held in self._map.items()]
         answered: dict[str, int] = {}
         for _, obj in chosen:
@@ -153,10 +158,13 @@ class History:
                 calls = _answers(obj)
                 if calls and all(answered.get(c) for c in calls):
                     continue  # the resume's restatement of results given again below
-            record = {**obj, **marks}
-            if _is_context(obj):
-                record[CONTEXT] = True
-            out.append((line, record))
+            if marked:
+                record = {**obj, **marks}
+                if _is_context(obj):
+                    record[CONTEXT] = True
+                out.append((line, record))
+            else:
+                out.append((line, obj))
             if obj.get("type") == "gemini":
                 extra = _unanswered_results(obj, answered)
                 if extra is not None:
