@@ -521,9 +521,9 @@ def open_sql(paths: Iterable[str], options: Options, *, findings: bool = True) -
 
 def select_messages(flt: Any, options: Options) -> Any:
     """A :class:`msgcli.filters.Selection` of the messages ``flt`` (a
-    :class:`msgcli.filters.Filter`) matches, reading logs as ``options.dialect``: its
-    ``run(paths)`` yields each match; ``problems`` and ``unreadable`` tell what could not
-    be read."""
+    :class:`msgcli.filters.Filter`) matches, reading logs as ``options.dialect`` (with
+    secrets masked where ``options.redact``): its ``run(paths)`` yields each match;
+    ``problems`` and ``unreadable`` tell what could not be read."""
     from .filters import Selection
 
     return Selection(flt, options.dialect, options.redact)

@@ -437,7 +437,8 @@ class Selection:
     for logs, ``-``); event logs are replayed on the way.
 
     ``problems`` collects ``(path, line, message)`` for what could not be read: a path
-    (line 0) or a line; ``unreadable`` counts the paths.
+    (line 0) or a line; ``unreadable`` counts the paths. ``redact``: secrets are masked in
+    every record before it is read (``--redact``).
     """
 
     def __init__(self, flt: Filter | None = None, dialect: str | None = None, redact: bool = False):

@@ -17,9 +17,9 @@ The tables (:data:`TABLES`, column name and type):
 ``session_id``, ``agent_id`` and ``is_sidechain`` (in ``messages`` and ``tool_calls``) say
 which session a message belongs to, which agent wrote it (a subagent's id) and whether it is
 off the main thread, where its dialect records that (:meth:`Dialect.thread_of`);
-``parent_session_id`` the session its session was started from (a sub-agent's parent, a
-fork's source: :meth:`Dialect.parent_session`); a tool call's are those of the message that
-made it.
+``parent_session_id`` the session its session was forked from or spawned by (a fork's
+source, a sub-agent's parent: :meth:`Dialect.parent_session`); a tool call's are those of the
+message that made it.
 
 Types are ``VARCHAR``, ``BIGINT``, ``DOUBLE``, ``BOOLEAN`` and ``TIMESTAMP``. A ``TIMESTAMP`` is the
 time as the log records it: times with a zone are given in UTC, times without one
@@ -261,7 +261,7 @@ class _File:
             _text(session),
             _text(agent),
             side if type(side) is bool else None,
-            _text(dialect.parent_session(msg)),
+            _text(dialect.parent_session(msg, name)),
         )
         seq = 0
         calls = 0
@@ -468,7 +468,7 @@ def table_rows(
             continue
         counts.files += 1
         current = _File(name, rows)
-        reader = LogReader(name, dialect, redact)
+        reader = LogReader(name, dialect, redact=redact)
         notices: list[tuple] = []
         try:
             for item in reader.items(source):

@@ -469,6 +469,27 @@ CODEX_EVENTS = [
     *lines(_CX / "16-subagent" / "stdout.jsonl"),
 ]
 
+# -- Gemini CLI ----------------------------------------------------------------------------
+
+_GC = FIXTURES / "real" / "gemini-cli"
+#: every record kind of a session file (header, messages, $set), a sub-agent's file, a
+#: resumed session (a header again, the rewritten history), the older single JSON document
+#: and a stream-json log
+GEMINI_CLI_MESSAGES = [
+    *lines(_GC / "13-subagent/tmp/work/chats/session-2026-12-07T15-18-0feddf7b.jsonl"),
+    *lines(
+        _GC
+        / "13-subagent/tmp/work/chats/0feddf7b-aa6f-4032-a683-4e5ae324fd0e"
+        / "c584e42e-35b6-45f5-b0d3-05d22f297475.jsonl"
+    ),
+    *lines(_GC / "08-resume/tmp/work/chats/session-2026-12-07T15-16-826cf29c.jsonl"),
+    {"$rewindTo": "9a5f51bf-ad19-465a-8854-163169bfff54"},
+]
+GEMINI_CLI_EVENTS = [
+    *lines(_GC / "14-policy-deny" / "stdout.jsonl"),
+    *lines(_GC / "13-subagent" / "stdout.jsonl"),
+]
+
 # -- no dialect's ------------------------------------------------------------------------
 
 #: AG-UI protocol events (camelCase like Java's): the form AgentScope Python's service
@@ -502,6 +523,7 @@ DIALECT_SAMPLES: dict[str, dict[str, list]] = {
     "claude-code": {MESSAGE: CLAUDE_CODE_MESSAGES, EVENT: CLAUDE_CODE_EVENTS},
     "opencode": {MESSAGE: OPENCODE_MESSAGES, EVENT: []},
     "codex": {MESSAGE: CODEX_MESSAGES, EVENT: CODEX_EVENTS},
+    "gemini-cli": {MESSAGE: GEMINI_CLI_MESSAGES, EVENT: GEMINI_CLI_EVENTS},
 }
 #: records no dialect may claim
 UNCLAIMED = [*NON_RECORDS]
@@ -543,7 +565,7 @@ def log_dialect_and_kind(path: Path) -> tuple[str, str]:
     """The dialect (the folder under ``real/`` or ``valid/``) and the kind of a bundled log."""
     where = path.relative_to(FIXTURES)
     stream_json = (where.parts[1] == "claude-code" and where.name == "stream.jsonl") or (
-        where.parts[1] == "codex" and where.name.startswith("stdout")
+        where.parts[1] in ("codex", "gemini-cli") and where.name.startswith("stdout")
     )
     kind = EVENT if where.as_posix() in EVENT_LOGS or stream_json else MESSAGE
     return where.parts[1], kind

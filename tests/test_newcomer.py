@@ -400,11 +400,11 @@ def test_every_rule_is_explained():
     from msgcli.rule_docs import EXPLAINED
     from msgcli.rules import RULES
 
-    # a dialect's own rules are explained by the dialect (Dialect.rule_docs)
-    brought = {code: rule_explained(code) for code in set(RULES) - set(EXPLAINED)}
-    assert None not in brought.values(), sorted(c for c, v in brought.items() if v is None)
-    assert set(EXPLAINED) | set(brought) == set(RULES)
-    for code, (example, fix) in {**EXPLAINED, **brought}.items():
+    # msgcli's own rules in rule_docs, a dialect's own family where the dialect says
+    # (Dialect.rule_docs)
+    explained = {code: EXPLAINED.get(code) or rule_explained(code) for code in RULES}
+    assert [code for code, found in explained.items() if found is None] == []
+    for code, (example, fix) in explained.items():
         assert len(example) > 20 and len(fix) > 20, code
 
 

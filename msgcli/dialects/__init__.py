@@ -34,6 +34,7 @@ from .anthropic import DIALECT as ANTHROPIC
 from .base import EVENT, MESSAGE, TOLERANT_RULES, Dialect
 from .claude_code import DIALECT as CLAUDE_CODE
 from .codex import DIALECT as CODEX
+from .gemini_cli import DIALECT as GEMINI_CLI
 from .loongflow import DIALECT as LOONGFLOW
 from .openai_chat import DIALECT as OPENAI_CHAT
 from .openai_responses import DIALECT as OPENAI_RESPONSES
@@ -103,6 +104,7 @@ for _builtin in (
     AGENTSCOPE_JAVA,
     AGENTSCOPE_PY,
     LOONGFLOW,
+    GEMINI_CLI,
     CLAUDE_CODE,
     CODEX,
     ANTHROPIC,

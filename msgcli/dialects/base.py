@@ -517,10 +517,12 @@ class Dialect:
         session the message records (if any), no agent, not said."""
         return session_of(msg), None, None
 
-    def parent_session(self, msg: Message) -> Any:
-        """The session a message's session was forked from or spawned by (a sub-agent's
-        parent thread), for the ``parent_session_id`` column of ``msgcli export`` and
-        ``msgcli query``. Default: ``None``, the dialect records none."""
+    def parent_session(self, msg: Message, path: str = "") -> Any:
+        """The session a message's session was forked from or spawned by (a fork's source, a
+        sub-agent's parent session or thread), for the ``parent_session_id`` column of
+        ``msgcli export`` and ``msgcli query``; ``path``: the log the message was read from
+        (a dialect whose sub-agent logs sit in their parent's folder tells it from there).
+        Default: ``None``, the dialect records none."""
         return None
 
     def same_turn(self, before: Message, msg: Message) -> bool:

@@ -92,7 +92,9 @@ class ClaudeCodeDialect(Dialect):
         if "sessionId" in obj:
             return MESSAGE
         if "session_id" in obj:
-            return EVENT if "created_at" not in obj else None
+            # (Gemini CLI's stream-json opens with an ``init`` record holding a session_id;
+            # Claude Code's says ``system`` with subtype ``init``)
+            return EVENT if "created_at" not in obj and kind != "init" else None
         if kind in _NO_SESSION_TYPES and (
             "snapshot" in obj or "leafUuid" in obj or "messageId" in obj
         ):

@@ -244,7 +244,7 @@ class CodexDialect(Dialect):
             agent is not None if fields.get("thread_id") else None,
         )
 
-    def parent_session(self, msg: Message) -> Any:
+    def parent_session(self, msg: Message, path: str = "") -> Any:
         fields = msg.fields
         return fields.get("parent_thread_id") or fields.get("forked_from_id")
 

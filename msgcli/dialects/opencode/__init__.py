@@ -218,7 +218,7 @@ class OpenCodeDialect(Dialect):
             parent is not None,
         )
 
-    def parent_session(self, msg: Message) -> Any:
+    def parent_session(self, msg: Message, path: str = "") -> Any:
         parent = msg.fields.get("parent")
         if parent is None:
             parent = msg.fields.get("branch_of")
