@@ -541,6 +541,10 @@ class Dialect:
     #: Anthropic's ``input_tokens``, and frameworks that keep the two apart). ``None``: the
     #: default :meth:`responses` gives nothing
     usage_cache_in_input: bool | None = None
+    #: whether the output count :meth:`token_counts` gives holds the reasoning tokens (as
+    #: OpenAI's ``output_tokens`` and Anthropic's do); Gemini's ``candidatesTokenCount``
+    #: leaves its thoughts out, and its :meth:`responses` adds them to ``output``, as billed
+    output_holds_reasoning: bool = True
 
     def responses(self, msg: Message) -> list[ResponseUsage]:
         """The model responses whose usage ``msg`` records, each once (a record that repeats

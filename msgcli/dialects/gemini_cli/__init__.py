@@ -66,7 +66,20 @@ _HEADER_KEYS = frozenset({"sessionId", "projectHash", "startTime"})
 _NAME = re.compile(r"[a-z][a-z_]*")
 #: keys of other producers' records, never in a Gemini CLI session line or stream record
 #: (``session_id`` is in stream-json's ``init`` alone)
-_FOREIGN = frozenset({"role", "message", "uuid", "sessionId", "session_id", "sessionID", "part"})
+#: keys of other dialects' records (Claude Code's, OpenCode's, a Codex rollout's envelope)
+_FOREIGN = frozenset(
+    {
+        "role",
+        "message",
+        "uuid",
+        "sessionId",
+        "session_id",
+        "sessionID",
+        "part",
+        "payload",
+        "ordinal",
+    }
+)
 #: the roles ``show`` shows without ``--all`` (a header, a patch, a record or message type
 #: msgcli does not know is shown with ``--all``)
 _CONVERSATION_ROLES = frozenset({"user", "assistant", "tool", "system"})
@@ -75,6 +88,10 @@ _CONVERSATION_ROLES = frozenset({"user", "assistant", "tool", "system"})
 class GeminiCliDialect(Dialect):
     name = "gemini-cli"
     title = "Gemini CLI session"
+    #: ``candidatesTokenCount`` leaves the thoughts out (``thoughtsTokenCount``)
+    output_holds_reasoning = False
+    #: ``promptTokenCount`` holds the cached tokens (``cachedContentTokenCount``)
+    usage_cache_in_input = True
     distinct = True
     splittable = False
     stats_details = True
@@ -235,13 +252,16 @@ class GeminiCliDialect(Dialect):
         prompt = _int(usage.input_tokens)
         cached = _int(usage.cached_tokens)
         thoughts = _int(extra.get("thoughts"))
+        # the prompt of the tools' own use (toolUsePromptTokenCount) is billed as input, and
+        # the thoughts as output: the API's total is the sum of every kind
+        tool = _int(extra.get("tool"))
         session = msg.fields.get(SESSION)
         agent = msg.fields.get(AGENT)
         model = msg.fields.get("model")
         return [
             ResponseUsage(
                 model=model if isinstance(model, str) else None,
-                input=prompt - cached,
+                input=prompt - cached + tool,
                 cache_read=cached,
                 output=_int(usage.output_tokens) + thoughts,
                 reasoning=thoughts,
