@@ -36,6 +36,7 @@ from .claude_code import DIALECT as CLAUDE_CODE
 from .loongflow import DIALECT as LOONGFLOW
 from .openai_chat import DIALECT as OPENAI_CHAT
 from .openai_responses import DIALECT as OPENAI_RESPONSES
+from .otel import DIALECT as OTEL
 
 __all__ = [
     "DIALECTS",
@@ -104,6 +105,7 @@ for _builtin in (
     ANTHROPIC,
     OPENAI_RESPONSES,
     OPENAI_CHAT,
+    OTEL,
 ):
     register(_builtin)
 

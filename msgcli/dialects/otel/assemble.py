@@ -1,0 +1,480 @@
+"""The conversations a trace records, put together from its spans and log records.
+
+Every span of the file (and every log record: the per-message events of the older
+conventions, the inference details records of the current ones) is gathered first; at
+the end of the file, the spans of one trace make one conversation, and traces that
+continue each other (a tool run the instrumentation wrote as one trace per model call,
+joined by their tool call ids, or one ``gen_ai.conversation.id``) are joined. Within a
+conversation, the model calls in time order give the messages: each call's input less
+what came before it (every call repeats the whole history), then its output, with the
+call's usage, model and latency on its first output message. Agent spans and spans that
+are not about GenAI give records outside the conversation (``show --all``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from typing import Any
+
+import orjson
+
+from . import genai
+from .otlp import LogRecord, Span, logs_of, spans_of
+
+__all__ = ["Assembler", "Trace", "gather", "messages_of_span"]
+
+MARK = "otel"  # the key that marks a record this dialect put together
+
+
+def iso(nanos: int | None) -> str | None:
+    if nanos is None:
+        return None
+    when = datetime.fromtimestamp(nanos // 1_000_000_000, UTC).replace(
+        microsecond=(nanos % 1_000_000_000) // 1000
+    )
+    return when.isoformat().replace("+00:00", "Z")
+
+
+class Trace:
+    """Everything read from one file: its spans and its log records."""
+
+    def __init__(self) -> None:
+        self.spans: list[Span] = []
+        self.logs: list[LogRecord] = []
+        self._seen: set[tuple] = set()
+
+    def feed(self, line: int, obj: dict) -> None:
+        for span in spans_of(obj, line):
+            key = (span.trace, span.span)
+            if span.span is not None and key in self._seen:
+                continue  # (the same span exported again)
+            self._seen.add(key)
+            self.spans.append(span)
+        self.logs.extend(logs_of(obj, line))
+
+    def attach_logs(self) -> None:
+        """Each log record onto its span; records of no span onto the model call nearest
+        before them, or onto a span made for them (a file of log records alone)."""
+        by_id = {(s.trace, s.span): s for s in self.spans if s.span}
+        by_span = {s.span: s for s in self.spans if s.span}
+        made: dict[tuple, Span] = {}
+        loose = []
+        for record in self.logs:
+            span = by_id.get((record.trace, record.span)) or by_span.get(record.span)
+            if span is None and record.span is not None:
+                key = (record.trace, record.span)
+                span = made.get(key)
+                if span is None:
+                    span = made[key] = Span(
+                        line=record.line,
+                        ptr=record.ptr,
+                        trace=record.trace,
+                        span=record.span,
+                        parent=None,
+                        name=record.event or "log",
+                        kind=None,
+                        start=record.time,
+                        end=record.time,
+                        status=0,
+                        status_message=None,
+                        attrs={"gen_ai.operation.name": "chat"},
+                        events=[],
+                        scope=record.scope,
+                        service=None,
+                        raw={},
+                    )
+            if span is None:
+                loose.append(record)
+                continue
+            span.logs.append(record)
+            if record.time is not None and span in made.values():
+                span.end = max(span.end or record.time, record.time)
+        self.spans.extend(made.values())
+        chats = sorted(
+            (s for s in self.spans if genai.operation_of(s.attrs) == "chat"),
+            key=lambda s: s.start or 0,
+        )
+        for record in loose:
+            before = [s for s in chats if (s.start or 0) <= (record.time or 0)]
+            target = before[-1] if before else (chats[-1] if chats else None)
+            if target is not None:
+                target.logs.append(record)
+
+
+def messages_of_span(span: Span) -> tuple[list[dict], list[dict], str]:
+    """``(input, output, where)`` messages a model-call span records, and the attribute
+    family they were read from."""
+    attrs = span.attrs
+    details = [r for r in span.logs if r.event == genai.DETAILS_EVENT]
+    sources = [attrs] + [r.attrs for r in details]
+    for source in sources:
+        if "gen_ai.input.messages" in source or "gen_ai.output.messages" in source:
+            inputs = _safe(source.get("gen_ai.input.messages"))
+            outputs = _safe(source.get("gen_ai.output.messages"))
+            system = source.get("gen_ai.system_instructions")
+            if system is not None:
+                found = genai.instructions(system)
+                if found is not None:
+                    inputs = [found, *inputs]
+            return inputs, outputs, "gen_ai.input.messages"
+    events = [(name, attrs_) for name, _, attrs_ in span.events if name in genai.MESSAGE_EVENTS]
+    events += [(r.event, r.body) for r in span.logs if r.event in genai.MESSAGE_EVENTS]
+    if events:
+        inputs, outputs = genai.event_messages(events)  # type: ignore[arg-type]
+        return inputs, outputs, "events"
+    if any(k.startswith("gen_ai.prompt.") or k.startswith("gen_ai.completion.") for k in attrs):
+        return (
+            genai.flat_messages(attrs, "gen_ai.prompt."),
+            genai.flat_messages(attrs, "gen_ai.completion."),
+            "gen_ai.prompt",
+        )
+    if any(k.startswith("llm.input_messages.") or k.startswith("llm.output_messages.") for k in attrs):
+        return (
+            genai.flat_messages(attrs, "llm.input_messages."),
+            genai.flat_messages(attrs, "llm.output_messages."),
+            "llm.input_messages",
+        )
+    return [], [], ""
+
+
+def _safe(value: Any) -> list[dict]:
+    if value is None:
+        return []
+    try:
+        found = genai.json_messages(value)
+    except (ValueError, orjson.JSONDecodeError):
+        return []
+    return [m for m in found if type(m) is dict]
+
+
+def _norm_part(part: Any) -> Any:
+    if type(part) is not dict:
+        return part
+    out = {k: v for k, v in part.items()}
+    args = out.get("arguments")
+    if type(args) is str:
+        try:
+            out["arguments"] = orjson.loads(args)
+        except orjson.JSONDecodeError:
+            pass
+    if out.get("type") == "tool_call_response" and "result" in out and "response" not in out:
+        out["response"] = out.pop("result")
+    return out
+
+
+def signature(message: dict) -> bytes:
+    parts = message.get("parts")
+    parts = [_norm_part(p) for p in parts] if type(parts) is list else parts
+    role = message.get("role")
+    return orjson.dumps([role, parts], option=orjson.OPT_SORT_KEYS, default=str)
+
+
+def _calls(messages: Iterable[dict]) -> set:
+    return {
+        p.get("id")
+        for m in messages
+        for p in (m.get("parts") if type(m.get("parts")) is list else ())
+        if type(p) is dict and p.get("type") == "tool_call" and p.get("id")
+    }
+
+
+def _answers(messages: Iterable[dict]) -> set:
+    return {
+        p.get("id")
+        for m in messages
+        for p in (m.get("parts") if type(m.get("parts")) is list else ())
+        if type(p) is dict and p.get("type") == "tool_call_response" and p.get("id")
+    }
+
+
+class _Union:
+    def __init__(self) -> None:
+        self.parent: dict = {}
+
+    def find(self, key: Any) -> Any:
+        parent = self.parent.setdefault(key, key)
+        while parent != key:
+            self.parent[key] = self.parent.setdefault(parent, parent)
+            key, parent = parent, self.parent[parent]
+        return key
+
+    def join(self, a: Any, b: Any) -> None:
+        ra, rb = self.find(a), self.find(b)
+        if ra != rb:
+            self.parent[rb] = ra
+
+
+def _str(value: Any) -> str | None:
+    return value if type(value) is str else None
+
+
+def _base(span: Span) -> dict:
+    """What every record made of this span holds."""
+    record: dict = {MARK: span.name, "trace": span.trace, "span": span.span}
+    if span.parent:
+        record["parent"] = span.parent
+    when = iso(span.start)
+    if when:
+        record["time"] = when
+    return record
+
+
+def conversations(trace: Trace) -> list[list[Span]]:
+    """The spans of the file, one list per conversation, in time order."""
+    union = _Union()
+    firsts: dict = {}
+    call_trace: dict = {}
+    for span in trace.spans:
+        key = span.trace or f"line{span.line}"
+        union.find(key)
+        conv = _str(span.attrs.get("gen_ai.conversation.id"))
+        if conv:
+            union.join(key, ("conversation", conv))
+    spans = sorted(trace.spans, key=lambda s: (s.start or 0, s.line))
+    for span in spans:
+        key = span.trace or f"line{span.line}"
+        if genai.operation_of(span.attrs) != "chat":
+            continue
+        inputs, outputs, _ = messages_of_span(span)
+        for answered in _answers(inputs):
+            earlier = call_trace.get(answered)
+            if earlier is not None:
+                union.join(earlier, key)
+        for call in _calls(outputs):
+            call_trace.setdefault(call, key)
+    groups: dict = {}
+    for span in spans:
+        root = union.find(span.trace or f"line{span.line}")
+        groups.setdefault(root, []).append(span)
+        firsts.setdefault(root, span.start or 0)
+    return list(groups.values())
+
+
+def records_of(trace: Trace) -> list[tuple[int, dict]]:
+    """``(line, message record)`` of every conversation of the file, in order."""
+    trace.attach_logs()
+    out: list[tuple[int, dict]] = []
+    for spans in conversations(trace):
+        out.extend(_conversation(spans))
+    return out
+
+
+def _conversation(spans: list[Span]) -> list[tuple[int, dict]]:
+    out: list[tuple[int, dict]] = []
+    history: list[bytes] = []
+    emitted_calls: set = set()
+    emitted_answers: set = set()
+    pending: list[tuple[Span, dict]] = []  # tool runs whose result no later input holds yet
+    chats_below: dict = {}
+    for span in spans:
+        if genai.operation_of(span.attrs) == "chat" and span.parent:
+            chats_below[span.parent] = chats_below.get(span.parent, 0) + 1
+    for span in spans:
+        op = genai.operation_of(span.attrs)
+        if op == "chat":
+            inputs, outputs, family = messages_of_span(span)
+            new = _new_inputs(history, inputs)
+            answered = _answers(new)
+            for tool_span, record in pending:
+                part = record["parts"][0]
+                if part.get("id") not in answered:
+                    out.append((tool_span.line, record))
+                    emitted_answers.add(part.get("id"))
+            pending = []
+            for message in new:
+                out.append((span.line, _message(span, message, family)))
+            emitted_calls |= _calls(new)
+            emitted_answers |= _answers(new)
+            history = [signature(m) for m in inputs]
+            first = True
+            for message in outputs or [{"role": "assistant", "parts": []}]:
+                record = _message(span, message, family)
+                if first:
+                    _call_fields(span, record)
+                    first = False
+                out.append((span.line, record))
+            emitted_calls |= _calls(outputs)
+            history += [signature(m) for m in outputs]
+        elif op == "execute_tool":
+            record = _tool_record(span)
+            call_id = record["parts"][0].get("id") if record else None
+            if record is not None and call_id not in emitted_answers:
+                pending.append((span, record))
+            out.append((span.line, _aside(span, "tool")))
+        elif op == "invoke_agent" or op == "create_agent":
+            record = _aside(span, "agent")
+            if not chats_below.get(span.span):
+                # an agent turn whose model calls are not recorded: its own messages
+                inputs = _safe(span.attrs.get("gen_ai.input.messages"))
+                outputs = _safe(span.attrs.get("gen_ai.output.messages"))
+                for message in _new_inputs(history, inputs) + outputs:
+                    out.append((span.line, _message(span, message, "gen_ai.input.messages")))
+                history += [signature(m) for m in _new_inputs(history, inputs) + outputs]
+            out.append((span.line, record))
+        else:
+            out.append((span.line, _aside(span, "span" if op is None else op)))
+    for tool_span, record in pending:
+        out.append((tool_span.line, record))
+    return out
+
+
+def _new_inputs(history: list[bytes], inputs: list[dict]) -> list[dict]:
+    """The input messages past what the conversation already holds (its common start)."""
+    size = 0
+    for have, message in zip(history, inputs, strict=False):
+        if have != signature(message):
+            break
+        size += 1
+    if size < len(history) and size < len(inputs):
+        # (a history that does not go on from the last call's: the rest is new)
+        return inputs[size:]
+    return inputs[size:]
+
+
+def _message(span: Span, message: dict, family: str) -> dict:
+    record = _base(span)
+    record["role"] = message.get("role")
+    parts = message.get("parts")
+    record["parts"] = parts if type(parts) is list else []
+    for key in ("name", "finish_reason"):
+        if message.get(key) is not None:
+            record[key] = message[key]
+    agent = _str(span.attrs.get("gen_ai.agent.name"))
+    if agent:
+        record["agent"] = agent
+    conv = _str(span.attrs.get("gen_ai.conversation.id"))
+    if conv:
+        record["conversation"] = conv
+    record["from"] = family
+    return record
+
+
+def _call_fields(span: Span, record: dict) -> None:
+    """What the model call records: its model, provider, response id, usage, latency,
+    error."""
+    attrs = span.attrs
+    for key, name in (
+        ("gen_ai.response.model", "model"),
+        ("gen_ai.response.id", "response_id"),
+        ("gen_ai.provider.name", "provider"),
+        ("gen_ai.request.model", "request_model"),
+    ):
+        value = _str(attrs.get(key))
+        if value:
+            record[name] = value
+    if "model" not in record:
+        model = _str(attrs.get("llm.model_name")) or _str(attrs.get("gen_ai.request.model"))
+        if model:
+            record["model"] = model
+    if "provider" not in record:
+        provider = _str(attrs.get("gen_ai.system")) or _str(attrs.get("llm.system"))
+        if provider:
+            record["provider"] = provider
+    details = [r.attrs for r in span.logs if r.event == genai.DETAILS_EVENT]
+    usage = genai.usage_of(attrs)
+    for more in details:
+        usage = usage or genai.usage_of(more)
+    if usage:
+        record["usage"] = usage
+    reasons = attrs.get("gen_ai.response.finish_reasons")
+    if type(reasons) is list and reasons and "finish_reason" not in record:
+        record["finish_reason"] = reasons[0]
+    elif _str(attrs.get("llm.finish_reason")) and "finish_reason" not in record:
+        record["finish_reason"] = attrs["llm.finish_reason"]
+    if span.start is not None and span.end is not None and span.end >= span.start:
+        record["latency_ms"] = round((span.end - span.start) / 1e6, 3)
+    _error(span, record)
+    record["call"] = True
+
+
+def _error(span: Span, record: dict) -> None:
+    if span.status == 2 or "error.type" in span.attrs:
+        error: dict = {}
+        if span.attrs.get("error.type") is not None:
+            error["type"] = span.attrs["error.type"]
+        if span.status_message:
+            error["message"] = span.status_message
+        record["error"] = error or {"type": "error"}
+
+
+def _tool_record(span: Span) -> dict | None:
+    """The tool message an ``execute_tool`` span makes: its result, under its call id."""
+    attrs = span.attrs
+    call_id = attrs.get("gen_ai.tool.call.id")
+    if "gen_ai.tool.call.result" in attrs:
+        result = attrs["gen_ai.tool.call.result"]
+    elif "tool_response" in attrs:
+        result = attrs["tool_response"]
+    elif "output.value" in attrs:
+        result = attrs["output.value"]
+    else:
+        return None
+    record = _base(span)
+    record["role"] = "tool"
+    record["parts"] = [{"type": "tool_call_response", "id": call_id, "response": result}]
+    record["from"] = "execute_tool"
+    name = _str(attrs.get("gen_ai.tool.name"))
+    if name:
+        record["tool"] = name
+    return record
+
+
+def _aside(span: Span, role: str) -> dict:
+    """A record outside the conversation: an agent run, a tool run, another span."""
+    record = _base(span)
+    record["role"] = role
+    record["aside"] = True
+    attrs = span.attrs
+    name = (
+        _str(attrs.get("gen_ai.agent.name"))
+        or _str(attrs.get("gen_ai.tool.name"))
+        or _str(attrs.get("agent_name"))
+        or span.name
+    )
+    record["name"] = name
+    record["span_name"] = span.name
+    if role == "tool":
+        for key, short in (
+            ("gen_ai.tool.call.id", "call_id"),
+            ("gen_ai.tool.call.arguments", "arguments"),
+            ("tool_arguments", "arguments"),
+        ):
+            if attrs.get(key) is not None:
+                record[short] = attrs[key]
+    aggregated = {
+        k[len(genai.AGGREGATED) :]: v for k, v in attrs.items() if k.startswith(genai.AGGREGATED)
+    }
+    if aggregated:
+        record["aggregated_usage"] = aggregated  # (the sum of its calls: never counted again)
+    if span.start is not None and span.end is not None and span.end >= span.start:
+        record["latency_ms"] = round((span.end - span.start) / 1e6, 3)
+    _error(span, record)
+    return record
+
+
+class Assembler:
+    """Holds every record of the file and hands on its conversations at the end (see
+    :meth:`msgcli.dialects.base.Dialect.assembler`)."""
+
+    def __init__(self) -> None:
+        self.trace = Trace()
+        self.holding: int | None = None
+
+    def feed(self, line: int, obj: dict) -> list[tuple[int, dict]]:
+        if self.holding is None:
+            self.holding = line
+        self.trace.feed(line, obj)
+        return []
+
+    def finish(self) -> list[tuple[int, dict]]:
+        self.holding = None
+        return records_of(self.trace)
+
+
+def gather(records: Iterable[tuple[int, dict]]) -> list[tuple[int, dict]]:
+    """The message records of a file's export records ``(line, record)``."""
+    assembler = Assembler()
+    for line, obj in records:
+        assembler.feed(line, obj)
+    return assembler.finish()
