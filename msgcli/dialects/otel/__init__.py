@@ -51,7 +51,7 @@ class OtelDialect(Dialect):
     own_rules = frozenset(rule.code for rule in RULES)
     rules = RULES
     rule_docs = "msgcli.dialects.otel.rules:EXPLAINED"
-    containers = (Container(names=(".pb",), reader="msgcli.dialects.otel.otlp:read_protobuf"),)
+    containers = (Container(names=(".pb",), reader="msgcli.dialects.otel.protobuf:read_protobuf"),)
 
     def classify(self, obj: dict) -> str | None:
         if type(obj) is not dict:
@@ -77,9 +77,7 @@ class OtelDialect(Dialect):
         if MARK not in obj:
             return Message(self.name, role="export", fields={"aside": True})
         role = obj.get("role")
-        fields = {
-            k: v for k, v in obj.items() if k not in ("role", "parts", "name", "usage", MARK)
-        }
+        fields = {k: v for k, v in obj.items() if k not in ("role", "parts", "name", "usage", MARK)}
         fields["span_name"] = obj.get("span_name", obj.get(MARK))
         msg = Message(
             self.name,
@@ -212,6 +210,11 @@ def _block(part: Any, path: tuple) -> Block:
         )
     if kind == "tool_call_response":
         response = part.get("response", part.get("result"))
+        if type(response) is list and all(
+            type(p) is dict and type(p.get("type")) is str for p in response
+        ):
+            output = [_block(p, (*path, "response", i)) for i, p in enumerate(response)]
+            return ToolResultBlock("tool_result", id=part.get("id"), path=path, output=output)
         if response is not None and type(response) is not str:
             response = orjson.dumps(response, default=str).decode()
         return ToolResultBlock("tool_result", id=part.get("id"), path=path, output=response)

@@ -13,13 +13,24 @@ are not about GenAI give records outside the conversation (``show --all``).
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any
 
 import orjson
 
-from . import genai
+from .genai import (
+    AGGREGATED,
+    DETAILS_EVENT,
+    MESSAGE_EVENTS,
+    event_messages,
+    flat_messages,
+    instructions,
+    json_messages,
+    operation_of,
+    usage_of,
+)
 from .otlp import LogRecord, Span, logs_of, spans_of
 
 __all__ = ["Assembler", "Trace", "gather", "messages_of_span"]
@@ -92,7 +103,7 @@ class Trace:
                 span.end = max(span.end or record.time, record.time)
         self.spans.extend(made.values())
         chats = sorted(
-            (s for s in self.spans if genai.operation_of(s.attrs) == "chat"),
+            (s for s in self.spans if operation_of(s.attrs) == "chat"),
             key=lambda s: s.start or 0,
         )
         for record in loose:
@@ -106,7 +117,7 @@ def messages_of_span(span: Span) -> tuple[list[dict], list[dict], str]:
     """``(input, output, where)`` messages a model-call span records, and the attribute
     family they were read from."""
     attrs = span.attrs
-    details = [r for r in span.logs if r.event == genai.DETAILS_EVENT]
+    details = [r for r in span.logs if r.event == DETAILS_EVENT]
     sources = [attrs] + [r.attrs for r in details]
     for source in sources:
         if "gen_ai.input.messages" in source or "gen_ai.output.messages" in source:
@@ -114,25 +125,27 @@ def messages_of_span(span: Span) -> tuple[list[dict], list[dict], str]:
             outputs = _safe(source.get("gen_ai.output.messages"))
             system = source.get("gen_ai.system_instructions")
             if system is not None:
-                found = genai.instructions(system)
+                found = instructions(system)
                 if found is not None:
                     inputs = [found, *inputs]
             return inputs, outputs, "gen_ai.input.messages"
-    events = [(name, attrs_) for name, _, attrs_ in span.events if name in genai.MESSAGE_EVENTS]
-    events += [(r.event, r.body) for r in span.logs if r.event in genai.MESSAGE_EVENTS]
+    events = [(name, attrs_) for name, _, attrs_ in span.events if name in MESSAGE_EVENTS]
+    events += [(r.event, r.body) for r in span.logs if r.event in MESSAGE_EVENTS]
     if events:
-        inputs, outputs = genai.event_messages(events)  # type: ignore[arg-type]
+        inputs, outputs = event_messages(events)  # type: ignore[arg-type]
         return inputs, outputs, "events"
     if any(k.startswith("gen_ai.prompt.") or k.startswith("gen_ai.completion.") for k in attrs):
         return (
-            genai.flat_messages(attrs, "gen_ai.prompt."),
-            genai.flat_messages(attrs, "gen_ai.completion."),
+            flat_messages(attrs, "gen_ai.prompt."),
+            flat_messages(attrs, "gen_ai.completion."),
             "gen_ai.prompt",
         )
-    if any(k.startswith("llm.input_messages.") or k.startswith("llm.output_messages.") for k in attrs):
+    if any(
+        k.startswith("llm.input_messages.") or k.startswith("llm.output_messages.") for k in attrs
+    ):
         return (
-            genai.flat_messages(attrs, "llm.input_messages."),
-            genai.flat_messages(attrs, "llm.output_messages."),
+            flat_messages(attrs, "llm.input_messages."),
+            flat_messages(attrs, "llm.output_messages."),
             "llm.input_messages",
         )
     return [], [], ""
@@ -142,7 +155,7 @@ def _safe(value: Any) -> list[dict]:
     if value is None:
         return []
     try:
-        found = genai.json_messages(value)
+        found = json_messages(value)
     except (ValueError, orjson.JSONDecodeError):
         return []
     return [m for m in found if type(m) is dict]
@@ -154,10 +167,8 @@ def _norm_part(part: Any) -> Any:
     out = {k: v for k, v in part.items()}
     args = out.get("arguments")
     if type(args) is str:
-        try:
+        with contextlib.suppress(orjson.JSONDecodeError):
             out["arguments"] = orjson.loads(args)
-        except orjson.JSONDecodeError:
-            pass
     if out.get("type") == "tool_call_response" and "result" in out and "response" not in out:
         out["response"] = out.pop("result")
     return out
@@ -234,7 +245,7 @@ def conversations(trace: Trace) -> list[list[Span]]:
     spans = sorted(trace.spans, key=lambda s: (s.start or 0, s.line))
     for span in spans:
         key = span.trace or f"line{span.line}"
-        if genai.operation_of(span.attrs) != "chat":
+        if operation_of(span.attrs) != "chat":
             continue
         inputs, outputs, _ = messages_of_span(span)
         for answered in _answers(inputs):
@@ -268,10 +279,11 @@ def _conversation(spans: list[Span]) -> list[tuple[int, dict]]:
     pending: list[tuple[Span, dict]] = []  # tool runs whose result no later input holds yet
     chats_below: dict = {}
     for span in spans:
-        if genai.operation_of(span.attrs) == "chat" and span.parent:
+        if operation_of(span.attrs) == "chat" and span.parent:
             chats_below[span.parent] = chats_below.get(span.parent, 0) + 1
+    content = any(any(messages_of_span(s)[:2]) for s in spans if operation_of(s.attrs) == "chat")
     for span in spans:
-        op = genai.operation_of(span.attrs)
+        op = operation_of(span.attrs)
         if op == "chat":
             inputs, outputs, family = messages_of_span(span)
             new = _new_inputs(history, inputs)
@@ -290,6 +302,9 @@ def _conversation(spans: list[Span]) -> list[tuple[int, dict]]:
             first = True
             for message in outputs or [{"role": "assistant", "parts": []}]:
                 record = _message(span, message, family)
+                done = iso(span.end)
+                if done:
+                    record["time"] = done  # (a response is made when its call ends)
                 if first:
                     _call_fields(span, record)
                     first = False
@@ -301,22 +316,43 @@ def _conversation(spans: list[Span]) -> list[tuple[int, dict]]:
             call_id = record["parts"][0].get("id") if record else None
             if record is not None and call_id not in emitted_answers:
                 pending.append((span, record))
-            out.append((span.line, _aside(span, "tool")))
+            out.append((span.line, _aside(span, "execute_tool")))
         elif op == "invoke_agent" or op == "create_agent":
-            record = _aside(span, "agent")
-            if not chats_below.get(span.span):
-                # an agent turn whose model calls are not recorded: its own messages
-                inputs = _safe(span.attrs.get("gen_ai.input.messages"))
-                outputs = _safe(span.attrs.get("gen_ai.output.messages"))
-                for message in _new_inputs(history, inputs) + outputs:
-                    out.append((span.line, _message(span, message, "gen_ai.input.messages")))
-                history += [signature(m) for m in _new_inputs(history, inputs) + outputs]
+            record = _aside(span, "invoke_agent")
+            if not chats_below.get(span.span) or not content:
+                # an agent turn whose model calls are not recorded (or recorded without
+                # their messages): the messages the agent span holds
+                messages = _new_inputs(history, _agent_messages(span))
+                for message in messages:
+                    out.append((span.line, _message(span, message, "invoke_agent")))
+                history += [signature(m) for m in messages]
+                answered = _answers(messages)
+                emitted_answers |= answered
+                pending = [p for p in pending if p[1]["parts"][0].get("id") not in answered]
             out.append((span.line, record))
         else:
             out.append((span.line, _aside(span, "span" if op is None else op)))
     for tool_span, record in pending:
         out.append((tool_span.line, record))
     return out
+
+
+def _agent_messages(span: Span) -> list[dict]:
+    """The messages an agent span holds: ``gen_ai.input.messages`` and
+    ``gen_ai.output.messages``, or pydantic-ai's ``pydantic_ai.all_messages``, after its
+    ``gen_ai.system_instructions``."""
+    attrs = span.attrs
+    messages = _safe(attrs.get("gen_ai.input.messages")) + _safe(
+        attrs.get("gen_ai.output.messages")
+    )
+    if not messages:
+        messages = _safe(attrs.get("pydantic_ai.all_messages"))
+    system = attrs.get("gen_ai.system_instructions")
+    if messages and system is not None:
+        found = instructions(system)
+        if found is not None:
+            messages = [found, *messages]
+    return messages
 
 
 def _new_inputs(history: list[bytes], inputs: list[dict]) -> list[dict]:
@@ -371,10 +407,10 @@ def _call_fields(span: Span, record: dict) -> None:
         provider = _str(attrs.get("gen_ai.system")) or _str(attrs.get("llm.system"))
         if provider:
             record["provider"] = provider
-    details = [r.attrs for r in span.logs if r.event == genai.DETAILS_EVENT]
-    usage = genai.usage_of(attrs)
+    details = [r.attrs for r in span.logs if r.event == DETAILS_EVENT]
+    usage = usage_of(attrs)
     for more in details:
-        usage = usage or genai.usage_of(more)
+        usage = usage or usage_of(more)
     if usage:
         record["usage"] = usage
     reasons = attrs.get("gen_ai.response.finish_reasons")
@@ -434,7 +470,7 @@ def _aside(span: Span, role: str) -> dict:
     )
     record["name"] = name
     record["span_name"] = span.name
-    if role == "tool":
+    if role == "execute_tool":
         for key, short in (
             ("gen_ai.tool.call.id", "call_id"),
             ("gen_ai.tool.call.arguments", "arguments"),
@@ -442,9 +478,7 @@ def _aside(span: Span, role: str) -> dict:
         ):
             if attrs.get(key) is not None:
                 record[short] = attrs[key]
-    aggregated = {
-        k[len(genai.AGGREGATED) :]: v for k, v in attrs.items() if k.startswith(genai.AGGREGATED)
-    }
+    aggregated = {k[len(AGGREGATED) :]: v for k, v in attrs.items() if k.startswith(AGGREGATED)}
     if aggregated:
         record["aggregated_usage"] = aggregated  # (the sum of its calls: never counted again)
     if span.start is not None and span.end is not None and span.end >= span.start:

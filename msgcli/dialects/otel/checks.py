@@ -16,8 +16,8 @@ from typing import Any
 import orjson
 
 from ...textsafe import short
-from . import genai
 from .assemble import Trace, messages_of_span
+from .genai import KNOWN_EVENTS, KNOWN_PARTS, ROLES, is_genai, is_usage_key, loads, operation_of
 from .otlp import attributes, hex_id, logs_of, spans_of
 
 __all__ = ["TraceChecker"]
@@ -90,24 +90,47 @@ class TraceChecker:
             bad: list = []
             attributes(raw.get("attributes"), bad)
             for index, key, why in bad:
-                emit("O001", f"log record: attribute {short(key)}: {why}", f"{record.ptr}/attributes/{index}")
+                emit(
+                    "O001",
+                    f"log record: attribute {short(key)}: {why}",
+                    f"{record.ptr}/attributes/{index}",
+                )
             for key in ("traceId", "spanId"):
                 if key in raw:
                     found, clean = hex_id(raw[key], 16 if key == "traceId" else 8)
                     if found is None:
-                        emit("O001", f"log record: {key} {short(raw[key])} is no id", f"{record.ptr}/{key}")
+                        emit(
+                            "O001",
+                            f"log record: {key} {short(raw[key])} is no id",
+                            f"{record.ptr}/{key}",
+                        )
                     elif not clean:
-                        emit("O002", f"log record: {key} {short(raw[key])} is not lowercase hex", f"{record.ptr}/{key}")
+                        emit(
+                            "O002",
+                            f"log record: {key} {short(raw[key])} is not lowercase hex",
+                            f"{record.ptr}/{key}",
+                        )
             event = record.event
-            if event and event.startswith("gen_ai.") and event not in genai.KNOWN_EVENTS:
-                emit("O008", f"log record: event {short(event)} is new to msgcli (kept)", f"{record.ptr}/eventName")
+            if event and event.startswith("gen_ai.") and event not in KNOWN_EVENTS:
+                emit(
+                    "O008",
+                    f"log record: event {short(event)} is new to msgcli (kept)",
+                    f"{record.ptr}/eventName",
+                )
             where = f"log record {record.span or ''}".rstrip()
             self._attrs(where, record.attrs, raw.get("attributes"), f"{record.ptr}/attributes")
         self.trace.feed(line, obj)
 
     @staticmethod
     def _envelope(obj: dict) -> bool:
-        for key in ("resourceSpans", "resourceLogs", "scopeSpans", "scopeLogs", "resource_spans", "resource_logs"):
+        for key in (
+            "resourceSpans",
+            "resourceLogs",
+            "scopeSpans",
+            "scopeLogs",
+            "resource_spans",
+            "resource_logs",
+        ):
             if type(obj.get(key)) is list:
                 return True
         return False
@@ -135,32 +158,54 @@ class TraceChecker:
                 continue
             found, clean = hex_id(raw[key], size)
             if found is None:
-                emit("O001", f"{label}: {key} {short(raw[key])} is not an id of {size} bytes", f"{span.ptr}/{key}")
+                emit(
+                    "O001",
+                    f"{label}: {key} {short(raw[key])} is not an id of {size} bytes",
+                    f"{span.ptr}/{key}",
+                )
             elif not clean:
-                emit("O002", f"{label}: {key} {short(raw[key])} is not lowercase hex", f"{span.ptr}/{key}")
+                emit(
+                    "O002",
+                    f"{label}: {key} {short(raw[key])} is not lowercase hex",
+                    f"{span.ptr}/{key}",
+                )
         for key in ("startTimeUnixNano", "endTimeUnixNano"):
             value = raw.get(key)
             if value is not None and not (
                 (type(value) is str and value.isdigit()) or (type(value) is int and value >= 0)
             ):
-                emit("O001", f"{label}: {key} {short(value)} is no count of nanoseconds", f"{span.ptr}/{key}")
+                emit(
+                    "O001",
+                    f"{label}: {key} {short(value)} is no count of nanoseconds",
+                    f"{span.ptr}/{key}",
+                )
         bad: list = []
         attributes(raw.get("attributes"), bad)
         for index, key, why in bad:
-            emit("O001", f"{label}: attribute {short(key)}: {why}", f"{span.ptr}/attributes/{index}")
+            emit(
+                "O001", f"{label}: attribute {short(key)}: {why}", f"{span.ptr}/attributes/{index}"
+            )
         key = (span.trace, span.span)
         if span.span is not None:
             if key in self.seen:
-                emit("O014", f"{label} was exported before, on line {self.seen[key]}: read once", span.ptr)
+                emit(
+                    "O014",
+                    f"{label} was exported before, on line {self.seen[key]}: read once",
+                    span.ptr,
+                )
             else:
                 self.seen[key] = span.line
         attrs = span.attrs
-        for index, (name, _, event_attrs) in enumerate(span.events):
-            if name.startswith("gen_ai.") and name not in genai.KNOWN_EVENTS:
-                emit("O008", f"{label}: event {short(name)} is new to msgcli (kept)", f"{span.ptr}/events/{index}")
-        if not genai.is_genai(attrs):
+        for index, (name, _, _event_attrs) in enumerate(span.events):
+            if name.startswith("gen_ai.") and name not in KNOWN_EVENTS:
+                emit(
+                    "O008",
+                    f"{label}: event {short(name)} is new to msgcli (kept)",
+                    f"{span.ptr}/events/{index}",
+                )
+        if not is_genai(attrs):
             return  # (a span not about GenAI: kept and counted)
-        op = genai.operation_of(attrs)
+        op = operation_of(attrs)
         pointer = f"{span.ptr}/attributes"
         if "gen_ai.operation.name" not in attrs and op is not None:
             emit("O003", f"{label}: no gen_ai.operation.name (read as {op})", pointer)
@@ -175,7 +220,7 @@ class TraceChecker:
         for key, value in attrs.items():
             where = _index_of(raw_attrs, key)
             ptr = f"{pointer}/{where}" if where is not None else pointer
-            if genai.is_usage_key(key):
+            if is_usage_key(key):
                 if type(value) not in (int, float):
                     emit("O009", f"{label}: {key} is {short(value)}, not a number", ptr)
                 continue
@@ -183,15 +228,19 @@ class TraceChecker:
                 self._messages(label, key, value, ptr)
             elif key == "gen_ai.system_instructions":
                 self._instructions(label, value, ptr)
-            elif key.startswith("gen_ai.") and key not in KNOWN_ATTRIBUTES:
-                if not key.startswith(KNOWN_PREFIXES) and key not in self.new_keys:
-                    self.new_keys.add(key)
-                    emit("O008", f"{label}: attribute {key} is new to msgcli (kept)", ptr)
+            elif (
+                key.startswith("gen_ai.")
+                and key not in KNOWN_ATTRIBUTES
+                and not key.startswith(KNOWN_PREFIXES)
+                and key not in self.new_keys
+            ):
+                self.new_keys.add(key)
+                emit("O008", f"{label}: attribute {key} is new to msgcli (kept)", ptr)
 
     def _messages(self, label: str, key: str, value: Any, ptr: str) -> None:
         emit = self.emit
         try:
-            found = genai.loads(value)
+            found = loads(value)
         except orjson.JSONDecodeError as exc:
             emit("O005", f"{label}: {key} is not JSON ({exc})", ptr)
             return
@@ -206,7 +255,7 @@ class TraceChecker:
             role = message.get("role")
             if type(role) is not str:
                 emit("O005", f"{at} has no role", ptr)
-            elif role not in genai.ROLES:
+            elif role not in ROLES:
                 emit("O008", f"{at}: role {short(role)} is new to msgcli (kept)", ptr)
             parts = message.get("parts")
             if type(parts) is not list:
@@ -217,13 +266,18 @@ class TraceChecker:
 
     def _instructions(self, label: str, value: Any, ptr: str) -> None:
         try:
-            found = genai.loads(value)
+            found = loads(value)
         except orjson.JSONDecodeError:
             return  # (plain text instructions: read as one text part)
         if type(found) is str:
             return
         if type(found) is not list:
-            self.emit("O005", f"{label}: gen_ai.system_instructions is {type(found).__name__}, not a list of parts", ptr)
+            self.emit(
+                "O005",
+                f"{label}: gen_ai.system_instructions is {type(found).__name__}, "
+                "not a list of parts",
+                ptr,
+            )
             return
         self._parts(f"{label}: gen_ai.system_instructions", found, ptr)
 
@@ -235,13 +289,17 @@ class TraceChecker:
                 emit("O005", f"{where} has no type", ptr)
                 continue
             kind = part["type"]
-            needs = genai.KNOWN_PARTS.get(kind)
+            needs = KNOWN_PARTS.get(kind)
             if needs is None:
                 emit("O008", f"{where}: part type {short(kind)} is new to msgcli (kept)", ptr)
                 continue
             for field in needs:
                 if field == "response" and "response" not in part and "result" in part:
-                    emit("O007", f"{where}: the tool's output is under 'result', the schema says 'response'", ptr)
+                    emit(
+                        "O007",
+                        f"{where}: the tool's output is under 'result', the schema says 'response'",
+                        ptr,
+                    )
                     continue
                 if field not in part:
                     emit("O006", f"{where}: a {kind} part without {field}", ptr)
@@ -271,14 +329,15 @@ class TraceChecker:
             if span.parent and span.parent not in ids and span.raw:
                 emit(
                     "O012",
-                    f"span {span.span} ({short(span.name)}): parent {span.parent} is no span of this file",
+                    f"span {span.span} ({short(span.name)}): parent {span.parent} is no "
+                    "span of this file",
                     f"{span.ptr}/parentSpanId",
                     line=span.line,
                 )
         calls: dict = {}
         answers: dict = {}
         for span in sorted(trace.spans, key=lambda s: (s.start or 0, s.line)):
-            op = genai.operation_of(span.attrs)
+            op = operation_of(span.attrs)
             if op == "chat":
                 inputs, outputs, _ = messages_of_span(span)
                 for message in (*inputs, *outputs):
@@ -297,7 +356,8 @@ class TraceChecker:
             if call_id not in answers:
                 emit(
                     "O010",
-                    f"span {span.span} ({short(span.name)}): tool call {short(call_id)} is answered by no later message or execute_tool span",
+                    f"span {span.span} ({short(span.name)}): tool call {short(call_id)} is "
+                    "answered by no later message or execute_tool span",
                     span.ptr,
                     line=span.line,
                 )
@@ -305,7 +365,8 @@ class TraceChecker:
             if call_id not in calls:
                 emit(
                     "O011",
-                    f"span {span.span} ({short(span.name)}): the answer to tool call {short(call_id)} has no call in this file",
+                    f"span {span.span} ({short(span.name)}): the answer to tool call "
+                    f"{short(call_id)} has no call in this file",
                     span.ptr,
                     line=span.line,
                 )

@@ -23,7 +23,6 @@ __all__ = [
     "hex_id",
     "is_otlp",
     "logs_of",
-    "read_protobuf",
     "spans_of",
 ]
 
@@ -106,9 +105,7 @@ def any_value(value: Any) -> Any:
         items = raw.get("values", []) if type(raw) is dict else None
         if type(items) is not list:
             raise BadValue("kvlistValue has no list of values")
-        return {
-            kv.get("key"): any_value(kv.get("value", {})) for kv in items if type(kv) is dict
-        }
+        return {kv.get("key"): any_value(kv.get("value", {})) for kv in items if type(kv) is dict}
     return raw  # bytesValue: base64 text as written
 
 
@@ -319,68 +316,3 @@ def logs_of(obj: dict, line: int) -> Iterator[LogRecord]:
                     attrs=attrs,
                     scope=scope,
                 )
-
-
-# -- protobuf bodies ------------------------------------------------------------------
-
-
-def _fix_ids(obj: Any) -> Any:
-    """Protobuf's JSON mapping writes ids as base64: OTLP JSON writes them as hex."""
-    if type(obj) is dict:
-        for key, value in obj.items():
-            if key in ("traceId", "spanId", "parentSpanId") and type(value) is str:
-                try:
-                    obj[key] = base64.b64decode(value).hex()
-                except (binascii.Error, ValueError):
-                    pass
-            else:
-                _fix_ids(value)
-    elif type(obj) is list:
-        for item in obj:
-            _fix_ids(item)
-    return obj
-
-
-def read_protobuf(path: str) -> Iterator[Any]:
-    """The records of an OTLP protobuf body (``ExportTraceServiceRequest`` or
-    ``ExportLogsServiceRequest``): one, on line 1, in the OTLP JSON form."""
-    from ...reader import ReadError
-    from ...records import Problem, Record
-
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read()
-    except OSError as exc:
-        raise ReadError(str(exc)) from None
-    try:
-        from google.protobuf.json_format import MessageToDict
-        from google.protobuf.message import DecodeError
-        from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import (
-            ExportLogsServiceRequest,
-        )
-        from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
-            ExportTraceServiceRequest,
-        )
-    except ImportError:
-        raise ReadError(
-            "an OTLP protobuf body needs opentelemetry-proto: pip install 'msgcli[otel]'"
-        ) from None
-    if not data:
-        yield Record(0, problem=Problem("P008", "the file is empty"))
-        return
-    for kind in (ExportTraceServiceRequest, ExportLogsServiceRequest):
-        message = kind()
-        try:
-            message.ParseFromString(data)
-        except DecodeError:
-            continue
-        obj = MessageToDict(message, use_integers_for_enums=True)
-        if obj and not set(obj) - {"resourceSpans", "resourceLogs"}:
-            yield Record(1, obj=_fix_ids(obj))
-            return
-    yield Record(
-        1,
-        problem=Problem(
-            "P001", "not an OTLP protobuf body (no ExportTraceServiceRequest or logs request)"
-        ),
-    )

@@ -86,8 +86,7 @@ RULES = (
         "O010",
         "genai-call-unanswered",
         WARNING,
-        "GenAI: a tool call no later message or execute_tool span of the file answers by "
-        "its id.",
+        "GenAI: a tool call no later message or execute_tool span of the file answers by its id.",
         stage=CROSS_RECORD,
     ),
     Rule(
