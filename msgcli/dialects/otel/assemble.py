@@ -429,6 +429,11 @@ def _error(span: Span, record: dict) -> None:
         error: dict = {}
         if span.attrs.get("error.type") is not None:
             error["type"] = span.attrs["error.type"]
+        else:
+            for name, _, attrs in span.events:
+                if name == "exception" and _str(attrs.get("exception.type")):
+                    error["type"] = attrs["exception.type"]
+                    break
         if span.status_message:
             error["message"] = span.status_message
         record["error"] = error or {"type": "error"}
@@ -462,12 +467,11 @@ def _aside(span: Span, role: str) -> dict:
     record["role"] = role
     record["aside"] = True
     attrs = span.attrs
-    name = (
-        _str(attrs.get("gen_ai.agent.name"))
-        or _str(attrs.get("gen_ai.tool.name"))
-        or _str(attrs.get("agent_name"))
-        or span.name
-    )
+    if role == "execute_tool":
+        name = _str(attrs.get("gen_ai.tool.name")) or _str(attrs.get("tool.name"))
+    else:
+        name = _str(attrs.get("gen_ai.agent.name")) or _str(attrs.get("agent_name"))
+    name = name or span.name
     record["name"] = name
     record["span_name"] = span.name
     if role == "execute_tool":
