@@ -462,6 +462,39 @@ NON_RECORDS = [None, 3, "text", [], [{"role": "USER"}], [{"role": "user"}], {}]
 # -- the detection matrix ----------------------------------------------------------------
 
 #: dialect -> kind -> the samples that dialect must claim as that kind (and no other dialect)
+#: OTLP export records: traces (as the file exporter writes a line), log records, a bare
+#: ResourceSpans
+_OTEL_SPAN = {
+    "traceId": "0af7651916cd43dd8448eb211c80319c",
+    "spanId": "00f067aa0ba902b7",
+    "name": "chat gpt-4o-mini",
+    "kind": 3,
+    "startTimeUnixNano": "1796656679468850000",
+    "endTimeUnixNano": "1796656679611575000",
+    "attributes": [{"key": "gen_ai.operation.name", "value": {"stringValue": "chat"}}],
+    "status": {},
+}
+OTEL_MESSAGES = [
+    {"resourceSpans": [{"resource": {}, "scopeSpans": [{"spans": [_OTEL_SPAN]}]}]},
+    {
+        "resourceLogs": [
+            {
+                "scopeLogs": [
+                    {
+                        "logRecords": [
+                            {
+                                "eventName": "gen_ai.user.message",
+                                "body": {"kvlistValue": {"values": []}},
+                            }
+                        ]
+                    }
+                ]
+            }
+        ]
+    },
+    {"resource": {}, "scopeSpans": [{"scope": {"name": "x"}, "spans": [_OTEL_SPAN]}]},
+]
+
 DIALECT_SAMPLES: dict[str, dict[str, list]] = {
     "agentscope-java": {
         MESSAGE: [*JAVA_MESSAGES, *JAVA_RESULT_MESSAGES],
@@ -476,6 +509,7 @@ DIALECT_SAMPLES: dict[str, dict[str, list]] = {
     "openai-responses": {MESSAGE: RESPONSES_MESSAGES, EVENT: RESPONSES_EVENTS},
     "anthropic": {MESSAGE: ANTHROPIC_MESSAGES, EVENT: ANTHROPIC_EVENTS},
     "claude-code": {MESSAGE: CLAUDE_CODE_MESSAGES, EVENT: CLAUDE_CODE_EVENTS},
+    "otel": {MESSAGE: OTEL_MESSAGES, EVENT: []},
 }
 #: records no dialect may claim
 UNCLAIMED = [*NON_RECORDS]

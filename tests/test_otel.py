@@ -22,9 +22,7 @@ from msgcli.stream import open_log
 REAL = FIXTURES / "real" / "otel"
 ORACLES = FIXTURES / "oracles" / "otel"
 LOGS = sorted(
-    p
-    for p in REAL.rglob("*")
-    if p.is_file() and (p.suffix in (".jsonl", ".json", ".pb"))
+    p for p in REAL.rglob("*") if p.is_file() and (p.suffix in (".jsonl", ".json", ".pb"))
 )
 #: the files that hold the conversation's content, per emitter (openai-v2-legacy writes
 #: none; openllmetry-events keeps it in its log records)
@@ -87,7 +85,9 @@ def test_every_real_file_is_otel_and_has_no_error(path):
     run = validate_paths([path])
     (report,) = run.files
     assert report.summary.dialect == "otel"
-    errors = [f"{f.line}: {f.code} {f.message}" for f in report.findings if f.severity.value == "error"]
+    errors = [
+        f"{f.line}: {f.code} {f.message}" for f in report.findings if f.severity.value == "error"
+    ]
     assert errors == []
 
 
@@ -115,9 +115,7 @@ def test_pydantic_result_where_response_belongs_is_a_warning():
 
 
 def _texts(msgs, role):
-    return [
-        b.text for m in msgs if m.role == role for b in m.content if isinstance(b, TextBlock)
-    ]
+    return [b.text for m in msgs if m.role == role for b in m.content if isinstance(b, TextBlock)]
 
 
 @pytest.mark.parametrize("path", cases(CONTENT), ids=ids(cases(CONTENT)))
@@ -186,9 +184,10 @@ def test_openai_v2_tool_run_of_two_traces_is_one_conversation():
 def test_legacy_openai_v2_has_usage_and_no_content():
     msgs = messages(REAL / "openai-v2-legacy" / "plain" / "traces.jsonl")
     assert [(m.role, m.content) for m in msgs] == [("assistant", [])]
-    assert msgs[0].usage.input_tokens == oracle("openai-v2-legacy", "plain")["usage_per_call"][0][
-        "prompt_tokens"
-    ]
+    assert (
+        msgs[0].usage.input_tokens
+        == oracle("openai-v2-legacy", "plain")["usage_per_call"][0]["prompt_tokens"]
+    )
 
 
 def test_the_pydantic_error_run_shows_prompt_and_error():
@@ -227,7 +226,9 @@ def test_stats_count_each_call_once_never_the_agents_aggregate():
 
 def test_stats_count_errors():
     (stats,) = collect_stats([REAL / "pydantic-ai" / "error-400" / "traces.jsonl"]).files
-    assert stats.details["otel"]["errors"] == {"pydantic_ai.exceptions.ModelContextWindowExceededError": 2}
+    assert stats.details["otel"]["errors"] == {
+        "pydantic_ai.exceptions.ModelContextWindowExceededError": 2
+    }
 
 
 # -- commands ------------------------------------------------------------------------
@@ -255,7 +256,9 @@ def test_show_markdown_and_html_render_the_conversation(tmp_path):
     assert run("show", str(path), "--export-html", str(html)).returncode == 0
     assert final in markdown.read_text() and "call_t0Ky00002" in markdown.read_text()
     assert "call_t0Ky00002" in html.read_text()
-    everything = run("show", "--no-pager", "--all", str(REAL / "pydantic-ai" / "tools" / "traces.jsonl"))
+    everything = run(
+        "show", "--no-pager", "--all", str(REAL / "pydantic-ai" / "tools" / "traces.jsonl")
+    )
     assert "INVOKE_AGENT" in everything.stdout.upper() and "weather_agent" in everything.stdout
 
 

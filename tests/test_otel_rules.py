@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import orjson
 
+from msgcli.engine import Options
 from msgcli.pipeline import validate_paths
 from msgcli.stats import collect_stats
 from msgcli.stream import open_log
-from msgcli.engine import Options
 
 TRACE = "0af7651916cd43dd8448eb211c80319c"
 
@@ -100,7 +100,10 @@ def test_a_part_without_its_field_is_an_error_and_result_a_warning(tmp_path):
     results = {"role": "tool", "parts": [{"type": "tool_call_response", "id": "c1", "result": 1}]}
     path = write(
         tmp_path,
-        [chat("00f067aa0ba902b7", [USER], [calls]), chat("00f067aa0ba902b8", [USER, calls, results], [])],
+        [
+            chat("00f067aa0ba902b7", [USER], [calls]),
+            chat("00f067aa0ba902b8", [USER, calls, results], []),
+        ],
     )
     codes = [(code, severity) for _, code, severity, *_ in findings(path)]
     assert ("O006", "error") in codes and ("O007", "warning") in codes

@@ -5,11 +5,13 @@ receiver on loopback as JSON and as protobuf."""
 
 from __future__ import annotations
 
+import contextlib
 import http.server
 import json
 import subprocess
 import sys
 import threading
+from typing import ClassVar
 
 import orjson
 import pytest
@@ -66,10 +68,8 @@ def conversation(source):
 def _args(block):
     value = block.arguments if block.arguments is not None else block.input
     if isinstance(value, str):
-        try:
+        with contextlib.suppress(ValueError):
             value = json.loads(value)
-        except ValueError:
-            pass
     return json.dumps(value, sort_keys=True)
 
 
@@ -193,9 +193,9 @@ def test_convert_on_the_command_line(tmp_path):
 class _Receiver(http.server.BaseHTTPRequestHandler):
     """An OTLP/HTTP traces receiver: decodes each request with opentelemetry-proto."""
 
-    got: list = []
+    got: ClassVar[list] = []
 
-    def do_POST(self):  # noqa: N802 (the name http.server calls)
+    def do_POST(self):
         from google.protobuf.json_format import ParseDict
         from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
             ExportTraceServiceRequest,
@@ -249,9 +249,7 @@ def test_export_otlp_reaches_a_receiver(receiver, protobuf):
     ((where, kind, key, spans),) = got
     assert where == "/v1/traces" and key == "secret"
     assert kind == ("application/x-protobuf" if protobuf else "application/json")
-    calls = {
-        b.id for _, m in conversation(path) for b in m.content if isinstance(b, ToolCallBlock)
-    }
+    calls = {b.id for _, m in conversation(path) for b in m.content if isinstance(b, ToolCallBlock)}
     tool_ids = {
         a.value.string_value for s in spans for a in s.attributes if a.key == "gen_ai.tool.call.id"
     }

@@ -153,9 +153,9 @@ class OtelDialect(Dialect):
         when = None
         stamp = self.parse_time(msg.timestamp)
         if stamp is not None:
-            from datetime import UTC
+            from datetime import timezone
 
-            when = stamp.replace(tzinfo=UTC)
+            when = stamp.replace(tzinfo=timezone.utc)
         provider = fields.get("provider")
         session, agent, _ = self.thread_of(msg)
         return [

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterable
-from datetime import UTC, datetime
+from datetime import datetime, timezone
 from typing import Any
 
 import orjson
@@ -41,7 +41,7 @@ MARK = "otel"  # the key that marks a record this dialect put together
 def iso(nanos: int | None) -> str | None:
     if nanos is None:
         return None
-    when = datetime.fromtimestamp(nanos // 1_000_000_000, UTC).replace(
+    when = datetime.fromtimestamp(nanos // 1_000_000_000, timezone.utc).replace(
         microsecond=(nanos % 1_000_000_000) // 1000
     )
     return when.isoformat().replace("+00:00", "Z")
@@ -67,8 +67,8 @@ class Trace:
     def attach_logs(self) -> None:
         """Each log record onto its span; records of no span onto the model call nearest
         before them, or onto a span made for them (a file of log records alone)."""
-        by_id = {(s.trace, s.span): s for s in self.spans if s.span}
-        by_span = {s.span: s for s in self.spans if s.span}
+        by_id: dict[tuple, Span] = {(s.trace, s.span): s for s in self.spans if s.span}
+        by_span: dict[Any, Span] = {s.span: s for s in self.spans if s.span}
         made: dict[tuple, Span] = {}
         loose = []
         for record in self.logs:
@@ -132,7 +132,7 @@ def messages_of_span(span: Span) -> tuple[list[dict], list[dict], str]:
     events = [(name, attrs_) for name, _, attrs_ in span.events if name in MESSAGE_EVENTS]
     events += [(r.event, r.body) for r in span.logs if r.event in MESSAGE_EVENTS]
     if events:
-        inputs, outputs = event_messages(events)  # type: ignore[arg-type]
+        inputs, outputs = event_messages(events)
         return inputs, outputs, "events"
     if any(k.startswith("gen_ai.prompt.") or k.startswith("gen_ai.completion.") for k in attrs):
         return (
@@ -185,7 +185,7 @@ def _calls(messages: Iterable[dict]) -> set:
     return {
         p.get("id")
         for m in messages
-        for p in (m.get("parts") if type(m.get("parts")) is list else ())
+        for p in (m["parts"] if type(m.get("parts")) is list else ())
         if type(p) is dict and p.get("type") == "tool_call" and p.get("id")
     }
 
@@ -194,7 +194,7 @@ def _answers(messages: Iterable[dict]) -> set:
     return {
         p.get("id")
         for m in messages
-        for p in (m.get("parts") if type(m.get("parts")) is list else ())
+        for p in (m["parts"] if type(m.get("parts")) is list else ())
         if type(p) is dict and p.get("type") == "tool_call_response" and p.get("id")
     }
 
@@ -312,10 +312,10 @@ def _conversation(spans: list[Span]) -> list[tuple[int, dict]]:
             emitted_calls |= _calls(outputs)
             history += [signature(m) for m in outputs]
         elif op == "execute_tool":
-            record = _tool_record(span)
-            call_id = record["parts"][0].get("id") if record else None
-            if record is not None and call_id not in emitted_answers:
-                pending.append((span, record))
+            found = _tool_record(span)
+            call_id = found["parts"][0].get("id") if found else None
+            if found is not None and call_id not in emitted_answers:
+                pending.append((span, found))
             out.append((span.line, _aside(span, "execute_tool")))
         elif op == "invoke_agent" or op == "create_agent":
             record = _aside(span, "invoke_agent")

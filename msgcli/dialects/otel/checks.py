@@ -185,16 +185,16 @@ class TraceChecker:
             emit(
                 "O001", f"{label}: attribute {short(key)}: {why}", f"{span.ptr}/attributes/{index}"
             )
-        key = (span.trace, span.span)
+        twice = (span.trace, span.span)
         if span.span is not None:
-            if key in self.seen:
+            if twice in self.seen:
                 emit(
                     "O014",
-                    f"{label} was exported before, on line {self.seen[key]}: read once",
+                    f"{label} was exported before, on line {self.seen[twice]}: read once",
                     span.ptr,
                 )
             else:
-                self.seen[key] = span.line
+                self.seen[twice] = span.line
         attrs = span.attrs
         for index, (name, _, _event_attrs) in enumerate(span.events):
             if name.startswith("gen_ai.") and name not in KNOWN_EVENTS:

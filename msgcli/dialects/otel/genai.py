@@ -225,7 +225,7 @@ def event_message(name: str, body: Any) -> dict:
     for call in message.get("tool_calls") or ():
         if type(call) is not dict:
             continue
-        function = call.get("function") if type(call.get("function")) is dict else call
+        function: dict = call["function"] if type(call.get("function")) is dict else call
         parts.append(
             {
                 "type": "tool_call",

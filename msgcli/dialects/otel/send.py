@@ -99,7 +99,7 @@ def send(
             headers={"Content-Type": kind, **(headers or {})},
         )
         try:
-            with urllib.request.urlopen(request, timeout=timeout) as answer:  # noqa: S310
+            with urllib.request.urlopen(request, timeout=timeout) as answer:
                 answer.read()
                 sent.statuses.append(answer.status)
         except urllib.error.HTTPError as exc:

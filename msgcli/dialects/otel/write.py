@@ -15,7 +15,7 @@ Messages after the last model response are kept on a last ``invoke_agent`` span.
 from __future__ import annotations
 
 import hashlib
-from datetime import UTC, datetime
+from datetime import datetime, timezone
 from typing import Any
 
 import orjson
@@ -38,6 +38,7 @@ from ...model import (
 __all__ = ["WRITER", "OtelWriter", "value", "write_log"]
 
 SCOPE = {"name": "msgcli", "version": "1"}
+UTC = timezone.utc
 
 
 def value(obj: Any) -> dict:
