@@ -268,3 +268,27 @@ def test_validate_and_stats_on_the_command_line():
     assert checked.returncode == 0, checked.stdout
     stats = run("stats", str(folder / "traces.jsonl"))
     assert stats.returncode == 0 and "otel" in stats.stdout
+
+
+TARGETS = ["agentscope-py", "agentscope-java", "loongflow", "openai-chat", "anthropic"]
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize(
+    "emitter", ["pydantic-ai", "openai-v2-latest", "openinference", "openllmetry"]
+)
+def test_a_trace_converts_to_every_dialect_and_validates(emitter, target, tmp_path):
+    source = REAL / emitter / "tools" / "traces.jsonl"
+    out = tmp_path / "out.jsonl"
+    done = run("convert", "--to", target, str(source), "-o", str(out))
+    assert done.returncode == 0, done.stderr
+    (report,) = validate_paths([out]).files
+    assert report.summary.errors == 0, [f.message for f in report.findings]
+    converted = messages(out)
+    calls = [b.id for m in converted for b in m.content if isinstance(b, ToolCallBlock)]
+    if target == "loongflow":
+        assert len(calls) == 2  # (LoongFlow's tool call ids are UUIDs: its writer maps them)
+    else:
+        assert calls == ["call_pAr1s0001", "call_t0Ky00002"]
+    final = oracle(emitter, "tools")["conversation"]["final_text"]
+    assert final in [b.text for m in converted for b in m.content if isinstance(b, TextBlock)]

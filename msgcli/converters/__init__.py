@@ -171,7 +171,7 @@ class Converter:
             return records
         if not self.writer.checks_back:
             return records  # (the writer says itself what has no place: see Writer)
-        if get_dialect(source).writer is None:
+        if get_dialect(source).writer is None or not self._source(source).checks_back:
             return self._one_way(group, records)
         back = self._back(records, source)
         originals = [_without(record, target) for _, _, record in group]

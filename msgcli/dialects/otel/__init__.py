@@ -83,7 +83,7 @@ class OtelDialect(Dialect):
             self.name,
             role=role,
             name=obj.get("name"),
-            id=obj.get("span"),
+            id=obj.get("id", obj.get("span")),
             timestamp=obj.get("time"),
             fields=fields,
         )
@@ -102,6 +102,11 @@ class OtelDialect(Dialect):
                 extra={"reasoning": usage["reasoning"]} if "reasoning" in usage else {},
             )
         return msg
+
+    def carry_record(self, record: dict) -> Any:
+        """What a conversion keeps of a span's message: where it was (trace, span, time)
+        and what the call recorded, not its parts (which the target holds)."""
+        return {k: v for k, v in record.items() if k != "parts"}
 
     def aside(self, msg: Message) -> bool:
         return msg.fields.get("aside") is True
@@ -214,10 +219,14 @@ def _block(part: Any, path: tuple) -> Block:
             type(p) is dict and type(p.get("type")) is str for p in response
         ):
             output = [_block(p, (*path, "response", i)) for i, p in enumerate(response)]
-            return ToolResultBlock("tool_result", id=part.get("id"), path=path, output=output)
+            return ToolResultBlock(
+                "tool_result", id=part.get("id"), path=path, name=part.get("name"), output=output
+            )
         if response is not None and type(response) is not str:
             response = orjson.dumps(response, default=str).decode()
-        return ToolResultBlock("tool_result", id=part.get("id"), path=path, output=response)
+        return ToolResultBlock(
+            "tool_result", id=part.get("id"), path=path, name=part.get("name"), output=response
+        )
     if kind in ("blob", "uri", "file"):
         source = None
         if kind == "blob":

@@ -268,7 +268,28 @@ def records_of(trace: Trace) -> list[tuple[int, dict]]:
     out: list[tuple[int, dict]] = []
     for spans in conversations(trace):
         out.extend(_conversation(spans))
+    _name_results(out)
     return out
+
+
+def _name_results(records: list[tuple[int, dict]]) -> None:
+    """A tool result the emitter wrote without its tool's name takes the name of its call
+    (the frameworks a conversion writes to want it)."""
+    names: dict = {}
+    for _, record in records:
+        parts = record.get("parts")
+        if type(parts) is not list:
+            continue
+        for index, part in enumerate(parts):
+            if type(part) is not dict:
+                continue
+            kind = part.get("type")
+            if kind == "tool_call" and type(part.get("name")) is str:
+                names[part.get("id")] = part["name"]
+            elif kind == "tool_call_response" and "name" not in part:
+                name = names.get(part.get("id")) or record.get("tool")
+                if name is not None:
+                    parts[index] = {**part, "name": name}
 
 
 def _conversation(spans: list[Span]) -> list[tuple[int, dict]]:
@@ -294,14 +315,18 @@ def _conversation(spans: list[Span]) -> list[tuple[int, dict]]:
                     out.append((tool_span.line, record))
                     emitted_answers.add(part.get("id"))
             pending = []
-            for message in new:
-                out.append((span.line, _message(span, message, family)))
+            for index, message in enumerate(new):
+                record = _message(span, message, family)
+                record["id"] = f"{span.span}.in{len(inputs) - len(new) + index}"
+                out.append((span.line, record))
             emitted_calls |= _calls(new)
             emitted_answers |= _answers(new)
             history = [signature(m) for m in inputs]
             first = True
-            for message in outputs or [{"role": "assistant", "parts": []}]:
+            for index, message in enumerate(outputs or [{"role": "assistant", "parts": []}]):
                 record = _message(span, message, family)
+                if index:
+                    record["id"] = f"{span.span}.out{index}"
                 done = iso(span.end)
                 if done:
                     record["time"] = done  # (a response is made when its call ends)
@@ -323,8 +348,10 @@ def _conversation(spans: list[Span]) -> list[tuple[int, dict]]:
                 # an agent turn whose model calls are not recorded (or recorded without
                 # their messages): the messages the agent span holds
                 messages = _new_inputs(history, _agent_messages(span))
-                for message in messages:
-                    out.append((span.line, _message(span, message, "invoke_agent")))
+                for index, message in enumerate(messages):
+                    said = _message(span, message, "invoke_agent")
+                    said["id"] = f"{span.span}.in{index}"
+                    out.append((span.line, said))
                 history += [signature(m) for m in messages]
                 answered = _answers(messages)
                 emitted_answers |= answered

@@ -136,6 +136,8 @@ class OtelWriter(Writer):
     utc = True
     has_metadata = False
     checks_back = False
+    #: pydantic-ai (format 5) sends tool results in a user message
+    result_roles = frozenset({"user"})
 
     def __init__(self) -> None:
         self.history: list[dict] = []
