@@ -69,7 +69,7 @@ def oracle(emitter, scenario):
 def cases(table):
     out = []
     for emitter, names in table.items():
-        for scenario in ("plain", "tools"):
+        for scenario in ("plain", "tools", "stream"):
             for name in names:
                 path = REAL / emitter / scenario / name
                 if path.is_file():

@@ -327,6 +327,8 @@ def _conversation(spans: list[Span]) -> list[tuple[int, dict]]:
                 record = _message(span, message, family)
                 if index:
                     record["id"] = f"{span.span}.out{index}"
+                if "name" not in record and "agent" in record:
+                    record["name"] = record["agent"]  # (the agent that made the response)
                 done = iso(span.end)
                 if done:
                     record["time"] = done  # (a response is made when its call ends)

@@ -248,8 +248,9 @@ class OtelWriter(Writer):
             "gen_ai.request.model": model,
             "gen_ai.response.model": model,
             "gen_ai.conversation.id": self.conversation,
-            "gen_ai.agent.name": self.agent_name,
         }
+        if isinstance(msg.name, str) and msg.name:
+            attrs["gen_ai.agent.name"] = msg.name
         if isinstance(msg.id, str) and msg.id:
             attrs["gen_ai.response.id"] = msg.id
         reason = fields.get("finish_reason", fields.get("stop_reason"))
