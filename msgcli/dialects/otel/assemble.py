@@ -36,6 +36,8 @@ from .otlp import LogRecord, Span, logs_of, spans_of
 __all__ = ["Assembler", "Trace", "gather", "messages_of_span"]
 
 MARK = "otel"  # the key that marks a record this dialect put together
+#: msgcli's own attribute: how many messages come before a span's input messages
+OFFSET = "msgcli.input.messages.offset"
 
 
 def iso(nanos: int | None) -> str | None:
@@ -307,7 +309,12 @@ def _conversation(spans: list[Span]) -> list[tuple[int, dict]]:
         op = operation_of(span.attrs)
         if op == "chat":
             inputs, outputs, family = messages_of_span(span)
-            new = _new_inputs(history, inputs)
+            offset = span.attrs.get(OFFSET)
+            if type(offset) is int:  # (msgcli's own: the input holds only what is new)
+                new = inputs
+                inputs = [*[{}] * offset, *inputs]
+            else:
+                new = _new_inputs(history, inputs)
             answered = _answers(new)
             for tool_span, record in pending:
                 part = record["parts"][0]
@@ -321,7 +328,7 @@ def _conversation(spans: list[Span]) -> list[tuple[int, dict]]:
                 out.append((span.line, record))
             emitted_calls |= _calls(new)
             emitted_answers |= _answers(new)
-            history = [signature(m) for m in inputs]
+            history = history[: len(inputs) - len(new)] + [signature(m) for m in new]
             first = True
             for index, message in enumerate(outputs or [{"role": "assistant", "parts": []}]):
                 record = _message(span, message, family)
@@ -349,7 +356,9 @@ def _conversation(spans: list[Span]) -> list[tuple[int, dict]]:
             if not chats_below.get(span.span) or not content:
                 # an agent turn whose model calls are not recorded (or recorded without
                 # their messages): the messages the agent span holds
-                messages = _new_inputs(history, _agent_messages(span))
+                messages = _agent_messages(span)
+                if type(span.attrs.get(OFFSET)) is not int:
+                    messages = _new_inputs(history, messages)
                 for index, message in enumerate(messages):
                     said = _message(span, message, "invoke_agent")
                     said["id"] = f"{span.span}.in{index}"

@@ -3,8 +3,9 @@ otel``), and sending it to an OTLP/HTTP endpoint (``export --otlp URL``).
 
 The log becomes one trace per agent turn (a user's prompt and every model response and
 tool run up to the next prompt): an ``invoke_agent`` span at the root, under it a
-``chat`` span per model response (``gen_ai.input.messages``: the whole conversation before
-it, ``gen_ai.output.messages``: the response; its usage, model, provider, finish reason)
+``chat`` span per model response (``gen_ai.input.messages``: the messages since the response
+before it, with ``msgcli.input.messages.offset`` saying how many came before them;
+``gen_ai.output.messages``: the response; its usage, model, provider, finish reason)
 and an ``execute_tool`` span per tool result (call id, arguments, result). Times come from
 the log (a message without one takes the time of the one before it); ids are lowercase
 hex, made from the log's content so that a conversion written twice is the same. Each
@@ -38,6 +39,10 @@ from ...model import (
 __all__ = ["WRITER", "OtelWriter", "value", "write_log"]
 
 SCOPE = {"name": "msgcli", "version": "1"}
+#: how many messages of the conversation come before a span's ``gen_ai.input.messages``
+#: (which holds only what that call adds: repeating the whole history in every call would
+#: make a long session's trace grow with the square of its length)
+OFFSET = "msgcli.input.messages.offset"
 UTC = timezone.utc
 
 
@@ -140,7 +145,8 @@ class OtelWriter(Writer):
     result_roles = frozenset({"user"})
 
     def __init__(self) -> None:
-        self.history: list[dict] = []
+        #: how many messages of the conversation were written before :attr:`trailing`
+        self.sent = 0
         self.agent: dict | None = None
         self.spans: list[dict] = []
         self.trace = ""
@@ -212,7 +218,6 @@ class OtelWriter(Writer):
             self._chat(msg, message, start or at, at)
         else:
             self.trailing.append(message)
-            self.history.append(message)
             for block in msg.content:
                 if isinstance(block, ToolResultBlock):
                     self._tool(block, at)
@@ -265,11 +270,12 @@ class OtelWriter(Writer):
             ):
                 if isinstance(count, (int, float)) and not isinstance(count, bool):
                     attrs[key] = count
-        attrs["gen_ai.input.messages"] = _json(self.history)
+        attrs["gen_ai.input.messages"] = _json(self.trailing)
+        attrs[OFFSET] = self.sent
         attrs["gen_ai.output.messages"] = _json([message])
         name = f"chat {model}" if model else "chat"
         self._span(name, 3, start, at, attrs, self.agent["spanId"])
-        self.history.append(message)
+        self.sent += len(self.trailing) + 1
         self.trailing = []
         self.clock = at
         for block in msg.content:
@@ -338,12 +344,15 @@ class OtelWriter(Writer):
                         "gen_ai.agent.name": self.agent_name,
                         "gen_ai.conversation.id": self.conversation,
                         "gen_ai.input.messages": _json(trailing),
+                        OFFSET: self.sent,
                     },
                     None,
                 )
                 self.agent = self.spans[-1]
             else:
-                self.agent["attributes"].extend(_attrs({"gen_ai.input.messages": _json(trailing)}))
+                self.agent["attributes"].extend(
+                    _attrs({"gen_ai.input.messages": _json(trailing), OFFSET: self.sent})
+                )
         done.extend(self._close())
         return done
 
