@@ -292,3 +292,46 @@ def test_a_trace_converts_to_every_dialect_and_validates(emitter, target, tmp_pa
         assert calls == ["call_pAr1s0001", "call_t0Ky00002"]
     final = oracle(emitter, "tools")["conversation"]["final_text"]
     assert final in [b.text for m in converted for b in m.content if isinstance(b, TextBlock)]
+
+
+HARBOR = REAL / "harbor-atif2otel" / "02-bash-ls"
+
+
+@pytest.mark.parametrize("name", ["otlp.json", "export_request.pb", "resource_spans.pb"])
+def test_harbor_atif2otel_in_its_three_forms(name):
+    # enum names ("SPAN_KIND_INTERNAL"), a bare ResourceSpans body, OpenInference attributes
+    # with input.value/output.value only: the trajectory it was made from is the ledger
+    trajectory = json.loads(
+        (ORACLES / "harbor-atif2otel" / "02-bash-ls" / "trajectory.json").read_text()
+    )
+    steps = trajectory["steps"]
+    msgs = messages(HARBOR / name)
+    assert _texts(msgs, "user") == [steps[0]["message"]]
+    assert _texts(msgs, "assistant") == [s["message"] for s in steps if s["source"] == "agent"]
+    usage = [(m.usage.input_tokens, m.usage.output_tokens) for m in msgs if m.usage]
+    assert usage == [
+        (s["metrics"]["prompt_tokens"], s["metrics"]["completion_tokens"])
+        for s in steps
+        if s.get("metrics")
+    ]
+    results = [b.output for m in msgs for b in m.content if isinstance(b, ToolResultBlock)]
+    assert results == [steps[1]["observation"]["results"][0]["content"]]
+    (report,) = validate_paths([HARBOR / name]).files
+    assert report.summary.errors == 0
+
+
+def test_a_protobuf_logs_body_is_read(tmp_path):
+    from google.protobuf.json_format import ParseDict
+    from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
+
+    from msgcli.dialects.otel.protobuf import hex_to_base64
+
+    source = REAL / "openai-v2-latest" / "tools" / "otlp-http" / "0002-logs.json"
+    body = ParseDict(hex_to_base64(json.loads(source.read_text())), ExportLogsServiceRequest())
+    path = tmp_path / "0002-logs.pb"
+    path.write_bytes(body.SerializeToString())
+    summary = [(m.role, [getattr(b, "text", b.id) for b in m.content]) for m in messages(path)]
+    assert summary == [
+        (m.role, [getattr(b, "text", b.id) for b in m.content]) for m in messages(source)
+    ]
+    assert len(summary) == 6

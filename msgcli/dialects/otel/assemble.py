@@ -24,6 +24,7 @@ from .genai import (
     AGGREGATED,
     DETAILS_EVENT,
     MESSAGE_EVENTS,
+    event_message,
     event_messages,
     flat_messages,
     instructions,
@@ -150,7 +151,41 @@ def messages_of_span(span: Span) -> tuple[list[dict], list[dict], str]:
             flat_messages(attrs, "llm.output_messages."),
             "llm.input_messages",
         )
+    if "input.value" in attrs or "output.value" in attrs:
+        return (
+            _value_messages(attrs.get("input.value"), "user"),
+            _value_messages(attrs.get("output.value"), "assistant"),
+            "input.value",
+        )
     return [], [], ""
+
+
+def _value_messages(value: Any, role: str) -> list[dict]:
+    """OpenInference's ``input.value``/``output.value`` where no flattened messages are:
+    a request body (``messages``), a response (``choices``), a list of chat messages, or
+    plain text."""
+    if type(value) is not str or not value.strip():
+        return []
+    try:
+        found = orjson.loads(value)
+    except orjson.JSONDecodeError:
+        return [{"role": role, "parts": [{"type": "text", "content": value}]}]
+    if type(found) is dict and type(found.get("messages")) is list:
+        found = found["messages"]
+    elif type(found) is dict and type(found.get("choices")) is list:
+        found = [c.get("message") for c in found["choices"] if type(c) is dict]
+    if type(found) is not list:
+        return [] if type(found) is not str else _value_messages(found, role)
+    out = []
+    for item in found:
+        if type(item) is not dict:
+            continue
+        if type(item.get("parts")) is list:
+            out.append(item)
+            continue
+        kind = "gen_ai.tool.message" if item.get("role") == "tool" else "gen_ai.user.message"
+        out.append(event_message(kind, item))
+    return out
 
 
 def _safe(value: Any) -> list[dict]:
@@ -493,7 +528,7 @@ def _tool_record(span: Span) -> dict | None:
     record["role"] = "tool"
     record["parts"] = [{"type": "tool_call_response", "id": call_id, "response": result}]
     record["from"] = "execute_tool"
-    name = _str(attrs.get("gen_ai.tool.name"))
+    name = _str(attrs.get("gen_ai.tool.name")) or _str(attrs.get("tool.name"))
     if name:
         record["tool"] = name
     return record

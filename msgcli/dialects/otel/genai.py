@@ -213,7 +213,8 @@ def event_message(name: str, body: Any) -> dict:
     parts: list[dict] = []
     content = message.get("content")
     if role == "tool":
-        parts.append({"type": "tool_call_response", "id": message.get("id"), "response": content})
+        call_id = message.get("id", message.get("tool_call_id"))
+        parts.append({"type": "tool_call_response", "id": call_id, "response": content})
     elif type(content) is str and content:
         parts.append({"type": "text", "content": content})
     elif type(content) is list:

@@ -56,21 +56,48 @@ def read_protobuf(path: str) -> Iterator[Any]:
     if not data:
         yield Record(0, problem=Problem("P008", "the file is empty"))
         return
-    for kind in (ExportTraceServiceRequest, ExportLogsServiceRequest):
+    from opentelemetry.proto.trace.v1.trace_pb2 import ResourceSpans
+
+    # (the kinds share their first field: the one whose spans have ids of the right size is it)
+    for kind in (ExportTraceServiceRequest, ResourceSpans, ExportLogsServiceRequest):
         message = kind()
         try:
             message.ParseFromString(data)
         except DecodeError:
             continue
         obj = MessageToDict(message, use_integers_for_enums=True)
-        if obj and not set(obj) - {"resourceSpans", "resourceLogs"}:
+        if _plausible(obj):
             yield Record(1, obj=_fix_ids(obj))
             return
     yield Record(
         1,
         problem=Problem(
-            "P001", "not an OTLP protobuf body (no ExportTraceServiceRequest or logs request)"
+            "P001",
+            "not an OTLP protobuf body (an ExportTraceServiceRequest, ResourceSpans or "
+            "ExportLogsServiceRequest)",
         ),
+    )
+
+
+def _plausible(obj: dict) -> bool:
+    """Whether a decoded body holds what its kind says: spans with 16-byte trace ids, or
+    log records."""
+    resources = obj.get("resourceSpans")
+    if resources is None and "scopeSpans" in obj:
+        resources = [obj]
+    if type(resources) is list:
+        spans = [
+            span
+            for resource in resources
+            for scope in resource.get("scopeSpans", ())
+            for span in scope.get("spans", ())
+        ]
+        return bool(spans) and all(
+            len(base64.b64decode(span.get("traceId", ""))) == 16 for span in spans
+        )
+    logs = obj.get("resourceLogs")
+    return type(logs) is list and any(
+        scope.get("logRecords") for resource in logs for scope in resource.get("scopeLogs", ())
     )
 
 
