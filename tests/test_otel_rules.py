@@ -171,3 +171,46 @@ def test_a_line_that_is_no_otlp_is_not_taken(tmp_path):
     path.write_bytes(orjson.dumps(line) + b"\n" + b'{"resourceSpans": "nope"}\n')
     codes = [code for _, code, *_ in findings(path)]
     assert codes and set(codes) <= {"D001", "D002", "O001"}
+
+
+def test_log_records_of_no_span_are_still_read(tmp_path):
+    # (a stream's gen_ai.choice record carries no trace context)
+    def record(event, body):
+        return {"eventName": event, "observedTimeUnixNano": "1", "body": body}
+
+    user = {"kvlistValue": {"values": [{"key": "content", "value": {"stringValue": "hi"}}]}}
+    choice = {
+        "kvlistValue": {
+            "values": [
+                {"key": "index", "value": {"intValue": "0"}},
+                {
+                    "key": "message",
+                    "value": {
+                        "kvlistValue": {
+                            "values": [{"key": "content", "value": {"stringValue": "hello"}}]
+                        }
+                    },
+                },
+            ]
+        }
+    }
+    line = {
+        "resourceLogs": [
+            {
+                "scopeLogs": [
+                    {
+                        "logRecords": [
+                            record("gen_ai.user.message", user),
+                            record("gen_ai.choice", choice),
+                        ]
+                    }
+                ]
+            }
+        ]
+    }
+    path = tmp_path / "logs.jsonl"
+    path.write_bytes(orjson.dumps(line) + b"\n")
+    log = open_log(str(path), Options(), name="t")
+    said = [(i.message.role, i.message.content[0].text) for i in log if i.message is not None]
+    assert said == [("user", "hi"), ("assistant", "hello")]
+    assert findings(path) == []

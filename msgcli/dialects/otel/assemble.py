@@ -80,23 +80,14 @@ class Trace:
                 key = (record.trace, record.span)
                 span = made.get(key)
                 if span is None:
-                    span = made[key] = Span(
-                        line=record.line,
-                        ptr=record.ptr,
-                        trace=record.trace,
-                        span=record.span,
-                        parent=None,
-                        name=record.event or "log",
-                        kind=None,
-                        start=record.time,
-                        end=record.time,
-                        status=0,
-                        status_message=None,
-                        attrs={"gen_ai.operation.name": "chat"},
-                        events=[],
-                        scope=record.scope,
-                        service=None,
-                        raw={},
+                    span = made[key] = _made_span(
+                        record.line,
+                        record.ptr,
+                        record.trace,
+                        record.span,
+                        record.event,
+                        record.time,
+                        record.scope,
                     )
             if span is None:
                 loose.append(record)
@@ -109,11 +100,47 @@ class Trace:
             (s for s in self.spans if operation_of(s.attrs) == "chat"),
             key=lambda s: s.start or 0,
         )
+        if loose and not chats:
+            # (log records of no span, and no model call to give them to: one of their own)
+            first = loose[0]
+            chats = [
+                _made_span(first.line, first.ptr, None, None, first.event, first.time, first.scope)
+            ]
+            self.spans.extend(chats)
         for record in loose:
             before = [s for s in chats if (s.start or 0) <= (record.time or 0)]
-            target = before[-1] if before else (chats[-1] if chats else None)
-            if target is not None:
-                target.logs.append(record)
+            target = before[-1] if before else chats[-1]
+            target.logs.append(record)
+
+
+def _made_span(
+    line: int,
+    ptr: str,
+    trace: str | None,
+    span: str | None,
+    event: str | None,
+    time: int | None,
+    scope: str | None,
+) -> Span:
+    """The model call that log records of no span in the file stand for."""
+    return Span(
+        line=line,
+        ptr=ptr,
+        trace=trace,
+        span=span,
+        parent=None,
+        name=event or "log",
+        kind=None,
+        start=time,
+        end=time,
+        status=0,
+        status_message=None,
+        attrs={"gen_ai.operation.name": "chat"},
+        events=[],
+        scope=scope,
+        service=None,
+        raw={},
+    )
 
 
 def messages_of_span(span: Span) -> tuple[list[dict], list[dict], str]:
