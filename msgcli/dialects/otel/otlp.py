@@ -105,7 +105,11 @@ def any_value(value: Any) -> Any:
         items = raw.get("values", []) if type(raw) is dict else None
         if type(items) is not list:
             raise BadValue("kvlistValue has no list of values")
-        return {kv.get("key"): any_value(kv.get("value", {})) for kv in items if type(kv) is dict}
+        return {
+            kv["key"]: any_value(kv.get("value", {}))
+            for kv in items
+            if type(kv) is dict and type(kv.get("key")) is str
+        }
     return raw  # bytesValue: base64 text as written
 
 
