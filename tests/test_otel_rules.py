@@ -214,3 +214,16 @@ def test_log_records_of_no_span_are_still_read(tmp_path):
     said = [(i.message.role, i.message.content[0].text) for i in log if i.message is not None]
     assert said == [("user", "hi"), ("assistant", "hello")]
     assert findings(path) == []
+
+
+def test_a_kvlist_key_that_is_no_string_is_no_crash(tmp_path):
+    body = {"kvlistValue": {"values": [{"key": {"a": 1}, "value": {"stringValue": "x"}}]}}
+    line = {"resourceLogs": [{"scopeLogs": [{"logRecords": [{"eventName": "e", "body": body}]}]}]}
+    path = tmp_path / "logs.jsonl"
+    path.write_bytes(orjson.dumps(line) + b"\n")
+    (report,) = validate_paths([path]).files
+    assert report.summary.dialect == "otel"
+    assert report.summary.errors == 0
+    # (read whole without a traceback; the record stands for a model call of its own)
+    items = list(open_log(str(path), Options(), name="t"))
+    assert [i.message.role for i in items if i.message is not None] == ["assistant"]
