@@ -178,6 +178,8 @@ def test_openai_v2_tool_run_of_two_traces_is_one_conversation():
     msgs = messages(REAL / "openai-v2-latest" / "tools" / "traces.jsonl")
     traces = {m.fields["trace"] for m in msgs}
     assert len(traces) == 2  # no parent span: joined by the tool call ids
+    dialect = get_dialect("otel")
+    assert len({r.session for m in msgs for r in dialect.responses(m)}) == 1
     assert [m.role for m in msgs] == ["system", "user", "assistant", "tool", "tool", "assistant"]
 
 

@@ -331,7 +331,17 @@ def records_of(trace: Trace) -> list[tuple[int, dict]]:
     trace.attach_logs()
     out: list[tuple[int, dict]] = []
     for spans in conversations(trace):
-        out.extend(_conversation(spans))
+        records = _conversation(spans)
+        # (one conversation, one session: the conversation id its spans name, else the
+        # first trace's id, also for the traces joined to it by their tool call ids)
+        session = next(
+            (r["conversation"] for _, r in records if type(r.get("conversation")) is str),
+            spans[0].trace,
+        )
+        for _, record in records:
+            if session is not None:
+                record.setdefault("conversation", session)
+        out.extend(records)
     _name_results(out)
     return out
 
