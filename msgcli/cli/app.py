@@ -39,6 +39,7 @@ COMMANDS = {
     "show": "show_cmd",
     "sql": "sql_cmd",
     "stats": "stats_cmd",
+    "usage": "usage_cmd",
     "view": "view_cmd",
     "schema": "schema_cmd",
 }

@@ -49,7 +49,10 @@ Reading commands (show, stats, export, query, diff)
     :meth:`Dialect.nested_logs`, :meth:`Dialect.thread_of`, :meth:`Dialect.same_turn`,
     :attr:`Dialect.stats_details` with :meth:`Dialect.note_stats` and
     :meth:`Dialect.finish_stats`; :meth:`Dialect.responses` (the usage of each model
-    response, for ``msgcli usage``).
+    response, for ``msgcli usage``; :attr:`Dialect.usage_cache_in_input` gives a dialect
+    whose ``token_counts`` are one response each a ready-made one),
+    :meth:`Dialect.related_logs` (the logs read along with a file, a session's
+    subagents) and :meth:`Dialect.scan_responses` (a lean path for ``msgcli usage``).
 
 Conversion and formatting
     :attr:`Dialect.writer` (:meth:`Dialect.load_writer`), :attr:`Dialect.formatters`
@@ -432,12 +435,38 @@ class Dialect:
         """Count what only this dialect has into ``details`` (``msgcli stats`` shows it as
         it is, keyed by the dialect); called for every message when ``stats_details``."""
 
+    #: ``msgcli usage`` from :meth:`token_counts`: each message it counts is one model
+    #: response, its input tokens including those read from the cache (``True``: OpenAI's
+    #: ``prompt_tokens``, which the cached tokens are part of) or not (``False``:
+    #: Anthropic's ``input_tokens``, and frameworks that keep the two apart). ``None``: the
+    #: default :meth:`responses` gives nothing
+    usage_cache_in_input: bool | None = None
+
     def responses(self, msg: Message) -> list[ResponseUsage]:
         """The model responses whose usage ``msg`` records, each once (a record that repeats
         a response already counted gives none, or gives it with the same
-        :attr:`~msgcli.model.ResponseUsage.key`). Default: none, the dialect records no
-        usage per response."""
+        :attr:`~msgcli.model.ResponseUsage.key`). Default: none, unless
+        :attr:`usage_cache_in_input` is set: then the message :meth:`token_counts` counts is
+        one response, with the cache writes and reasoning tokens its usage records."""
+        if self.usage_cache_in_input is None:
+            return []
+        counts = self.token_counts(msg)
+        if counts is None:
+            return []
+        return [response_usage(self, msg, counts, self.usage_cache_in_input)]
+
+    def related_logs(self, path: str) -> list[tuple[str, str]]:
+        """``(agent, path)`` of the logs that belong to the log at ``path`` and are read
+        with it by ``msgcli usage`` (a Claude Code session's subagent files beside it), each
+        counted once however it is reached. Default: none."""
         return []
+
+    def scan_responses(self, path: str) -> list[ResponseUsage] | None:
+        """The responses of the local file at ``path``, found without reading every record
+        (a lean path for ``msgcli usage``: the same responses :meth:`responses` gives over
+        the file's messages), or ``None`` where the file is not one the lean path knows, or
+        anything in it is not plain: the file is then read whole. Default: ``None``."""
+        return None
 
     def finish_stats(self, path: str, details: dict, count: Callable[..., Any]) -> None:
         """Complete ``details`` once the file at ``path`` is read; ``count(path, name=...)``
@@ -449,3 +478,52 @@ class Dialect:
         """What ``convert`` keeps of a record of this dialect (one without a ``writer``) in
         the target's metadata, beside the blocks it converted. Default: the record."""
         return record
+
+
+def _count(value: Any) -> int:
+    return value if is_number(value) and value >= 0 else 0
+
+
+def model_of(msg: Message) -> str | None:
+    """The model a message names: in its fields, its extra keys or its metadata."""
+    for where in (msg.fields, msg.extra, msg.metadata):
+        if isinstance(where, dict):
+            for key in ("model", "model_name", "modelName"):
+                value = where.get(key)
+                if isinstance(value, str) and value:
+                    return value
+    return None
+
+
+def aware_time(dialect: Dialect, value: Any) -> datetime | None:
+    """A message's time as an aware datetime (a time without a zone is taken as UTC)."""
+    if value is None:
+        return None
+    from datetime import timezone
+
+    when = dialect.parse_time(value)
+    if when is None:
+        return None
+    return when if when.tzinfo is not None else when.replace(tzinfo=timezone.utc)
+
+
+def response_usage(
+    dialect: Dialect, msg: Message, counts: tuple[Any, Any, Any], cache_in_input: bool
+) -> ResponseUsage:
+    """One response from the ``(input, output, cached)`` counts of :meth:`Dialect.token_counts`
+    and the rest of the message's usage (see :attr:`Dialect.usage_cache_in_input`)."""
+    inp, out, cached = (_count(v) for v in counts)
+    usage = msg.usage
+    write = _count(usage.cache_creation_tokens) if usage is not None else 0
+    if cache_in_input:
+        inp = max(inp - cached, 0)
+    return ResponseUsage(
+        model=model_of(msg),
+        input=inp,
+        output=out,
+        cache_read=cached,
+        cache_write=write,
+        reasoning=_count(msg.fields.get("reasoning_tokens")),
+        time=aware_time(dialect, msg.timestamp),
+        session=session_of(msg),
+    )

@@ -13,6 +13,7 @@ from .rules import Rules
 class AgentScopeJavaDialect(FastPath, Rules, Events, Records):
     name = NAME
     title = "AgentScope Java"
+    usage_cache_in_input = False
     writer = "msgcli.converters.agentscope_java:WRITER"
     typed = "msgcli.dialects.agentscope_java.typed:typed_path"
     formatters = MappingProxyType(

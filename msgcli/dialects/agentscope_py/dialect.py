@@ -13,6 +13,7 @@ from .rules import Rules
 class AgentScopePyDialect(FastPath, Rules, Events, Records):
     name = NAME
     title = "AgentScope Python"
+    usage_cache_in_input = False
     writer = "msgcli.converters.agentscope_py:WRITER"
     typed = "msgcli.dialects.agentscope_py.typed:typed_path"
     formatters = MappingProxyType(

@@ -119,6 +119,7 @@ def _messages_are_anthropic(messages: list) -> bool:
 class AnthropicDialect(WireDialect):
     name = NAME
     title = "Anthropic Messages"
+    usage_cache_in_input = False
     writer = "msgcli.converters.wire:ANTHROPIC"
     tool_input_key = None
     tool_arguments_key = "input"

@@ -28,6 +28,7 @@ from ...model import (
     Block,
     DataBlock,
     Message,
+    ResponseUsage,
     Source,
     TextBlock,
     ThinkingBlock,
@@ -204,6 +205,21 @@ class ClaudeCodeDialect(Dialect):
 
         finish(path, details, count)
 
+    def responses(self, msg: Message) -> list[ResponseUsage]:
+        from .usage import responses
+
+        return responses(msg)
+
+    def related_logs(self, path: str) -> list[tuple[str, str]]:
+        from .subagents import subagent_logs
+
+        return subagent_logs(path) or [] if path.endswith(".jsonl") else []
+
+    def scan_responses(self, path: str) -> list[ResponseUsage] | None:
+        from .usage import scan
+
+        return scan(path, self.classify)
+
     def message_id(self, obj: dict) -> Any:
         """The id of the message this record is read into, or joined into (see
         :func:`_record_id`)."""
@@ -320,6 +336,7 @@ def _read_turn(obj: dict, role: str) -> Message:
         "toolUseResult",
         "attributionAgent",
         "isCompactSummary",
+        "cwd",
     ):
         if key in obj:
             fields[key] = obj[key]

@@ -12,6 +12,7 @@ from .rules import Rules
 class LoongFlowDialect(FastPath, Rules, Records):
     name = "loongflow"
     title = "LoongFlow"
+    usage_cache_in_input = False
     writer = "msgcli.converters.loongflow:WRITER"
     formatters = MappingProxyType(
         {

@@ -60,6 +60,7 @@ def _chat_content(content: Any) -> bool:
 class ChatDialect(WireDialect):
     name = NAME
     title = "OpenAI Chat Completions"
+    usage_cache_in_input = True
     writer = "msgcli.converters.wire:OPENAI_CHAT"
     tool_input_key = "arguments"
     tool_result_roles = frozenset({"tool", "function"})

@@ -47,6 +47,7 @@ ROLES = frozenset({"user", "assistant", "system", "developer"})
 class ResponsesDialect(WireDialect):
     name = NAME
     title = "OpenAI Responses"
+    usage_cache_in_input = True
     writer = "msgcli.converters.wire:OPENAI_RESPONSES"
     tool_input_key = "arguments"
     tool_result_roles = frozenset({"tool"})
@@ -122,6 +123,8 @@ class ResponsesDialect(WireDialect):
         if isinstance(response, dict):
             msg.fields["response"] = response.get("id")
             msg.fields["finish_reason"] = response.get("status")
+            if isinstance(response.get("usage"), dict) and isinstance(response.get("model"), str):
+                msg.fields["model"] = response["model"]  # (what msgcli usage prices it by)
             if isinstance(response.get("usage"), dict):
                 msg.usage = self.read_usage(response["usage"])
                 msg.fields["reasoning_tokens"] = reasoning_tokens(response["usage"])
