@@ -272,3 +272,39 @@ def test_export_otlp_to_nothing_listening_says_so(tmp_path):
     )
     assert done.returncode == 2
     assert "cannot reach" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_cached_tokens_kept_apart_are_the_conventions_total_and_read_back_as_they_were(tmp_path):
+    from msgcli.dialects import get_dialect
+
+    # an Anthropic response that read 256 tokens from the cache: Anthropic counts them apart
+    # from its input_tokens (460), the GenAI conventions count them in (716)
+    path = (
+        FIXTURES
+        / "provider-streams/anthropic-messages/conversations/conv-02-docs-refine/turn-2/events.jsonl"
+    )
+    source = conversation(path)
+    (usage,) = [m.usage for _, m in source if m.usage is not None]
+    assert (usage.input_tokens, usage.cached_tokens) == (460, 256)
+    lines = to_otel(source)
+    chat = next(
+        s
+        for line in lines
+        for r in line["resourceSpans"]
+        for sc in r["scopeSpans"]
+        for s in sc["spans"]
+        if s["name"].startswith("chat")
+    )
+    attrs = {a["key"]: a["value"] for a in chat["attributes"]}
+    assert attrs["gen_ai.usage.input_tokens"] == {"intValue": "716"}
+    assert attrs["gen_ai.usage.cache_read.input_tokens"] == {"intValue": "256"}
+    out = tmp_path / "trace.jsonl"
+    out.write_bytes(b"".join(orjson.dumps(line) + b"\n" for line in lines))
+    back = conversation(out)
+    assert summary(back) == summary(source)
+    # one response each, the same as the source's (the cost of the run is the same)
+    theirs = [r for _, m in source for r in get_dialect(m.dialect).responses(m)]
+    ours = [r for _, m in back for r in get_dialect("otel").responses(m)]
+    assert [(r.input, r.cache_read, r.output) for r in ours] == [
+        (r.input, r.cache_read, r.output) for r in theirs
+    ]

@@ -49,6 +49,9 @@ class OtelDialect(Dialect):
     stats_details = True
     writer = "msgcli.dialects.otel.write:WRITER"
     own_rules = frozenset(rule.code for rule in RULES)
+    #: the conventions' ``gen_ai.usage.input_tokens`` counts the cached tokens too (a file
+    #: msgcli wrote from a log that keeps them apart says so on each call: ``cache_apart``)
+    usage_cache_in_input = True
     rules = RULES
     rule_docs = "msgcli.dialects.otel.rules:EXPLAINED"
     containers = (Container(names=(".pb",), reader="msgcli.dialects.otel.protobuf:read_protobuf"),)
@@ -101,6 +104,8 @@ class OtelDialect(Dialect):
                 total_tokens=usage.get("total"),
                 extra={"reasoning": usage["reasoning"]} if "reasoning" in usage else {},
             )
+            if "reasoning" in usage:
+                msg.fields["reasoning_tokens"] = usage["reasoning"]
         return msg
 
     def carry_record(self, record: dict) -> Any:
@@ -154,7 +159,9 @@ class OtelDialect(Dialect):
 
         cache_read = count(usage.cached_tokens)
         cache_write = count(usage.cache_creation_tokens)
-        base = count(usage.input_tokens) - cache_read - cache_write
+        base = count(usage.input_tokens)
+        if not fields.get("cache_apart"):
+            base -= cache_read + cache_write
         when = None
         stamp = self.parse_time(msg.timestamp)
         if stamp is not None:

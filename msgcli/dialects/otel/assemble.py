@@ -39,6 +39,9 @@ __all__ = ["Assembler", "Trace", "gather", "messages_of_span"]
 MARK = "otel"  # the key that marks a record this dialect put together
 #: msgcli's own attribute: how many messages come before a span's input messages
 OFFSET = "msgcli.input.messages.offset"
+#: msgcli's own attribute: the input tokens as a source log that counts the cached ones apart
+#: counts them (``gen_ai.usage.input_tokens`` holds the conventions' total)
+OWN_INPUT = "msgcli.usage.input_tokens"
 
 
 def iso(nanos: int | None) -> str | None:
@@ -522,6 +525,12 @@ def _call_fields(span: Span, record: dict) -> None:
     for more in details:
         usage = usage or usage_of(more)
     if usage:
+        own = attrs.get(OWN_INPUT)
+        if type(own) is int:
+            # (msgcli's own, written from a log that counts the cached tokens apart: the
+            # input as that log counts it, the conventions' total in gen_ai.usage.*)
+            usage["input"] = own
+            record["cache_apart"] = True
         record["usage"] = usage
     reasons = attrs.get("gen_ai.response.finish_reasons")
     if type(reasons) is list and reasons and "finish_reason" not in record:

@@ -35,6 +35,7 @@ from ...model import (
     UnknownBlock,
     ValueBlock,
 )
+from .. import get_dialect
 
 __all__ = ["WRITER", "OtelWriter", "value", "write_log"]
 
@@ -43,6 +44,8 @@ SCOPE = {"name": "msgcli", "version": "1"}
 #: (which holds only what that call adds: repeating the whole history in every call would
 #: make a long session's trace grow with the square of its length)
 OFFSET = "msgcli.input.messages.offset"
+#: the input tokens as a source that counts the cached ones apart counts them
+OWN_INPUT = "msgcli.usage.input_tokens"
 UTC = timezone.utc
 
 
@@ -262,8 +265,11 @@ class OtelWriter(Writer):
         if isinstance(reason, str):
             attrs["gen_ai.response.finish_reasons"] = [reason]
         if usage is not None:
+            total, own = _input_tokens(msg)
+            if own is not None:
+                attrs[OWN_INPUT] = own
             for key, count in (
-                ("gen_ai.usage.input_tokens", usage.input_tokens),
+                ("gen_ai.usage.input_tokens", total),
                 ("gen_ai.usage.output_tokens", usage.output_tokens),
                 ("gen_ai.usage.cache_read.input_tokens", usage.cached_tokens),
                 ("gen_ai.usage.cache_creation.input_tokens", usage.cache_creation_tokens),
@@ -355,6 +361,22 @@ class OtelWriter(Writer):
                 )
         done.extend(self._close())
         return done
+
+
+def _input_tokens(msg: Message) -> tuple[Any, Any]:
+    """``(the conventions' gen_ai.usage.input_tokens, the source's own count)``: the
+    conventions count every input token, cached ones too; a log that keeps the cached ones
+    apart (Anthropic, Claude Code, AgentScope) has its own count kept beside (else None)."""
+    usage = msg.usage
+    assert usage is not None
+    source = get_dialect(msg.dialect)
+    found = source.responses(msg)
+    if len(found) != 1 or not isinstance(usage.input_tokens, int):
+        return usage.input_tokens, None
+    total = found[0].input + found[0].cache_read + found[0].cache_write
+    if total == usage.input_tokens:
+        return total, None
+    return total, usage.input_tokens
 
 
 def _provider(msg: Message) -> str:
