@@ -279,10 +279,8 @@ def test_cached_tokens_kept_apart_are_the_conventions_total_and_read_back_as_the
 
     # an Anthropic response that read 256 tokens from the cache: Anthropic counts them apart
     # from its input_tokens (460), the GenAI conventions count them in (716)
-    path = (
-        FIXTURES
-        / "provider-streams/anthropic-messages/conversations/conv-02-docs-refine/turn-2/events.jsonl"
-    )
+    conversations = FIXTURES / "provider-streams/anthropic-messages/conversations"
+    path = conversations / "conv-02-docs-refine/turn-2/events.jsonl"
     source = conversation(path)
     (usage,) = [m.usage for _, m in source if m.usage is not None]
     assert (usage.input_tokens, usage.cached_tokens) == (460, 256)
