@@ -469,6 +469,29 @@ def run_convert(
     return convert_paths(paths, to, write, options=options, carry=carry, redact=redact, local=local)
 
 
+def run_otlp(
+    paths: Iterable[Any],
+    url: str,
+    options: Options,
+    *,
+    protobuf: bool = False,
+    headers: dict[str, str] | None = None,
+) -> tuple[RunReport, Any]:
+    """Send logs of any dialect to the OTLP/HTTP endpoint ``url`` as ``msgcli export --otlp``
+    does: each converted to OTLP (``convert --to otel``) and posted as JSON, or as protobuf
+    with ``protobuf``. Returns the conversion's report and what was sent
+    (:class:`msgcli.dialects.otel.send.Sent`); raises
+    :class:`msgcli.dialects.otel.send.SendError` when the endpoint refuses a request."""
+    from .converters.run import convert_paths
+    from .dialects.otel.send import Sent, endpoint, send
+
+    endpoint(url)  # (a URL that is none is said before any file is read)
+    lines: list[dict] = []
+    report = convert_paths(paths, "otel", lines.append, options=options)
+    sent = send(url, lines, protobuf=protobuf, headers=headers) if lines else Sent()
+    return report, sent
+
+
 def run_stats(
     paths: Iterable[str], options: Options, *, client: Any = None, tracker: Any = None
 ) -> Any:

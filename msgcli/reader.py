@@ -27,7 +27,9 @@ from __future__ import annotations
 
 import gzip
 import io
+import os
 import re
+import stat
 import sys
 import zlib
 from collections.abc import Iterator
@@ -213,12 +215,17 @@ def container_of(source: str | Path | IO[bytes]) -> Any:
 
     if not CONTAINERS or hasattr(source, "read") or str(source) == "-" or "://" in str(source):
         return None
+    name = str(source)
+    if all(c.magic is None for c in CONTAINERS):
+        return container_for(name, b"")  # (told by the name alone: the file is not opened)
     try:
+        if not stat.S_ISREG(os.stat(source).st_mode):
+            return container_for(name, b"")  # (a pipe's first bytes are not read twice)
         with open(source, "rb") as file:
             head = file.read(16)
     except OSError:
         return None  # (opening it again says why)
-    return container_for(str(source), head)
+    return container_for(name, head)
 
 
 def _read_stream(stream: IO[bytes]) -> Iterator[Record]:

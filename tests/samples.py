@@ -507,6 +507,39 @@ NON_RECORDS = [None, 3, "text", [], [{"role": "USER"}], [{"role": "user"}], {}]
 # -- the detection matrix ----------------------------------------------------------------
 
 #: dialect -> kind -> the samples that dialect must claim as that kind (and no other dialect)
+#: OTLP export records: traces (as the file exporter writes a line), log records, a bare
+#: ResourceSpans
+_OTEL_SPAN = {
+    "traceId": "0af7651916cd43dd8448eb211c80319c",
+    "spanId": "00f067aa0ba902b7",
+    "name": "chat gpt-4o-mini",
+    "kind": 3,
+    "startTimeUnixNano": "1796656679468850000",
+    "endTimeUnixNano": "1796656679611575000",
+    "attributes": [{"key": "gen_ai.operation.name", "value": {"stringValue": "chat"}}],
+    "status": {},
+}
+OTEL_MESSAGES = [
+    {"resourceSpans": [{"resource": {}, "scopeSpans": [{"spans": [_OTEL_SPAN]}]}]},
+    {
+        "resourceLogs": [
+            {
+                "scopeLogs": [
+                    {
+                        "logRecords": [
+                            {
+                                "eventName": "gen_ai.user.message",
+                                "body": {"kvlistValue": {"values": []}},
+                            }
+                        ]
+                    }
+                ]
+            }
+        ]
+    },
+    {"resource": {}, "scopeSpans": [{"scope": {"name": "x"}, "spans": [_OTEL_SPAN]}]},
+]
+
 DIALECT_SAMPLES: dict[str, dict[str, list]] = {
     "agentscope-java": {
         MESSAGE: [*JAVA_MESSAGES, *JAVA_RESULT_MESSAGES],
@@ -524,6 +557,7 @@ DIALECT_SAMPLES: dict[str, dict[str, list]] = {
     "opencode": {MESSAGE: OPENCODE_MESSAGES, EVENT: []},
     "codex": {MESSAGE: CODEX_MESSAGES, EVENT: CODEX_EVENTS},
     "gemini-cli": {MESSAGE: GEMINI_CLI_MESSAGES, EVENT: GEMINI_CLI_EVENTS},
+    "otel": {MESSAGE: OTEL_MESSAGES, EVENT: []},
 }
 #: records no dialect may claim
 UNCLAIMED = [*NON_RECORDS]

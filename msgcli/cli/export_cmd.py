@@ -24,7 +24,7 @@ def export(
         ),
     ],
     to: Annotated[
-        str,
+        str | None,
         typer.Option(
             "--to",
             metavar="FILE",
@@ -32,7 +32,35 @@ def export(
             "file a table), .sqlite or .db (with full-text indexes), .duckdb, .csv (a directory).",
             show_default=False,
         ),
-    ],
+    ] = None,
+    otlp: Annotated[
+        str | None,
+        typer.Option(
+            "--otlp",
+            metavar="URL",
+            help="Send the logs, converted to OpenTelemetry GenAI spans, to this OTLP/HTTP "
+            "endpoint (http://host:4318 posts to /v1/traces; a URL with a path is used as "
+            "it is) instead of writing tables.",
+            show_default=False,
+        ),
+    ] = None,
+    protobuf: Annotated[
+        bool,
+        typer.Option(
+            "--protobuf",
+            help="With --otlp: send protobuf (application/x-protobuf) rather than OTLP JSON "
+            "(needs the otel extra: pip install 'msgcli[otel]').",
+        ),
+    ] = False,
+    header: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--header",
+            metavar="NAME=VALUE",
+            help="With --otlp: an HTTP header to send (an API key); repeatable.",
+            show_default=False,
+        ),
+    ] = None,
     overwrite: Annotated[
         bool, typer.Option("--overwrite", help="Replace the target if it exists.")
     ] = False,
@@ -60,6 +88,13 @@ def export(
     With --scheduler, a task per file writes TO/<table>/part-NNNNN.parquet (TO may be a
     URL such as s3://bucket/tables/): a dataset DuckDB, Spark and Athena read as it is.
     """
+    if otlp is not None:
+        if to is not None:
+            raise fail("give --to FILE or --otlp URL, not both")
+        _send_otlp(paths, otlp, protobuf, header or [], quiet, dialect)
+        return
+    if to is None:
+        raise fail("give --to FILE (tables) or --otlp URL (OpenTelemetry spans)")
     from ..api import run_export
     from ..cluster import chosen_scheduler
     from ..engine import Options
@@ -122,6 +157,48 @@ def export(
         files = "1 file" if counts.files == 1 else f"{counts.files} files"
         typer.echo(f"msgcli: wrote {shown} from {files}: {rows}", err=True)
     raise typer.Exit(2 if counts.unreadable else 0)
+
+
+def _send_otlp(
+    paths: list[str], url: str, protobuf: bool, header: list[str], quiet: bool, dialect
+) -> None:
+    """``export --otlp URL``: every log as OpenTelemetry GenAI spans, posted to ``url``."""
+    from ..api import run_otlp
+    from ..dialects.otel.send import SendError
+    from ..engine import Options
+    from ..textsafe import visible
+
+    headers = {}
+    for item in header:
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip():
+            raise fail(f"--header {visible(item)}: write it as NAME=VALUE")
+        headers[name.strip()] = value.strip()
+    try:
+        report, sent = run_otlp(
+            paths, url, Options(dialect=dialect), protobuf=protobuf, headers=headers
+        )
+    except SendError as exc:
+        raise fail(visible(str(exc))) from None
+    except ImportError:
+        raise fail("--protobuf needs opentelemetry-proto: pip install 'msgcli[otel]'") from None
+    unreadable = [f for f in report.files if not f.summary.readable]
+    for found in report.files:
+        for finding in found.findings:
+            if finding.severity.value == "error":
+                typer.echo(
+                    f"msgcli: {visible(finding.path)}:{finding.line}: {finding.code} "
+                    f"{visible(finding.message)}",
+                    err=True,
+                )
+    if not quiet:
+        files = "1 file" if len(report.files) == 1 else f"{len(report.files)} files"
+        typer.echo(
+            f"msgcli: sent {sent.spans} spans from {files} to {visible(url)} in "
+            f"{sent.requests} request(s)",
+            err=True,
+        )
+    raise typer.Exit(2 if unreadable else 0)
 
 
 def _export_on_cluster(

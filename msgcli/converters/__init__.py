@@ -63,7 +63,7 @@ class Converter:
             raise ValueError(f"unknown dialect {target!r}: pick one of {', '.join(targets())}")
         self.target = target
         self.dialect = dialect
-        self.writer: Writer = dialect.load_writer()
+        self.writer: Writer = dialect.load_writer().session()
         self._sources: dict[str, Writer] = {}
         self.carry = carry
         self.local = local
@@ -99,7 +99,13 @@ class Converter:
         return done
 
     def finish(self) -> list[dict]:
-        return self._flush() if self._group else []
+        done = self._flush() if self._group else []
+        note = self.report
+
+        def noted(line: int, ptr: str, text: str) -> None:
+            note(line, "X001", text, ptr)
+
+        return done + self.writer.finish(Out(self.dialect, self.local, noted))
 
     def _source(self, dialect: str) -> Writer:
         """What describes the messages of ``dialect`` as a source (its writer)."""
@@ -124,7 +130,11 @@ class Converter:
         self._group, self._patch, self._wanted = [], None, 0
         source = group[0][1].dialect
         target = self.target
-        if source == target and all(m.variant != "1.x" for _, m, _ in group):
+        if (
+            source == target
+            and self.writer.checks_back
+            and all(m.variant != "1.x" for _, m, _ in group)
+        ):
             return [record for _, _, record in group]  # already in the target dialect
         with deep_recursion():  # the patch is made and applied by walking the records
             return self._convert(group, patch)
@@ -159,7 +169,9 @@ class Converter:
                     "",
                 )
             return records
-        if get_dialect(source).writer is None:
+        if not self.writer.checks_back:
+            return records  # (the writer says itself what has no place: see Writer)
+        if get_dialect(source).writer is None or not self._source(source).checks_back:
             return self._one_way(group, records)
         back = self._back(records, source)
         originals = [_without(record, target) for _, _, record in group]

@@ -52,6 +52,20 @@ class Writer:
     #: whether the records have metadata, where a conversion keeps what they cannot hold
     has_metadata: bool = True
 
+    #: whether ``convert`` converts the records written back to the source to find what
+    #: they lost (a writer whose records hold a whole log rather than a turn's messages
+    #: cannot be read back a turn at a time: it says itself what has no place)
+    checks_back: bool = True
+
+    def session(self) -> Writer:
+        """The writer of one log: a writer that keeps state across the turns of a log (the
+        trace a turn's spans belong to, the conversation so far) gives a fresh one."""
+        return self
+
+    def finish(self, out: Out) -> list[dict]:
+        """The records still held once every turn of the log was written (default: none)."""
+        return []
+
     def turn_fields(self, msg: Message) -> dict[str, Any]:
         """What of a message's ``fields`` a target may map (default: nothing)."""
         return {}

@@ -39,6 +39,7 @@ from .loongflow import DIALECT as LOONGFLOW
 from .openai_chat import DIALECT as OPENAI_CHAT
 from .openai_responses import DIALECT as OPENAI_RESPONSES
 from .opencode import DIALECT as OPENCODE
+from .otel import DIALECT as OTEL
 
 __all__ = [
     "DIALECTS",
@@ -111,6 +112,7 @@ for _builtin in (
     OPENAI_RESPONSES,
     OPENAI_CHAT,
     OPENCODE,
+    OTEL,
 ):
     register(_builtin)
 
