@@ -112,11 +112,11 @@ MESSAGE_LOGS = [
     if ("events" not in p.name or p.name.endswith("-final.jsonl"))
     and not p.name.endswith(".schema.json")
     # provider conversations hold many messages per line: see test_provider_streams.py;
-    # Claude Code sessions, Codex rollouts and Gemini CLI sessions are records, not messages
-    # (a Gemini CLI session is a journal of patches): see test_dialect_claude_code,
-    # test_codex and test_gemini_cli
+    # Claude Code sessions, Codex rollouts, Gemini CLI sessions and OTLP exports are records,
+    # not messages (a Gemini CLI session is a journal of patches, an OTLP batch holds spans):
+    # see test_dialect_claude_code, test_codex, test_gemini_cli and test_otel
     and p.relative_to(FIXTURES).parts[1]
-    not in ("openai-chat", "openai-responses", "anthropic", "codex")
+    not in ("openai-chat", "openai-responses", "anthropic", "codex", "otel")
     and "claude-code" not in p.parts
     and "opencode" not in p.parts
     and "gemini-cli" not in p.parts
