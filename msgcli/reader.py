@@ -548,12 +548,17 @@ def document_messages(value: dict) -> list[tuple[str, dict]]:
 
 
 def document_kind(value: Any) -> str | None:
-    """``"record"`` (a known record), ``"messages"`` (a state file holding messages) or
-    ``None`` (no log) for a parsed JSON document."""
+    """``"record"`` (a known record), ``"messages"`` (a state file holding messages),
+    ``"records"`` (a log that is one document, made records by its dialect) or ``None`` (no
+    log) for a parsed JSON document."""
     from .dialects import MESSAGE, classify
 
     if type(value) is not dict:
         return None
+    from .dialects import split_document
+
+    if split_document(value) is not None:
+        return "records"  # a log that is one document (an ATIF trajectory)
     found = classify(value)
     if found is not None and found[1] == MESSAGE:
         return "record"  # a message record of its own (a provider's request body, say)
@@ -563,10 +568,21 @@ def document_kind(value: Any) -> str | None:
 
 
 def _document_records(data: bytes, value: dict, start: int) -> Iterator[Record]:
-    kind = document_kind(value)
+    from .dialects import split_document
+
     if nests_deeper(value, raw=data):
         yield Record(start, None, TOO_DEEP)
-    elif kind == "record":
+        return
+    parts = split_document(value)
+    if parts is not None:
+        # a log that is one document (an ATIF trajectory): its dialect's records, each on
+        # the line its value starts on
+        lines = _pointer_lines(data, {pointer for pointer, _ in parts if pointer})
+        for pointer, record in parts:
+            yield Record(lines.get(pointer, start) if pointer else start, record, None, where=pointer)
+        return
+    kind = document_kind(value)
+    if kind == "record":
         yield Record(start, value, None)
     elif kind == "messages":
         found = document_messages(value)

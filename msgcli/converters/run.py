@@ -20,6 +20,7 @@ from ..reader import ReadError, source_name
 from ..rules import RULES
 from ..stream import open_log
 from . import Converter
+from .base import LogFacts
 
 __all__ = ["convert_paths"]
 
@@ -110,6 +111,13 @@ def _convert_file(
         name=name,
     )
     converter = Converter(target, carry=carry, local=local, report=finding)
+    # a target whose log is one document (an ATIF trajectory): the records of this log are
+    # put together into it at the end
+    whole: list[dict] | None = [] if converter.writer.document else None
+    facts = LogFacts()
+    if whole is not None:
+        write_log = write
+        write = whole.append
     aside: dict[str, int] = {}
     first_aside = 0
     try:
@@ -124,10 +132,14 @@ def _convert_file(
                 aside[str(item.message.role)] = aside.get(str(item.message.role), 0) + 1
                 first_aside = first_aside or item.line
                 continue
+            if whole is not None and reader.dialect is not None:
+                facts.note(reader.dialect, item.message, item.raw)
             for record in converter.feed(item.line, item.message, item.raw or {}):
                 write(record)
         for record in converter.finish():
             write(record)
+        if whole:
+            write_log(converter.writer.whole(whole, facts))
         if aside:
             counted = ", ".join(f"{kind} {n}" for kind, n in aside.items())
             finding(

@@ -124,6 +124,8 @@ class AnthropicDialect(WireDialect):
     tool_arguments_key = "input"
     tool_result_roles = frozenset({"user"})
     replayer_class = "msgcli.dialects.anthropic.replay:AnthropicReplayer"
+    #: input_tokens leave out the cache reads and writes
+    input_counts_cache = False
 
     def classify(self, obj: dict) -> str | None:
         if not isinstance(obj, dict):
