@@ -462,6 +462,23 @@ NON_RECORDS = [None, 3, "text", [], [{"role": "USER"}], [{"role": "user"}], {}]
 # -- the detection matrix ----------------------------------------------------------------
 
 #: dialect -> kind -> the samples that dialect must claim as that kind (and no other dialect)
+#: ATIF: a trajectory on one line (a line of a JSONL file of trajectories), and a step
+#: as the reader makes a record of it (its place in the document noted under msgcli_atif)
+ATIF_RECORDS = [
+    {
+        "schema_version": "ATIF-v1.7",
+        "agent": {"name": "claude-code", "version": "2.1.197"},
+        "steps": [{"step_id": 1, "source": "user", "message": "hi"}],
+    },
+    {"schema_version": "ATIF-v1.2", "session_id": "s", "agent": {"name": "a", "version": "1"}},
+    {
+        "step_id": 1,
+        "source": "user",
+        "message": "hi",
+        "msgcli_atif": {"kind": "step", "at": "/steps/0", "depth": 0},
+    },
+]
+
 DIALECT_SAMPLES: dict[str, dict[str, list]] = {
     "agentscope-java": {
         MESSAGE: [*JAVA_MESSAGES, *JAVA_RESULT_MESSAGES],
@@ -476,6 +493,7 @@ DIALECT_SAMPLES: dict[str, dict[str, list]] = {
     "openai-responses": {MESSAGE: RESPONSES_MESSAGES, EVENT: RESPONSES_EVENTS},
     "anthropic": {MESSAGE: ANTHROPIC_MESSAGES, EVENT: ANTHROPIC_EVENTS},
     "claude-code": {MESSAGE: CLAUDE_CODE_MESSAGES, EVENT: CLAUDE_CODE_EVENTS},
+    "atif": {MESSAGE: ATIF_RECORDS, EVENT: []},
 }
 #: records no dialect may claim
 UNCLAIMED = [*NON_RECORDS]

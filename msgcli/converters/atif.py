@@ -48,12 +48,31 @@ class AtifWriter(Writer):
     document = True
 
     def __call__(self, turn: Turn, out: Out) -> list[dict]:
+        # a message that holds a whole agent loop (AgentScope Python's reply: thinking, a
+        # call, its result, more thinking, the answer) is a step per round, in its order
+        segments: list[list[tuple[int, Block]]] = [[]]
+        answered = False
+        for at, block in turn.parts():
+            if isinstance(block, ToolResultBlock):
+                answered = True
+            elif answered and at == 0:
+                segments.append([])
+                answered = False
+            segments[-1].append((at, block))
+        steps: list[dict] = []
+        for index, parts in enumerate(segments):
+            steps.extend(self._step(turn, parts, out, index == 0))
+        return steps
+
+    def _step(
+        self, turn: Turn, parts: list[tuple[int, Block]], out: Out, first: bool
+    ) -> list[dict]:
         role = turn.role if isinstance(turn.role, str) else "assistant"
         results: list[dict] = []
         texts: list[Block] = []
         thinking: list[str] = []
         calls: list[dict] = []
-        for at, block in turn.parts():
+        for at, block in parts:
             line = turn.lines[at]
             if isinstance(block, ToolResultBlock):
                 results.append(_result(block, line, out))
@@ -107,7 +126,7 @@ class AtifWriter(Writer):
                 step["reasoning_content"] = "\n\n".join(thinking)
             if calls:
                 step["tool_calls"] = calls
-            metrics = _metrics(head, out)
+            metrics = _metrics(head, out) if first else None
             if metrics is not None:
                 step["metrics"] = metrics
                 step["llm_call_count"] = 1

@@ -1,0 +1,320 @@
+"""ATIF trajectories (the Harbor harness's interchange form): read, checked, shown, counted
+and written, on the trajectories ``atif-make`` 0.10 wrote from real Claude Code sessions
+(``fixtures/real/atif``) and on real logs of the other dialects converted to ATIF.
+
+The numbers asserted are the producer's: the steps and token counts its files hold, the
+tool call ids Claude Code wrote, the conversation of the session a trajectory came from.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import FIXTURES
+
+from msgcli.api import convert
+from msgcli.dialects import get_dialect
+from msgcli.model import TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock
+from msgcli.pipeline import validate_paths
+from msgcli.stream import open_log
+
+ATIF = FIXTURES / "real" / "atif" / "atif-make"
+SESSIONS = sorted(ATIF.glob("*/trajectory.json"))
+FROM_STREAM = sorted(ATIF.glob("*/trajectory-from-stream.json"))
+CLAUDE = FIXTURES / "real" / "claude-code"
+
+atif = pytest.importorskip("atif")
+
+
+def run(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "msgcli", *args], capture_output=True, input=stdin, check=False
+    )
+
+
+def findings(path: Path) -> list[tuple[int, str, str, str]]:
+    report = validate_paths([path])
+    return [(f.line, f.code, f.message, f.pointer) for fr in report.files for f in fr.findings]
+
+
+# -- reading and checking the real trajectories -------------------------------------------
+
+
+@pytest.mark.parametrize("path", SESSIONS, ids=[p.parent.name for p in SESSIONS])
+def test_real_trajectories_validate_with_no_finding(path):
+    report = validate_paths([path])
+    (fr,) = report.files
+    assert fr.summary.dialect == "atif"
+    assert [f"{f.line}: {f.code} {f.message}" for f in fr.findings] == []
+    # a record for the trajectory and one per step
+    steps = json.loads(path.read_text())["steps"]
+    assert fr.summary.records == 1 + len(steps)
+
+
+@pytest.mark.parametrize("path", FROM_STREAM, ids=[p.parent.name for p in FROM_STREAM])
+def test_stream_trajectories_have_no_error_and_say_where_the_totals_differ(path):
+    # atif-make takes each step's usage from the stream's message_start (output tokens: 1)
+    # and the final totals from the run's result record: the totals are no sum of the steps
+    document = json.loads(path.read_text())
+    found = findings(path)
+    assert [f for f in found if f[1] != "A007"] == []
+    steps_out = sum(s.get("metrics", {}).get("completion_tokens", 0) for s in document["steps"])
+    total = document["final_metrics"]["total_completion_tokens"]
+    assert steps_out != total
+    assert any(
+        f[3] == "/final_metrics/total_completion_tokens" and str(total) in f[2] for f in found
+    )
+
+
+def test_each_step_is_a_record_on_its_line_with_its_pointer():
+    path = ATIF / "03-parallel-read" / "trajectory.json"
+    lines = path.read_text().splitlines()
+    items = [i for i in open_log(str(path)) if i.message is not None]
+    by_where = {}
+    for item in items:
+        by_where.setdefault(item.where, item.line)
+    assert by_where[""] == 1
+    for index in range(3):
+        line = by_where[f"/steps/{index}"]
+        # the step's object opens on that line, its step_id right below
+        assert lines[line - 1].strip() == "{"
+        assert lines[line].strip() == f'"step_id": {index + 1},'
+
+
+def test_the_conversation_of_a_trajectory_is_the_session_it_came_from():
+    path = ATIF / "03-parallel-read" / "trajectory.json"
+    msgs = [i.message for i in open_log(str(path)) if i.message is not None]
+    roles = [m.role for m in msgs]
+    assert roles == ["trajectory", "user", "assistant", "tool", "tool", "assistant"]
+    calls = [b for m in msgs for b in m.content if isinstance(b, ToolCallBlock)]
+    results = [b for m in msgs for b in m.content if isinstance(b, ToolResultBlock)]
+    # the two parallel Read calls Claude Code made, and their results, by id
+    assert [c.id for c in calls] == [
+        "toolu_01Zs37Vulw881Ox5zPAXxuxu",
+        "toolu_01GSoojnW4LnmdkMnakjTI84",
+    ]
+    assert [r.id for r in results] == [c.id for c in calls]
+    assert [c.name for c in calls] == ["Read", "Read"]
+    assert results[0].output.startswith("1\t# demo-project")
+    assert msgs[2].usage.input_tokens == 1766 and msgs[2].usage.output_tokens == 86
+
+
+def test_thinking_is_read_as_thinking():
+    path = ATIF / "06-thinking" / "trajectory.json"
+    document = json.loads(path.read_text())
+    reasoning = [s["reasoning_content"] for s in document["steps"] if "reasoning_content" in s]
+    msgs = [i.message for i in open_log(str(path)) if i.message is not None]
+    thinking = [b.thinking for m in msgs for b in m.content if isinstance(b, ThinkingBlock)]
+    assert thinking == reasoning and reasoning
+
+
+def test_show_prints_the_conversation_and_the_trajectory_with_all():
+    path = ATIF / "09-subagent" / "trajectory.json"
+    shown = run("show", "--width", "120", str(path))
+    assert shown.returncode == 0, shown.stderr
+    out = shown.stdout.decode()
+    assert "Use a subagent to count the lines of README.md." in out
+    assert "toolu_01jvzQKN2QKgzS0sR55MEIws" in out
+    assert "README.md has **5** lines" in out
+    assert "ATIF-v1.7 trajectory" not in out
+    everything = run("show", "--all", "--width", "120", str(path)).stdout.decode()
+    assert "ATIF-v1.7 trajectory claude-code 2.1.197" in everything
+
+
+@pytest.mark.parametrize("path", SESSIONS + FROM_STREAM, ids=lambda p: p.parent.name + p.stem)
+def test_stats_count_the_steps_tokens_never_the_final_metrics_on_top(path):
+    document = json.loads(path.read_text())
+    out = run("stats", "--format", "json", str(path))
+    assert out.returncode == 0, out.stderr
+    report = json.loads(out.stdout)
+    (stats,) = report["files"]
+    steps = [s for s in document["steps"] if "metrics" in s]
+    tokens = stats["tokens"]
+    assert tokens["input"] == sum(s["metrics"]["prompt_tokens"] for s in steps)
+    assert tokens["output"] == sum(s["metrics"]["completion_tokens"] for s in steps)
+    calls = sum(len(s.get("tool_calls", ())) for s in document["steps"])
+    assert stats["tools"]["calls"] == calls
+
+
+def test_responses_give_one_usage_per_agent_step_with_metrics():
+    dialect = get_dialect("atif")
+    path = ATIF / "04-write-edit-read" / "trajectory.json"
+    document = json.loads(path.read_text())
+    found = [r for i in open_log(str(path)) if i.message for r in dialect.responses(i.message)]
+    steps = [s for s in document["steps"] if "metrics" in s]
+    assert len(found) == len(steps) == 5
+    assert sum(r.input + r.cache_read + r.cache_write for r in found) == (
+        document["final_metrics"]["total_prompt_tokens"]
+    )
+    assert sum(r.output for r in found) == document["final_metrics"]["total_completion_tokens"]
+    assert {r.session for r in found} == {document["session_id"]}
+    assert {r.model for r in found} == {"claude-sonnet-4-5-20250929"}
+    assert all(r.time is not None and r.time.tzinfo is not None for r in found)
+    assert len({r.key for r in found}) == 5
+
+
+def test_html_and_markdown_hold_the_conversation(tmp_path):
+    path = ATIF / "02-bash-ls" / "trajectory.json"
+    md = run("show", "--format", "markdown", str(path))
+    assert md.returncode == 0, md.stderr
+    assert "toolu_010WiDONzeqVdXlFvPd3A6Cl" in md.stdout.decode()
+    html = tmp_path / "t.html"
+    made = run("show", "--format", "html", "-o", str(html), str(path))
+    assert made.returncode == 0, made.stderr
+    assert "README.md" in html.read_text()
+
+
+def test_a_folder_scan_finds_the_trajectories():
+    report = validate_paths([ATIF])
+    names = {Path(fr.summary.path).name for fr in report.files}
+    assert names == {"trajectory.json", "trajectory-from-stream.json"}
+    assert {fr.summary.dialect for fr in report.files} == {"atif"}
+    assert len(report.files) == len(SESSIONS) + len(FROM_STREAM)
+
+
+def test_query_writes_a_step_as_it_is_in_the_file():
+    path = ATIF / "02-bash-ls" / "trajectory.json"
+    out = run("query", "--role", "user", "--format", "jsonl", str(path))
+    assert out.returncode == 0, out.stderr
+    (line,) = out.stdout.decode().splitlines()
+    document = json.loads(path.read_text())
+    assert json.loads(line) == document["steps"][0]
+
+
+# -- writing ---------------------------------------------------------------------------
+
+
+def conversation(path: Path | str) -> list[tuple]:
+    """What a reader of a log sees of its conversation: each text, thinking, tool call
+    (id, name, arguments) and tool result (id, text) in order, by role, and each model
+    response's tokens (input at the base rate, cache reads, cache writes, output)."""
+    out: list[tuple] = []
+    for item in open_log(str(path)):
+        msg = item.message
+        if msg is None:
+            continue
+        dialect = get_dialect(msg.dialect)
+        if dialect.aside(msg):
+            continue
+        role = {"tool": "tool", "assistant": "assistant"}.get(msg.role, msg.role)
+        for block in msg.content:
+            if isinstance(block, TextBlock):
+                if block.text:
+                    out.append(("text", "user" if role == "tool" else role, block.text))
+            elif isinstance(block, ThinkingBlock):
+                out.append(("thinking", block.thinking))
+            elif isinstance(block, ToolCallBlock):
+                arguments = block.arguments
+                if arguments is None and isinstance(block.input, str):
+                    arguments = json.loads(block.input or "{}")
+                out.append(("call", block.id, block.name, arguments))
+            elif isinstance(block, ToolResultBlock):
+                output = block.output
+                if isinstance(output, list):
+                    output = "\n".join(getattr(b, "text", "") or "" for b in output)
+                out.append(("result", block.id, output))
+        usage = msg.usage
+        if usage is not None and dialect.token_counts(msg) is not None:
+            cached = usage.cached_tokens or 0
+            written = usage.cache_creation_tokens or 0
+            base = usage.input_tokens or 0
+            if dialect.input_counts_cache:
+                base -= cached + written
+            out.append(("tokens", base, cached, written, usage.output_tokens))
+    return out
+
+
+def to_atif(source: Path, tmp_path: Path) -> Path:
+    result = convert(source, "atif")
+    (document,) = result.records
+    atif.Trajectory.model_validate(document)  # the format's own models take it
+    target = tmp_path / "trajectory.json"
+    target.write_text(json.dumps(document, indent=2, ensure_ascii=False))
+    return target
+
+
+CLAUDE_SESSIONS = sorted(CLAUDE.glob("*/session.jsonl"))
+
+
+@pytest.mark.parametrize("source", CLAUDE_SESSIONS, ids=[p.parent.name for p in CLAUDE_SESSIONS])
+def test_a_claude_code_session_goes_to_atif_and_back_unchanged(source, tmp_path):
+    target = to_atif(source, tmp_path)
+    assert findings(target) == []
+    before, after = conversation(source), conversation(target)
+    assert after == before
+    assert any(entry[0] == "call" for entry in before) or source.parent.name.startswith("01")
+
+
+def test_the_atif_msgcli_writes_is_the_one_atif_make_wrote():
+    # the same session, written by atif-make and by msgcli: the same steps, calls, results
+    # and counts
+    source = CLAUDE / "04-write-edit-read" / "session.jsonl"
+    (mine,) = convert(source, "atif").records
+    theirs = json.loads((ATIF / "04-write-edit-read" / "trajectory.json").read_text())
+    keys = ("step_id", "source", "message", "tool_calls", "observation", "metrics", "timestamp")
+    assert [{k: s.get(k) for k in keys} for s in mine["steps"]] == [
+        {k: s.get(k) for k in keys} for s in theirs["steps"]
+    ]
+    assert mine["final_metrics"] == {
+        k: v for k, v in theirs["final_metrics"].items() if k != "total_cost_usd"
+    }
+    assert mine["session_id"] == theirs["session_id"]
+    assert mine["agent"]["version"] == theirs["agent"]["version"]
+
+
+OTHERS = [
+    FIXTURES / "real" / "agentscope-py" / "transcript.jsonl",
+    FIXTURES / "real" / "agentscope-py" / "events-final.jsonl",
+    FIXTURES / "real" / "loongflow" / "transcript.jsonl",
+]
+
+
+@pytest.mark.parametrize("source", OTHERS, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_a_real_log_of_another_dialect_goes_to_atif_and_back(source, tmp_path):
+    target = to_atif(source, tmp_path)
+    assert [f for f in findings(target) if f[1].startswith(("A", "P", "D"))] == []
+    assert conversation(target) == conversation(source)
+
+
+@pytest.mark.parametrize("dialect", ["openai-chat", "anthropic", "openai-responses"])
+def test_a_provider_conversation_goes_to_atif_and_back(dialect, tmp_path):
+    # one conversation of the SDK's own (a line of conversations.jsonl: a request and its
+    # answer), as a log of its own
+    lines = (FIXTURES / "real" / dialect / "conversations.jsonl").read_bytes().splitlines()
+    for number, line in enumerate(lines):
+        source = tmp_path / f"conversation-{number}.jsonl"
+        source.write_bytes(line + b"\n")
+        target = to_atif(source, tmp_path)
+        assert conversation(target) == conversation(source), number
+
+
+def test_convert_writes_one_indented_document_for_one_log(tmp_path):
+    source = CLAUDE / "02-bash-ls" / "session.jsonl"
+    out = tmp_path / "trajectory.json"
+    done = run("convert", "--to", "atif", "-q", str(source), "-o", str(out))
+    assert done.returncode == 0, done.stderr
+    text = out.read_text()
+    assert text.startswith('{\n  "schema_version": "ATIF-v1.7"')
+    atif.Trajectory.model_validate(json.loads(text))
+    # and one per line for several logs
+    both = run("convert", "--to", "atif", "-q", str(source), str(CLAUDE / "03-parallel-read"))
+    lines = both.stdout.decode().splitlines()
+    assert len(lines) >= 3
+    for line in lines:
+        atif.Trajectory.model_validate(json.loads(line))
+    # which msgcli reads: a trajectory on each line
+    many = tmp_path / "many.jsonl"
+    many.write_bytes(both.stdout)
+    report = validate_paths([many])
+    assert report.files[0].summary.dialect == "atif"
+    assert report.summary.errors == 0
+
+
+def test_rules_are_documented():
+    out = run("rules", "A007")
+    assert out.returncode == 0
+    assert "final_metrics" in out.stdout.decode()
