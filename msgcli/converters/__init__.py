@@ -161,6 +161,8 @@ class Converter:
             return records
         if get_dialect(source).writer is None:
             return self._one_way(group, records)
+        if self.writer.document:
+            return records  # (a document's parts are no records to convert back one by one)
         back = self._back(records, source)
         originals = [_without(record, target) for _, _, record in group]
         lost = carry.diff(originals, back)

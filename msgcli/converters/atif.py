@@ -145,6 +145,20 @@ class AtifWriter(Writer):
                     continue  # (an embedded subagent's step: see the README)
                 record = {k: v for k, v in record.items() if k not in (NOTE, "step_id")}
             results = record.pop(RESULTS, [])
+            before = steps[-1] if steps else None
+            if (
+                before is not None
+                and "source" in record
+                and _calls_only(record)
+                and before.get("source") == "agent"
+                and "tool_calls" in before
+                and "observation" not in before
+            ):
+                # a reply written as an item per call (OpenAI Responses): one step
+                before["tool_calls"].extend(record["tool_calls"])
+                for call in record["tool_calls"]:
+                    by_call[call["tool_call_id"]] = before
+                record = {}
             if "source" in record:
                 steps.append(record)
                 for call in record.get("tool_calls", ()):
@@ -179,6 +193,16 @@ class AtifWriter(Writer):
         trajectory["notes"] = f"Converted by msgcli from a {facts.dialect} log"
         trajectory["final_metrics"] = _final(ordered)
         return trajectory
+
+
+def _calls_only(step: dict) -> bool:
+    """Whether a written step holds tool calls and nothing else of its own."""
+    return (
+        step.get("source") == "agent"
+        and bool(step.get("tool_calls"))
+        and step.get("message") == ""
+        and not ({"reasoning_content", "metrics"} & step.keys())
+    )
 
 
 def _source(role: str) -> str:
@@ -244,8 +268,10 @@ def _result(block: ToolResultBlock, line: int, out: Out) -> dict:
 
 def _metrics(msg: Any, out: Out) -> dict | None:
     usage = msg.usage
-    if usage is None:
-        return None
+    from ..dialects import get_dialect
+
+    if usage is None or get_dialect(msg.dialect).token_counts(msg) is None:
+        return None  # (no usage, or none the source counts: a synthetic record's)
 
     def count(value: Any) -> int | None:
         return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
@@ -253,7 +279,6 @@ def _metrics(msg: Any, out: Out) -> dict | None:
     prompt = count(usage.input_tokens)
     cached = count(usage.cached_tokens)
     written = count(usage.cache_creation_tokens)
-    from ..dialects import get_dialect
 
     if prompt is not None and not get_dialect(msg.dialect).input_counts_cache:
         prompt += (cached or 0) + (written or 0)

@@ -395,14 +395,12 @@ def _parts(parts: list, path: tuple) -> list[Block]:
         elif kind in ("image", "audio") and isinstance(part.get("source"), dict):
             source = part["source"]
             location = source.get("path")
-            out.append(
-                DataBlock(
-                    "data",
-                    path=where,
-                    kind=kind,
-                    source=Source("url", url=location, media_type=source.get("media_type")),
-                )
-            )
+            media = source.get("media_type")
+            found = Source("url", url=location, media_type=media)
+            if isinstance(location, str) and location.startswith("data:") and "," in location:
+                # the image itself, as a data URL
+                found = Source("base64", data=location.partition(",")[2], media_type=media)
+            out.append(DataBlock("data", path=where, kind=kind, source=found))
         else:
             out.append(UnknownBlock("unknown", raw=part, path=where))
     return out
