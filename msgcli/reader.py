@@ -579,7 +579,9 @@ def _document_records(data: bytes, value: dict, start: int) -> Iterator[Record]:
         # the line its value starts on
         lines = _pointer_lines(data, {pointer for pointer, _ in parts if pointer})
         for pointer, record in parts:
-            yield Record(lines.get(pointer, start) if pointer else start, record, None, where=pointer)
+            yield Record(
+                lines.get(pointer, start) if pointer else start, record, None, where=pointer
+            )
         return
     kind = document_kind(value)
     if kind == "record":

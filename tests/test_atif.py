@@ -17,8 +17,8 @@ import pytest
 from conftest import FIXTURES
 
 from msgcli.api import convert
-from msgcli.dialects import get_dialect
 from msgcli.converters.text import as_text, parts_text
+from msgcli.dialects import get_dialect
 from msgcli.model import HintBlock, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock
 from msgcli.pipeline import validate_paths
 from msgcli.stream import open_log
@@ -148,8 +148,9 @@ def test_responses_give_one_usage_per_agent_step_with_metrics():
     found = [r for i in open_log(str(path)) if i.message for r in dialect.responses(i.message)]
     steps = [s for s in document["steps"] if "metrics" in s]
     assert len(found) == len(steps) == 5
-    assert sum(r.input + r.cache_read + r.cache_write for r in found) == (
-        document["final_metrics"]["total_prompt_tokens"]
+    assert (
+        sum(r.input + r.cache_read + r.cache_write for r in found)
+        == (document["final_metrics"]["total_prompt_tokens"])
     )
     assert sum(r.output for r in found) == document["final_metrics"]["total_completion_tokens"]
     assert {r.session for r in found} == {document["session_id"]}

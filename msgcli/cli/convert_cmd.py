@@ -135,7 +135,9 @@ def convert(
             for document in documents:
                 (out.document if len(documents) == 1 else out.write)(document)
         else:
-            run = run_convert(paths, to, out.write, options, carry=carry, redact=redact, local=local)
+            run = run_convert(
+                paths, to, out.write, options, carry=carry, redact=redact, local=local
+            )
     if output_format == "text":
         get_reporter("text")(run, sys.stderr, quiet=True)
         if not quiet:

@@ -17,8 +17,7 @@ from __future__ import annotations
 from datetime import timezone
 from typing import Any
 
-from .base import LogFacts, Out, Writer
-from .text import arguments_object, as_text, media_type_of, parts_text
+from ..dialects.atif.records import NOTE
 from ..model import (
     Block,
     DataBlock,
@@ -29,7 +28,8 @@ from ..model import (
     Turn,
     pointer,
 )
-from ..dialects.atif.records import NOTE
+from .base import LogFacts, Out, Writer
+from .text import arguments_object, as_text, media_type_of, parts_text
 
 __all__ = ["VERSION", "WRITER", "AtifWriter"]
 
@@ -112,9 +112,9 @@ class AtifWriter(Writer):
         when = turn.when
         if when is not None:
             step["timestamp"] = (
-                when.astimezone(timezone.utc).isoformat(timespec="milliseconds").replace(
-                    "+00:00", "Z"
-                )
+                when.astimezone(timezone.utc)
+                .isoformat(timespec="milliseconds")
+                .replace("+00:00", "Z")
             )
         if source == "agent":
             model = head.fields.get("model")
@@ -256,7 +256,10 @@ def _result(block: ToolResultBlock, line: int, out: Out) -> dict:
             parts.append(
                 part
                 if part is not None
-                else {"type": "text", "text": as_text(item) if isinstance(item, Block) else parts_text(item)}
+                else {
+                    "type": "text",
+                    "text": as_text(item) if isinstance(item, Block) else parts_text(item),
+                }
             )
         result["content"] = parts
     else:
@@ -274,7 +277,9 @@ def _metrics(msg: Any, out: Out) -> dict | None:
         return None  # (no usage, or none the source counts: a synthetic record's)
 
     def count(value: Any) -> int | None:
-        return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+        return (
+            int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+        )
 
     prompt = count(usage.input_tokens)
     cached = count(usage.cached_tokens)

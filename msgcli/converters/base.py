@@ -60,7 +60,6 @@ class Writer:
         :attr:`document` writer's; ``facts``: a :class:`LogFacts` of the log's messages)."""
         raise NotImplementedError
 
-
     def turn_fields(self, msg: Message) -> dict[str, Any]:
         """What of a message's ``fields`` a target may map (default: nothing)."""
         return {}

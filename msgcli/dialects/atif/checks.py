@@ -100,9 +100,7 @@ class TrajectoryChecker:
             places = sorted(record_pointers(document, at), key=len, reverse=True)
             for code, message, ptr in check_trajectory(document, self.folder):
                 full = at + ptr
-                place = next(
-                    (p for p in places if full == p or full.startswith(p + "/")), at
-                )
+                place = next((p for p in places if full == p or full.startswith(p + "/")), at)
                 self.waiting.setdefault(place, []).append((code, message, full[len(place) :]))
         for code, message, ptr in self.waiting.pop(at, ()):
             self.emit(code, message, ptr)
@@ -133,7 +131,8 @@ def check_trajectory(document: dict, folder: str | None = None) -> Found:
             (
                 "A003",
                 f"schema_version {short(document.get('schema_version'))}: newer than the ATIF "
-                f"versions msgcli knows (1.0 to {KNOWN[0]}.{KNOWN[1]}); read by the fields it knows",
+                f"versions msgcli knows (1.0 to {KNOWN[0]}.{KNOWN[1]}); read by the fields "
+                "it knows",
                 "/schema_version",
             )
         )
@@ -174,9 +173,7 @@ def _models(document: dict) -> Found:
         stripped = copy.deepcopy(document)
         for error in unknown:
             path = _path(document, error.get("loc", ()))
-            out.append(
-                ("A002", f"{_name(path)}: a field ATIF-v1.8 does not have", _pointer(path))
-            )
+            out.append(("A002", f"{_name(path)}: a field ATIF-v1.8 does not have", _pointer(path)))
             _drop(stripped, path)
         try:
             Trajectory.model_validate(stripped)
@@ -204,15 +201,18 @@ def _path(document: Any, loc: Any) -> tuple:
     path: list[Any] = []
     here = document
     for part in loc:
-        if isinstance(here, dict) and isinstance(part, str) and part in here:
+        if (isinstance(here, dict) and isinstance(part, str) and part in here) or (
+            isinstance(here, list) and isinstance(part, int) and 0 <= part < len(here)
+        ):
             path.append(part)
-            here = here[part]
-        elif isinstance(here, list) and isinstance(part, int) and 0 <= part < len(here):
-            path.append(part)
-            here = here[part]
-        elif isinstance(here, dict) and isinstance(part, str) and "[" not in part and (
-            part.islower() or part == part.lower()
-        ) and part not in ("str", "int", "float", "bool", "list", "dict", "none"):
+            here = here[part]  # type: ignore[index]
+        elif (
+            isinstance(here, dict)
+            and isinstance(part, str)
+            and "[" not in part
+            and (part.islower() or part == part.lower())
+            and part not in ("str", "int", "float", "bool", "list", "dict", "none")
+        ):
             path.append(part)  # a missing field: named, though it is not there
             here = None
     return tuple(path)
@@ -259,9 +259,7 @@ def _later_fields(value: Any, version: tuple[int, int], at: str, kind: str) -> F
         for i, step in enumerate(_list(value.get("steps"))):
             out.extend(_later_fields(step, version, f"{at}/steps/{i}", "step"))
         for i, sub in enumerate(_list(value.get("subagent_trajectories"))):
-            out.extend(
-                _later_fields(sub, version, f"{at}/subagent_trajectories/{i}", "trajectory")
-            )
+            out.extend(_later_fields(sub, version, f"{at}/subagent_trajectories/{i}", "trajectory"))
     elif kind == "step":
         out.extend(_later_fields(value.get("metrics"), version, f"{at}/metrics", "metrics"))
         for i, call in enumerate(_list(value.get("tool_calls"))):
@@ -306,9 +304,7 @@ def _cross(trajectory: dict, at: str, folder: str | None, out: Found) -> None:
         if not isinstance(sub, dict):
             continue
         if not isinstance(tid, str):
-            out.append(
-                ("A008", "an embedded subagent trajectory needs a trajectory_id", where)
-            )
+            out.append(("A008", "an embedded subagent trajectory needs a trajectory_id", where))
         elif tid in embedded:
             out.append(
                 (
@@ -320,7 +316,7 @@ def _cross(trajectory: dict, at: str, folder: str | None, out: Found) -> None:
             )
         else:
             embedded[tid] = i
-    calls: dict[str, int] = {}
+    calls: dict[str, Any] = {}
     sums = {"prompt_tokens": 0, "completion_tokens": 0, "cached_tokens": 0, "cost_usd": 0.0}
     counted = dict.fromkeys(sums, False)
     expected = 1
@@ -338,7 +334,8 @@ def _cross(trajectory: dict, at: str, folder: str | None, out: Found) -> None:
                     f"{where}/step_id",
                 )
             )
-        expected = step_id + 1 if _number(step_id) and step_id == int(step_id) else expected + 1
+        whole = _number(step_id) and step_id == int(step_id)  # type: ignore[arg-type]
+        expected = step_id + 1 if whole and step_id is not None else expected + 1
         own: set[str] = set()
         for j, call in enumerate(_list(step.get("tool_calls"))):
             cid = call.get("tool_call_id") if isinstance(call, dict) else None
@@ -440,6 +437,7 @@ def _final(
         total = final.get(f"total_{key}")
         if not _number(total) or not counted[key]:
             continue
+        assert total is not None
         own = sums[key]
         # (a total may count the embedded subagents' steps too)
         everything, _ = _step_sum(trajectory, key)
@@ -462,7 +460,8 @@ def _final(
         _number(total_steps)
         and total_steps != len(steps)
         and not trajectory.get("notes")
-        and total_steps != len(steps) + sum(len(_list(s.get("steps"))) for s in subs if isinstance(s, dict))
+        and total_steps
+        != len(steps) + sum(len(_list(s.get("steps"))) for s in subs if isinstance(s, dict))
     ):
         out.append(
             (

@@ -70,9 +70,7 @@ def is_trajectory(obj: Any) -> bool:
         return False
     version = obj.get("schema_version")
     return (
-        type(version) is str
-        and version.startswith("ATIF-")
-        and ("steps" in obj or "agent" in obj)
+        type(version) is str and version.startswith("ATIF-") and ("steps" in obj or "agent" in obj)
     )
 
 
@@ -96,7 +94,7 @@ def _split(
     agent = agent if isinstance(agent, dict) else {}
     tid = trajectory.get("trajectory_id")
     session = trajectory.get("session_id")
-    context = {
+    context: dict[str, Any] = {
         "trajectory": tid if isinstance(tid, str) else None,
         "session": session if isinstance(session, str) else None,
         "agent": agent.get("name") if isinstance(agent.get("name"), str) else None,
@@ -281,7 +279,9 @@ def read_step(obj: dict, note: dict, path: tuple) -> Message:
     blocks: list[Block] = []
     reasoning = obj.get("reasoning_content")
     if isinstance(reasoning, str) and reasoning:
-        blocks.append(ThinkingBlock("thinking", thinking=reasoning, path=(*path, "reasoning_content")))
+        blocks.append(
+            ThinkingBlock("thinking", thinking=reasoning, path=(*path, "reasoning_content"))
+        )
     message = obj.get("message")
     if isinstance(message, list):
         blocks.extend(_parts(message, (*path, "message")))

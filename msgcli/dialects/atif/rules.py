@@ -100,7 +100,7 @@ EXPLAINED = {
         "should be); validate the fix with msgcli or the atif package.",
     ),
     "A002": (
-        'line 9: /steps/0/tool_ancestry: a field ATIF-v1.8 does not have',
+        "line 9: /steps/0/tool_ancestry: a field ATIF-v1.8 does not have",
         "Nothing to fix if a newer producer wrote it: it is kept and shown with show --all. "
         "--ignore A002 silences the note.",
     ),
@@ -118,8 +118,7 @@ EXPLAINED = {
         "Number the steps 1, 2, 3... in the order they are written.",
     ),
     "A006": (
-        "line 52: /steps/4/observation/results/0/source_call_id: call_9 is no tool call of "
-        "step 5",
+        "line 52: /steps/4/observation/results/0/source_call_id: call_9 is no tool call of step 5",
         "Put the result on the step whose tool_calls hold the call, or fix the id.",
     ),
     "A007": (
@@ -137,8 +136,7 @@ EXPLAINED = {
         "Keep the subagent's trajectory file beside the trajectory, at the path named.",
     ),
     "A010": (
-        "line 61: /steps/6/tool_calls/0/tool_call_id: toolu_01 is also the id of a call of "
-        "step 3",
+        "line 61: /steps/6/tool_calls/0/tool_call_id: toolu_01 is also the id of a call of step 3",
         "Give each tool call its own id: results are matched to calls by it.",
     ),
     "A011": (
