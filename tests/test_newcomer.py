@@ -396,11 +396,16 @@ def test_convert_of_an_empty_file_fails_as_validate_does(run_cli, tmp_path):
 
 
 def test_every_rule_is_explained():
+    from msgcli.dialects import rule_explained
     from msgcli.rule_docs import EXPLAINED
     from msgcli.rules import RULES
 
-    assert set(EXPLAINED) == set(RULES)
-    for code, (example, fix) in EXPLAINED.items():
+    # msgcli's own rules here, a dialect's own in its rule_docs
+    explained = {code: EXPLAINED.get(code) or rule_explained(code) for code in RULES}
+    assert set(EXPLAINED) <= set(RULES)
+    for code, found in explained.items():
+        assert found is not None, code
+        example, fix = found
         assert len(example) > 20 and len(fix) > 20, code
 
 

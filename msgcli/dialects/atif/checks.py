@@ -190,7 +190,7 @@ def _models(document: dict) -> Found:
         what = f"{_name(path)}: " if path else ""
         value = ""
         if error.get("type") != "missing" and not isinstance(shown, (dict, list)):
-            value = f" (got {short(repr(shown), 40)})"
+            value = f" (got {short(shown, 40)})"
         out.append(("A001", f"{what}{message}{value}", _pointer(path)))
     return out
 
@@ -223,8 +223,11 @@ def _pointer(path: tuple) -> str:
 
 
 def _name(path: tuple) -> str:
-    names = [p for p in path if isinstance(p, str)]
-    return names[-1] if names else "the trajectory"
+    if path and isinstance(path[-1], str):
+        return path[-1]
+    if len(path) >= 2 and path[-2] == "steps":
+        return f"step {path[-1] + 1}"
+    return "the trajectory" if not path else f"{path[-2]}[{path[-1]}]"
 
 
 def _drop(document: Any, path: tuple) -> None:
@@ -319,23 +322,20 @@ def _cross(trajectory: dict, at: str, folder: str | None, out: Found) -> None:
     calls: dict[str, Any] = {}
     sums = {"prompt_tokens": 0, "completion_tokens": 0, "cached_tokens": 0, "cost_usd": 0.0}
     counted = dict.fromkeys(sums, False)
-    expected = 1
     for i, step in enumerate(steps):
         where = f"{at}/steps/{i}"
         if not isinstance(step, dict):
-            expected += 1
             continue
         step_id = step.get("step_id")
-        if step_id != expected or isinstance(step_id, bool):
+        if step_id != i + 1 or isinstance(step_id, bool):
             out.append(
                 (
                     "A005",
-                    f"step id {short(repr(step_id))} where {expected} comes next",
+                    f"step id {short(step_id)} where {i + 1} comes (steps are numbered 1, 2, "
+                    "3... in order)",
                     f"{where}/step_id",
                 )
             )
-        whole = _number(step_id) and step_id == int(step_id)  # type: ignore[arg-type]
-        expected = step_id + 1 if whole and step_id is not None else expected + 1
         own: set[str] = set()
         for j, call in enumerate(_list(step.get("tool_calls"))):
             cid = call.get("tool_call_id") if isinstance(call, dict) else None
@@ -363,7 +363,7 @@ def _cross(trajectory: dict, at: str, folder: str | None, out: Found) -> None:
                 out.append(
                     (
                         "A006",
-                        f"{short(cid)} is no tool call of step {short(repr(step_id))}"
+                        f"{short(cid)} is no tool call of step {short(step_id)}"
                         + (f" (it is a call of step {calls[cid]})" if cid in calls else ""),
                         f"{rwhere}/source_call_id",
                     )
