@@ -150,6 +150,10 @@ def read_records(source: str | Path | IO[bytes]) -> Iterator[Record]:
     problem and line 0. A gzip stream that breaks off gives a ``P009``
     problem on the line where it stopped.
     """
+    part = _document_part(source)
+    if part is not None:
+        yield from _read_part(*part)
+        return
     container = _container(source)
     if container is not None:
         yield from container.load()(str(source))
@@ -160,6 +164,57 @@ def read_records(source: str | Path | IO[bytes]) -> Iterator[Record]:
     finally:
         if stream is not sys.stdin.buffer and not hasattr(source, "read"):
             stream.close()
+
+
+def _document_part(source: str | Path | IO[bytes]) -> tuple[str, str] | None:
+    """``(file, JSON pointer)`` of a name ``<file>#/<pointer>`` that names a part of a log
+    that is one JSON document (an ATIF trajectory's embedded subagent, which ``show`` nests
+    under the step that refers to it), when no file has that whole name."""
+    if hasattr(source, "read"):
+        return None
+    name = str(source)
+    if "#/" not in name or "://" in name:
+        return None
+    import os
+
+    if os.path.exists(name):
+        return None
+    base, _, fragment = name.partition("#")
+    return (base, fragment) if os.path.isfile(base) else None
+
+
+def _read_part(path: str, pointer: str) -> Iterator[Record]:
+    """The records of the part of a JSON document at ``pointer``, as its dialect makes
+    records of a document (:meth:`msgcli.dialects.Dialect.document_records`), each on its
+    line of the whole file and with its pointer into it."""
+    from .dialects import split_document
+
+    stream = open_input(path)
+    try:
+        data = stream.read()
+    finally:
+        stream.close()
+    try:
+        value: Any = orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        line, problem = _document_problem(data, exc)
+        yield Record(line, None, problem)
+        return
+    for key in pointer.split("/")[1:]:
+        key = key.replace("~1", "/").replace("~0", "~")
+        if isinstance(value, dict):
+            value = value.get(key)
+        elif isinstance(value, list) and key.isdigit() and int(key) < len(value):
+            value = value[int(key)]
+        else:
+            value = None
+    parts = split_document(value) if type(value) is dict else None
+    if parts is None:
+        yield Record(1, None, Problem("P011", f"{pointer} of the document holds no log"))
+        return
+    lines = _pointer_lines(data, {pointer + where for where, _ in parts})
+    for where, record in parts:
+        yield Record(lines.get(pointer + where, 1), record, None, where=pointer + where)
 
 
 def _container(source: str | Path | IO[bytes]) -> Any:

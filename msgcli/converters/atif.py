@@ -138,11 +138,13 @@ class AtifWriter(Writer):
         """The trajectory of one log, from its written steps."""
         steps: list[dict] = []
         by_call: dict[str, dict] = {}
+        taken: set[int] = set()
         for record in records:
-            if NOTE in record:  # a step of an ATIF log, as read
+            if NOTE in record:  # a step of an ATIF log, as read (once, whatever it held)
                 note = record[NOTE]
-                if not isinstance(note, dict) or note.get("depth"):
+                if id(record) in taken or not isinstance(note, dict) or note.get("depth"):
                     continue  # (an embedded subagent's step: see the README)
+                taken.add(id(record))
                 record = {k: v for k, v in record.items() if k not in (NOTE, "step_id")}
             results = record.pop(RESULTS, [])
             before = steps[-1] if steps else None

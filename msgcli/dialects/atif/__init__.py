@@ -78,7 +78,34 @@ class AtifDialect(Dialect):
     # -- reading commands ------------------------------------------------------------------
 
     def aside(self, msg: Message) -> bool:
-        return msg.role == HEAD
+        # the trajectory's own record, and an embedded subagent's steps (shown under the
+        # result that refers to them: see nested_logs)
+        return msg.role == HEAD or bool(msg.fields.get("depth"))
+
+    def nested_logs(self, path: str, msg: Message) -> list[tuple[str, str]]:
+        """The subagent trajectories a step's results refer to: an embedded one as
+        ``<file>#<its JSON pointer>`` (the reader reads that part of the document), a file
+        of its own by its path beside the trajectory."""
+        embedded = msg.fields.get("subagents")
+        embedded = embedded if isinstance(embedded, dict) else {}
+        base, _, part = path.partition("#")
+        out = []
+        refs = msg.fields.get("subagent_refs")
+        if isinstance(refs, list):  # (a step's own message: the refs of its results)
+            for ref in refs:
+                if not isinstance(ref, dict):
+                    continue
+                tid = ref.get("trajectory_id")
+                where = ref.get("trajectory_path")
+                if isinstance(tid, str) and tid in embedded:
+                    out.append((f"subagent {tid}", f"{base}#{part}{embedded[tid]}"))
+                elif isinstance(where, str) and "://" not in where:
+                    import os
+
+                    found = os.path.join(os.path.dirname(base), where)
+                    if os.path.isfile(found):
+                        out.append((f"subagent {tid or where}", found))
+        return out
 
     def parse_time(self, value: Any) -> datetime | None:
         if type(value) is not str:

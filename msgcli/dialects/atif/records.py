@@ -108,6 +108,14 @@ def _split(
     steps = trajectory.get("steps")
     subs = trajectory.get("subagent_trajectories")
     note["steps"] = len(steps) if isinstance(steps, list) else 0
+    # the embedded subagent trajectories by id: where a step's reference finds them
+    found = {
+        sub["trajectory_id"]: f"{at}/subagent_trajectories/{index}"
+        for index, sub in enumerate(subs if isinstance(subs, list) else ())
+        if isinstance(sub, dict) and isinstance(sub.get("trajectory_id"), str)
+    }
+    if found:
+        context["subagents"] = found
     if depth == 0:
         note["document"] = root  # the whole document, for the checks (see checks.py)
     head[NOTE] = note
@@ -255,7 +263,11 @@ def _sibling(msg: Message, role: str, blocks: list[Block], index: int | None) ->
         content=blocks,
         timestamp=msg.timestamp,
         variant=msg.variant,
-        fields={"step_id": msg.fields.get("step_id"), "trajectory": msg.fields.get("trajectory")},
+        fields={
+            k: msg.fields[k]
+            for k in ("step_id", "trajectory", "session", "depth", "subagents")
+            if k in msg.fields
+        },
     )
 
 
@@ -263,6 +275,7 @@ _STEP_KEYS = (
     "step_id",
     "source",
     "message",
+    "subagents",
     "reasoning_content",
     "tool_calls",
     "observation",
@@ -315,6 +328,19 @@ def read_step(obj: dict, note: dict, path: tuple) -> Message:
     fields["trajectory"] = trajectory
     fields["session"] = note.get("session")
     fields["depth"] = note.get("depth", 0)
+    if note.get("subagents"):
+        fields["subagents"] = note["subagents"]
+    observation = obj.get("observation")
+    results = observation.get("results") if isinstance(observation, dict) else None
+    refs = [
+        ref
+        for result in (results if isinstance(results, list) else ())
+        if isinstance(result, dict) and isinstance(result.get("subagent_trajectory_ref"), list)
+        for ref in result["subagent_trajectory_ref"]
+    ]
+    if refs:
+        # the subagents its calls started (show nests them under the step)
+        fields["subagent_refs"] = refs
     if role == "assistant" and "model_name" not in fields and note.get("model"):
         fields["model"] = note.get("model")
     elif "model_name" in fields:
