@@ -50,14 +50,16 @@ class AtifWriter(Writer):
     def __call__(self, turn: Turn, out: Out) -> list[dict]:
         # a message that holds a whole agent loop (AgentScope Python's reply: thinking, a
         # call, its result, more thinking, the answer) is a step per round, in its order
+        # a step holds its reasoning, then its text, then its calls, then their results: a
+        # block of the message that comes after one of a later kind (the text after a
+        # result, thinking after text) opens the next step, so the order is kept
         segments: list[list[tuple[int, Block]]] = [[]]
-        answered = False
+        reached = 0
         for at, block in turn.parts():
-            if isinstance(block, ToolResultBlock):
-                answered = True
-            elif answered and at == 0:
+            rank = _rank(block)
+            if at == 0 and rank < reached:
                 segments.append([])
-                answered = False
+            reached = rank if at == 0 or rank == 3 else reached
             segments[-1].append((at, block))
         steps: list[dict] = []
         for index, parts in enumerate(segments):
@@ -104,8 +106,16 @@ class AtifWriter(Writer):
                     f"a {block.type} block has no ATIF counterpart: written as text",
                 )
                 texts.append(TextBlock(type="text", text=as_text(block)))
-        if role == "tool" or (role != "assistant" and not texts and not calls and results):
+        if (role == "tool" or role != "assistant") and not texts and not calls and not thinking:
             return [{RESULTS: results}] if results else []
+        if role == "tool":
+            out.note(
+                turn.line,
+                "/role",
+                "a tool message that holds more than results (answers no call by its id) has "
+                "no ATIF counterpart: written as a system step",
+            )
+            role = "system"
         head = turn.head
         source = "agent" if role == "assistant" or calls or thinking else _source(role)
         step: dict[str, Any] = {"source": source}
@@ -187,7 +197,9 @@ class AtifWriter(Writer):
         }
         if facts.model:
             agent["model_name"] = facts.model
-        trajectory: dict[str, Any] = {"schema_version": VERSION}
+        trajectory: dict[str, Any] = {
+            "schema_version": "ATIF-v1.8" if _holds_audio(ordered) else VERSION
+        }
         if facts.session:
             trajectory["session_id"] = facts.session
         trajectory["agent"] = agent
@@ -195,6 +207,17 @@ class AtifWriter(Writer):
         trajectory["notes"] = f"Converted by msgcli from a {facts.dialect} log"
         trajectory["final_metrics"] = _final(ordered)
         return trajectory
+
+
+def _rank(block: Block) -> int:
+    """Where a block stands in a step: reasoning, text, calls, results."""
+    if isinstance(block, ThinkingBlock):
+        return 0
+    if isinstance(block, ToolCallBlock):
+        return 2
+    if isinstance(block, ToolResultBlock):
+        return 3
+    return 1
 
 
 def _calls_only(step: dict) -> bool:
@@ -226,16 +249,18 @@ def _message(texts: list[Block], turn: Turn, out: Out) -> Any:
                 turn.line,
                 pointer(block.path),
                 f"a {block.kind} of type {media_type_of(block)} has no ATIF counterpart "
-                "(ATIF holds JPEG, PNG, GIF and WebP images): written as text",
+                "(ATIF holds JPEG, PNG, GIF and WebP images and common audio types): written "
+                "as text",
             )
         parts.append({"type": "text", "text": as_text(block)})
     return parts
 
 
 def _media(block: DataBlock) -> dict | None:
+    """An image (v1.6) or audio (v1.8) content part: a path, a URL or a data URL."""
     source = block.source
     kind = media_type_of(block)
-    if source is None or kind not in _IMAGE_TYPES:
+    if source is None or (kind not in _IMAGE_TYPES and _audio(kind) is None):
         return None
     if source.kind == "url" and isinstance(source.url, str):
         location = source.url
@@ -243,7 +268,39 @@ def _media(block: DataBlock) -> dict | None:
         location = f"data:{kind};base64,{source.data}"
     else:
         return None
-    return {"type": "image", "source": {"media_type": kind, "path": location}}
+    if kind in _IMAGE_TYPES:
+        return {"type": "image", "source": {"media_type": kind, "path": location}}
+    return {"type": "audio", "source": {"media_type": _audio(kind), "path": location}}
+
+
+#: the audio types of ATIF v1.8, and the names some producers give them
+_AUDIO = {
+    "audio/wav": "audio/wav",
+    "audio/x-wav": "audio/wav",
+    "audio/wave": "audio/wav",
+    "audio/mpeg": "audio/mpeg",
+    "audio/mp3": "audio/mpeg",
+    "audio/mp4": "audio/mp4",
+    "audio/m4a": "audio/mp4",
+    "audio/aac": "audio/aac",
+    "audio/ogg": "audio/ogg",
+    "audio/flac": "audio/flac",
+    "audio/webm": "audio/webm",
+    "audio/aiff": "audio/aiff",
+}
+
+
+def _audio(kind: str) -> str | None:
+    return _AUDIO.get(kind.lower())
+
+
+def _holds_audio(value: Any) -> bool:
+    """Whether written steps hold an audio part (then the trajectory is ATIF-v1.8)."""
+    if isinstance(value, dict):
+        return value.get("type") == "audio" or any(_holds_audio(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_holds_audio(v) for v in value)
+    return False
 
 
 def _result(block: ToolResultBlock, line: int, out: Out) -> dict:
@@ -255,6 +312,13 @@ def _result(block: ToolResultBlock, line: int, out: Out) -> dict:
         parts = []
         for item in output:
             part = _media(item) if isinstance(item, DataBlock) else None
+            if part is None and isinstance(item, DataBlock):
+                out.note(
+                    line,
+                    pointer(item.path),
+                    f"a {item.kind} of type {media_type_of(item)} has no ATIF counterpart: "
+                    "written as text",
+                )
             parts.append(
                 part
                 if part is not None
