@@ -374,3 +374,125 @@ def test_rules_are_documented():
     out = run("rules", "A007")
     assert out.returncode == 0
     assert "final_metrics" in out.stdout.decode()
+
+
+# -- subagents, versions, files of trajectories -------------------------------------------
+
+EMBEDDED = FIXTURES / "valid" / "atif" / "embedded-subagent.json"
+
+
+def test_an_embedded_subagent_is_shown_under_the_step_that_started_it():
+    shown = run("show", "--width", "120", str(EMBEDDED))
+    assert shown.returncode == 0, shown.stderr
+    out = shown.stdout.decode().splitlines()
+    title = out.index("    subagent helper-1")
+    # its steps follow, indented, with their lines and pointers in the file
+    assert "line 87  at /subagent_trajectories/0/steps/0" in out[title + 1]
+    assert out[title + 1].startswith("     USER")
+    assert any("→ bash  call_wc_1" in line for line in out[title:])
+    # and not again in the main thread, after it
+    assert sum("count the lines of README.md" in line for line in out) == 2  # call + prompt
+    final = next(i for i, line in enumerate(out) if "README.md has 5 lines." in line)
+    assert final > title
+
+
+def test_a_part_of_a_document_is_read_by_its_pointer():
+    items = [i for i in open_log(f"{EMBEDDED}#/subagent_trajectories/0") if i.message]
+    assert [i.where for i in items if i.message.role != "trajectory"] == [
+        "/subagent_trajectories/0/steps/0",
+        "/subagent_trajectories/0/steps/1",
+        "/subagent_trajectories/0/steps/1",
+        "/subagent_trajectories/0/steps/2",
+    ]
+    lines = EMBEDDED.read_text().splitlines()
+    first = items[1].line
+    assert lines[first].strip() == '"step_id": 1,'
+
+
+def test_subagent_tokens_are_counted_once_and_by_agent():
+    document = json.loads(EMBEDDED.read_text())
+    steps = document["steps"] + document["subagent_trajectories"][0]["steps"]
+    out = run("stats", "--format", "json", str(EMBEDDED))
+    (stats,) = json.loads(out.stdout)["files"]
+    assert stats["tokens"]["input"] == sum(
+        s.get("metrics", {}).get("prompt_tokens", 0) for s in steps
+    )
+    dialect = get_dialect("atif")
+    found = [r for i in open_log(str(EMBEDDED)) if i.message for r in dialect.responses(i.message)]
+    # (in file order: the main trajectory's steps, then the subagent's)
+    assert [r.agent for r in found] == [None, None, "helper-1", "helper-1"]
+    assert [r.model for r in found] == ["model-a", "model-a", "model-b", "model-b"]
+    # cached tokens are part of ATIF's prompt_tokens: input at the base rate is the rest
+    assert [(r.input, r.cache_read) for r in found][0] == (150, 50)
+
+
+@pytest.mark.parametrize(
+    "source", [*SESSIONS, *FROM_STREAM, EMBEDDED], ids=lambda p: f"{p.parent.name}/{p.name}"
+)
+def test_atif_converted_to_atif_is_the_same_document(source):
+    (document,) = convert(source, "atif").records
+    assert document == json.loads(source.read_text())
+
+
+def test_a_subagent_is_not_mixed_into_another_dialects_conversation():
+    result = convert(EMBEDDED, "openai-chat")
+    ids = [c["id"] for r in result.records for c in r.get("tool_calls", ())]
+    assert ids == ["call_delegate_1"]
+    notes = [f.message for fr in result.report.files for f in fr.findings if f.code == "X002"]
+    assert any("outside the conversation" in n for n in notes)
+
+
+def test_without_the_atif_package_the_checks_across_steps_still_run(monkeypatch):
+    from msgcli.dialects.atif.checks import check_trajectory
+
+    monkeypatch.setitem(sys.modules, "atif", None)  # an import of it fails
+    source = FIXTURES / "invalid" / "atif" / "model-and-steps.json"
+    found = check_trajectory(json.loads(source.read_text()))
+    codes = [code for code, _, _ in found]
+    assert codes.count("A011") == 1
+    assert {"A005", "A006", "A007", "A010"} <= set(codes)
+    assert "A001" not in codes
+
+
+def test_what_a_newer_version_adds_is_info_and_changes_nothing(tmp_path):
+    source = ATIF / "02-bash-ls" / "trajectory.json"
+    document = json.loads(source.read_text())
+    newer = json.loads(source.read_text())
+    newer["schema_version"] = "ATIF-v1.9"
+    newer["steps"][1]["tool_calls"][0]["tool_ancestry"] = {"parent": "root"}
+    newer["steps"][1]["latency_ms"] = 84
+    target = tmp_path / "trajectory.json"
+    target.write_text(json.dumps(newer, indent=2))
+    checked = run("validate", str(target))
+    assert checked.returncode == 0, checked.stdout
+    found = findings(target)
+    assert sorted(code for _, code, _, _ in found) == ["A002", "A002", "A003"]
+    assert {ptr for _, code, _, ptr in found if code == "A002"} == {
+        "/steps/1/tool_calls/0/tool_ancestry",
+        "/steps/1/latency_ms",
+    }
+    assert conversation(target) == conversation(source)
+    assert document["steps"][1]["tool_calls"][0]["tool_call_id"] in json.dumps(conversation(target))
+
+
+def test_a_file_of_trajectories_one_per_line_is_checked_line_by_line(tmp_path):
+    good = json.loads((ATIF / "02-bash-ls" / "trajectory.json").read_text())
+    bad = json.loads((ATIF / "09-subagent" / "trajectory.json").read_text())
+    bad["steps"][2]["step_id"] = 7
+    target = tmp_path / "trajectories.jsonl"
+    target.write_text(json.dumps(good) + "\n" + json.dumps(bad) + "\n")
+    assert [(line, code, ptr) for line, code, _, ptr in findings(target)] == [
+        (2, "A005", "/steps/2/step_id")
+    ]
+    roles = [i.message.role for i in open_log(str(target)) if i.message]
+    assert roles.count("trajectory") == 2 and roles.count("user") == 2
+
+
+def test_diff_finds_the_trajectory_and_its_session_the_same_conversation():
+    out = run(
+        "diff",
+        str(CLAUDE / "04-write-edit-read" / "session.jsonl"),
+        str(ATIF / "04-write-edit-read" / "trajectory.json"),
+    )
+    text = out.stdout.decode()
+    assert "0 changed; 0 tool calls changed" in text

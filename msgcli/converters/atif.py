@@ -206,7 +206,26 @@ class AtifWriter(Writer):
         trajectory["steps"] = ordered
         trajectory["notes"] = f"Converted by msgcli from a {facts.dialect} log"
         trajectory["final_metrics"] = _final(ordered)
+        head = _head(facts)
+        if head is not None:
+            # an ATIF log: its own trajectory's fields, and the subagents it embeds, as read
+            document = head[NOTE].get("document")
+            facts.kept = True
+            kept = {k: v for k, v in head.items() if k != NOTE}
+            kept["steps"] = ordered
+            if isinstance(document, dict) and "subagent_trajectories" in document:
+                kept["subagent_trajectories"] = document["subagent_trajectories"]
+            return kept
         return trajectory
+
+
+def _head(facts: LogFacts) -> dict | None:
+    """The record of the trajectory an ATIF log is (its top one), if it is one."""
+    for record in facts.aside:
+        note = record.get(NOTE)
+        if isinstance(note, dict) and note.get("kind") == "trajectory" and not note.get("depth"):
+            return record
+    return None
 
 
 def _rank(block: Block) -> int:

@@ -81,8 +81,17 @@ class LogFacts:
         self.version: str | None = None
         self.session: str | None = None
         self.model: str | None = None
+        #: the records of the log outside its conversation (what ``Dialect.aside`` says
+        #: of: an ATIF trajectory's own record), as read
+        self.aside: list[dict] = []
+        #: set by the writer that kept them in the document (nothing is lost)
+        self.kept = False
 
     def note(self, dialect: Dialect, msg: Message, record: Any = None) -> None:
+        if dialect.aside(msg):
+            if isinstance(record, dict):
+                self.aside.append(record)
+            return
         if self.dialect is None:
             self.dialect = msg.dialect
         if self.version is None:

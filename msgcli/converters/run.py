@@ -127,20 +127,20 @@ def _convert_file(
                     fs.readable = False
                 finding(item.line, item.code or "P001", item.notice)
                 continue
+            if whole is not None and reader.dialect is not None:
+                facts.note(reader.dialect, item.message, item.raw)
             if reader.dialect is not None and reader.dialect.aside(item.message):
                 # a record outside the conversation (Claude Code's attachments, titles, ...)
                 aside[str(item.message.role)] = aside.get(str(item.message.role), 0) + 1
                 first_aside = first_aside or item.line
                 continue
-            if whole is not None and reader.dialect is not None:
-                facts.note(reader.dialect, item.message, item.raw)
             for record in converter.feed(item.line, item.message, item.raw or {}):
                 write(record)
         for record in converter.finish():
             write(record)
         if whole:
             write_log(converter.writer.whole(whole, facts))
-        if aside:
+        if aside and not facts.kept:
             counted = ", ".join(f"{kind} {n}" for kind, n in aside.items())
             finding(
                 first_aside,
