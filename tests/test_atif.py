@@ -423,7 +423,7 @@ def test_subagent_tokens_are_counted_once_and_by_agent():
     assert [r.agent for r in found] == [None, None, "helper-1", "helper-1"]
     assert [r.model for r in found] == ["model-a", "model-a", "model-b", "model-b"]
     # cached tokens are part of ATIF's prompt_tokens: input at the base rate is the rest
-    assert [(r.input, r.cache_read) for r in found][0] == (150, 50)
+    assert (found[0].input, found[0].cache_read) == (150, 50)
 
 
 @pytest.mark.parametrize(
