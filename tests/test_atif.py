@@ -496,3 +496,29 @@ def test_diff_finds_the_trajectory_and_its_session_the_same_conversation():
     )
     text = out.stdout.decode()
     assert "0 changed; 0 tool calls changed" in text
+
+
+@pytest.mark.parametrize("minor", range(7))
+def test_every_earlier_version_is_read_and_what_came_later_is_info(minor, tmp_path):
+    source = ATIF / "02-bash-ls" / "trajectory.json"
+    older = json.loads(source.read_text())
+    older["schema_version"] = f"ATIF-v1.{minor}"
+    target = tmp_path / "trajectory.json"
+    target.write_text(json.dumps(older, indent=2))
+    found = findings(target)
+    # atif-make writes trajectory_id and llm_call_count, which ATIF-v1.7 brought: info
+    agent_steps = [i for i, s in enumerate(older["steps"]) if s["source"] == "agent"]
+    assert sorted((code, ptr) for _, code, _, ptr in found) == [
+        ("A004", f"/steps/{i}/llm_call_count") for i in agent_steps
+    ] + [("A004", "/trajectory_id")]
+    assert run("validate", str(target)).returncode == 0
+    assert conversation(target) == conversation(source)
+
+
+def test_view_nests_the_subagent(tmp_path):
+    made = run("view", "-o", str(tmp_path), str(EMBEDDED))
+    assert made.returncode == 0, made.stderr
+    page = "".join(p.read_text() for p in tmp_path.rglob("*.html") if "index" not in p.name)
+    nested = page.index('class="nested"')
+    assert "subagent helper-1" in page[nested:]
+    assert page.index("call_wc_1", nested) > nested

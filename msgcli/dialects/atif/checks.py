@@ -377,6 +377,21 @@ def _cross(trajectory: dict, at: str, folder: str | None, out: Found) -> None:
                     sums[key] += metrics[key]
                     counted[key] = True
     _final(trajectory, at, steps, subs, sums, counted, out)
+    continued = trajectory.get("continued_trajectory_ref")
+    if (
+        isinstance(continued, str)
+        and continued
+        and "://" not in continued
+        and folder is not None
+        and not os.path.exists(os.path.join(folder, continued))
+    ):
+        out.append(
+            (
+                "A009",
+                f"the continuation {short(continued)} is not there",
+                f"{at}/continued_trajectory_ref",
+            )
+        )
     for i, sub in enumerate(subs):
         if isinstance(sub, dict):
             _cross(sub, f"{at}/subagent_trajectories/{i}", folder, out)

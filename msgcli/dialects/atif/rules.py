@@ -72,7 +72,8 @@ RULES = (
         "A009",
         "atif-subagent-file",
         WARNING,
-        "A subagent_trajectory_ref's trajectory_path names a file that is not there.",
+        "A subagent_trajectory_ref's trajectory_path, or a continued_trajectory_ref, names a "
+        "file that is not there.",
         stage=CROSS_RECORD,
     ),
     Rule(
