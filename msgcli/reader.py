@@ -663,41 +663,109 @@ def _escape_key(key: str) -> str:
     return key.replace("~", "~0").replace("/", "~1")
 
 
-_SCAN = re.compile(rb'"(?:[^"\\]|\\.)*"|[\[\]{},\n]')
+_BLANK = re.compile(r"[ \t\n\r]*")
 
 
 def _pointer_lines(data: bytes, wanted: set[str]) -> dict[str, int]:
     """The 1-based line on which the value at each of the ``wanted`` JSON pointers starts
-    (objects and arrays only), by one pass over the document's text."""
+    (objects and arrays only), by one pass over the document's text: the containers on the
+    way to a wanted value are walked member by member, every other value is passed over
+    by the standard library's JSON scanner (a trajectory of many thousand steps is read at
+    the scanner's speed); lines are counted only where a value is found."""
+    import json
+
     out: dict[str, int] = {}
+    if not wanted:
+        return out
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return out
+    parents = set()
+    for pointer in wanted:
+        parts = pointer.split("/")
+        parents.update("/".join(parts[:i]) for i in range(1, len(parts)))
+    skip = json.JSONDecoder().raw_decode
+    scan = json.decoder.scanstring  # type: ignore[attr-defined]
+    blank = _BLANK.match
+    where = [1, 0]  # the line, and the offset up to which its newlines are counted
+
+    def found(pointer: str, pos: int) -> None:
+        where[0] += text.count("\n", where[1], pos)
+        where[1] = pos
+        out[pointer] = where[0]
+
+    def walk(pos: int, pointer: str) -> int:
+        """The value at ``pos`` (``pointer``) walked; the offset after it."""
+        if pointer in wanted:
+            found(pointer, pos)
+        opening = text[pos]
+        if pointer not in parents or opening not in "{[":
+            return skip(text, pos)[1]
+        closing = "}" if opening == "{" else "]"
+        pos = blank(text, pos + 1).end()
+        if text[pos] == closing:
+            return pos + 1
+        index = 0
+        while True:
+            if opening == "{":
+                key, pos = scan(text, pos + 1)
+                pos = blank(text, pos).end() + 1  # past the ":"
+                pos = blank(text, pos).end()
+                child = f"{pointer}/{_escape_key(key)}"
+            else:
+                child = f"{pointer}/{index}"
+                index += 1
+            if child in wanted or child in parents:
+                pos = walk(pos, child)
+            else:
+                pos = skip(text, pos)[1]
+            pos = blank(text, pos).end()
+            if text[pos] != ",":
+                return pos + 1
+            pos = blank(text, pos + 1).end()
+
+    try:
+        walk(blank(text, 0).end(), "")
+    except (ValueError, IndexError, RecursionError):
+        pass  # (what was found so far: the others start on the document's first line)
+    return out
+    depths = {pointer.count("/") for pointer in wanted}
+    deepest = max(depths)
     line = 1
+    counted = 0  # the offset up to which the newlines are counted into ``line``
     # one frame per open container: [kind, key or index of the current member, expects a key]
     stack: list[list[Any]] = []
+    loads = orjson.loads
     for match in _SCAN.finditer(data):
         token = match.group()
-        first = token[:1]
-        if first == b"\n":
-            line += 1
-        elif first == b'"':
+        first = token[0]
+        if first == 0x22:  # a string: a key where one is expected
             if stack and stack[-1][2]:
-                try:
-                    stack[-1][1] = _escape_key(orjson.loads(token))
-                except orjson.JSONDecodeError:
-                    stack[-1][1] = ""
-                stack[-1][2] = False
-        elif first in b"[{":
-            pointer = "".join(f"/{frame[1]}" for frame in stack)
-            if pointer in wanted:
-                out[pointer] = line
-                if len(out) == len(wanted):
-                    break
-            stack.append([first, 0 if first == b"[" else "", first == b"{"])
-        elif first in b"]}":
+                frame = stack[-1]
+                if len(stack) <= deepest:
+                    try:
+                        frame[1] = _escape_key(loads(token))
+                    except orjson.JSONDecodeError:
+                        frame[1] = ""
+                frame[2] = False
+        elif first == 0x7B or first == 0x5B:  # { [
+            if len(stack) in depths:
+                pointer = "".join(f"/{frame[1]}" for frame in stack)
+                if pointer in wanted:
+                    start = match.start()
+                    line += data.count(b"\n", counted, start)
+                    counted = start
+                    out[pointer] = line
+                    if len(out) == len(wanted):
+                        break
+            stack.append([first, 0 if first == 0x5B else "", first == 0x7B])
+        elif first == 0x5D or first == 0x7D:  # ] }
             if stack:
                 stack.pop()
-        elif first == b"," and stack:
+        elif stack:  # ,
             frame = stack[-1]
-            if frame[0] == b"[":
+            if frame[0] == 0x5B:
                 frame[1] += 1
             else:
                 frame[2] = True
