@@ -25,6 +25,7 @@ on with the next line.
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import io
 import re
@@ -666,6 +667,12 @@ def _escape_key(key: str) -> str:
 _BLANK = re.compile(r"[ \t\n\r]*")
 
 
+def _after_blank(text: str, pos: int) -> int:
+    """The offset of the first character at or after ``pos`` that is no JSON white space."""
+    found = _BLANK.match(text, pos)
+    return pos if found is None else found.end()
+
+
 def _pointer_lines(data: bytes, wanted: set[str]) -> dict[str, int]:
     """The 1-based line on which the value at each of the ``wanted`` JSON pointers starts
     (objects and arrays only), by one pass over the document's text: the containers on the
@@ -681,13 +688,12 @@ def _pointer_lines(data: bytes, wanted: set[str]) -> dict[str, int]:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         return out
-    parents = set()
+    parents: set[str] = set()
     for pointer in wanted:
         parts = pointer.split("/")
         parents.update("/".join(parts[:i]) for i in range(1, len(parts)))
     skip = json.JSONDecoder().raw_decode
     scan = json.decoder.scanstring  # type: ignore[attr-defined]
-    blank = _BLANK.match
     where = [1, 0]  # the line, and the offset up to which its newlines are counted
 
     def found(pointer: str, pos: int) -> None:
@@ -703,70 +709,28 @@ def _pointer_lines(data: bytes, wanted: set[str]) -> dict[str, int]:
         if pointer not in parents or opening not in "{[":
             return skip(text, pos)[1]
         closing = "}" if opening == "{" else "]"
-        pos = blank(text, pos + 1).end()
+        pos = _after_blank(text, pos + 1)
         if text[pos] == closing:
             return pos + 1
         index = 0
         while True:
             if opening == "{":
                 key, pos = scan(text, pos + 1)
-                pos = blank(text, pos).end() + 1  # past the ":"
-                pos = blank(text, pos).end()
+                pos = _after_blank(text, pos) + 1  # past the ":"
+                pos = _after_blank(text, pos)
                 child = f"{pointer}/{_escape_key(key)}"
             else:
                 child = f"{pointer}/{index}"
                 index += 1
-            if child in wanted or child in parents:
-                pos = walk(pos, child)
-            else:
-                pos = skip(text, pos)[1]
-            pos = blank(text, pos).end()
+            deeper = child in wanted or child in parents
+            pos = walk(pos, child) if deeper else skip(text, pos)[1]
+            pos = _after_blank(text, pos)
             if text[pos] != ",":
                 return pos + 1
-            pos = blank(text, pos + 1).end()
+            pos = _after_blank(text, pos + 1)
 
-    try:
-        walk(blank(text, 0).end(), "")
-    except (ValueError, IndexError, RecursionError):
-        pass  # (what was found so far: the others start on the document's first line)
-    return out
-    depths = {pointer.count("/") for pointer in wanted}
-    deepest = max(depths)
-    line = 1
-    counted = 0  # the offset up to which the newlines are counted into ``line``
-    # one frame per open container: [kind, key or index of the current member, expects a key]
-    stack: list[list[Any]] = []
-    loads = orjson.loads
-    for match in _SCAN.finditer(data):
-        token = match.group()
-        first = token[0]
-        if first == 0x22:  # a string: a key where one is expected
-            if stack and stack[-1][2]:
-                frame = stack[-1]
-                if len(stack) <= deepest:
-                    try:
-                        frame[1] = _escape_key(loads(token))
-                    except orjson.JSONDecodeError:
-                        frame[1] = ""
-                frame[2] = False
-        elif first == 0x7B or first == 0x5B:  # { [
-            if len(stack) in depths:
-                pointer = "".join(f"/{frame[1]}" for frame in stack)
-                if pointer in wanted:
-                    start = match.start()
-                    line += data.count(b"\n", counted, start)
-                    counted = start
-                    out[pointer] = line
-                    if len(out) == len(wanted):
-                        break
-            stack.append([first, 0 if first == 0x5B else "", first == 0x7B])
-        elif first == 0x5D or first == 0x7D:  # ] }
-            if stack:
-                stack.pop()
-        elif stack:  # ,
-            frame = stack[-1]
-            if frame[0] == 0x5B:
-                frame[1] += 1
-            else:
-                frame[2] = True
+    with contextlib.suppress(ValueError, IndexError, RecursionError):
+        # (a document that does not parse: what was found so far; the others start on
+        # the document's first line)
+        walk(_after_blank(text, 1 if text.startswith("\ufeff") else 0), "")
     return out
