@@ -115,6 +115,8 @@ MESSAGE_LOGS = [
     # Claude Code sessions are records, not messages: see test_dialect_claude_code
     and p.relative_to(FIXTURES).parts[1] not in ("openai-chat", "openai-responses", "anthropic")
     and "claude-code" not in p.parts
+    # ATIF trajectories hold steps, each read into several messages: see test_atif
+    and "atif" not in p.parts
 ]
 PAIRS = [
     (p, p.with_name(p.stem + suffix))
