@@ -165,7 +165,7 @@ def test_responses_give_one_usage_per_agent_step_with_metrics():
     assert {r.session for r in found} == {document["session_id"]}
     assert {r.model for r in found} == {"claude-sonnet-4-5-20250929"}
     assert all(r.time is not None and r.time.tzinfo is not None for r in found)
-    assert len({r.key for r in found}) == 5
+    assert {r.key for r in found} == {None}  # (each step its own response)
 
 
 def test_view_writes_the_conversation_as_html(tmp_path):
@@ -522,3 +522,18 @@ def test_view_nests_the_subagent(tmp_path):
     nested = page.index('class="nested"')
     assert "subagent helper-1" in page[nested:]
     assert page.index("call_wc_1", nested) > nested
+
+
+def test_a_step_copied_for_context_is_not_counted_again(tmp_path):
+    source = ATIF / "02-bash-ls" / "trajectory.json"
+    document = json.loads(source.read_text())
+    document["steps"][1]["is_copied_context"] = True
+    target = tmp_path / "trajectory.json"
+    target.write_text(json.dumps(document, indent=2))
+    assert findings(target) == []
+    out = run("stats", "--format", "json", str(target))
+    (stats,) = json.loads(out.stdout)["files"]
+    assert stats["tokens"]["input"] == document["steps"][2]["metrics"]["prompt_tokens"]
+    dialect = get_dialect("atif")
+    found = [r for i in open_log(str(target)) if i.message for r in dialect.responses(i.message)]
+    assert [r.output for r in found] == [document["steps"][2]["metrics"]["completion_tokens"]]

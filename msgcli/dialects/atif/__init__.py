@@ -128,15 +128,18 @@ class AtifDialect(Dialect):
         )
 
     def token_counts(self, msg: Message) -> tuple[Any, Any, Any] | None:
-        if msg.role != "assistant":
+        # a step copied from a prior trajectory for context (is_copied_context) was counted
+        # there
+        if msg.role != "assistant" or msg.fields.get("is_copied_context") is True:
             return None
         return Dialect.token_counts(self, msg)
 
     def responses(self, msg: Message) -> list[ResponseUsage]:
         """One response per agent step with metrics (the step's, whatever ``llm_call_count``
-        says); ``final_metrics`` are never counted on top."""
+        says), but for a step copied from a prior trajectory (``is_copied_context``);
+        ``final_metrics`` are never counted on top."""
         usage = msg.usage
-        if msg.role != "assistant" or usage is None:
+        if usage is None or self.token_counts(msg) is None:
             return []
         prompt = _count(usage.input_tokens)
         cached = _count(usage.cached_tokens)
@@ -169,9 +172,9 @@ class AtifDialect(Dialect):
                 time=when,
                 session=session,
                 agent=agent,
-                key=(session, fields.get("trajectory"), fields.get("step_id"))
-                if session is not None
-                else None,
+                # (no key: the steps of two segments of one run share their session and
+                # their step ids, and are two responses)
+                key=None,
             )
         ]
 

@@ -322,6 +322,8 @@ def _cross(trajectory: dict, at: str, folder: str | None, out: Found) -> None:
     calls: dict[str, Any] = {}
     sums = {"prompt_tokens": 0, "completion_tokens": 0, "cached_tokens": 0, "cost_usd": 0.0}
     counted = dict.fromkeys(sums, False)
+    # what steps copied from a prior trajectory hold (a total may leave them out)
+    copied = dict.fromkeys(sums, 0.0)
     for i, step in enumerate(steps):
         where = f"{at}/steps/{i}"
         if not isinstance(step, dict):
@@ -376,7 +378,9 @@ def _cross(trajectory: dict, at: str, folder: str | None, out: Found) -> None:
                 if _number(metrics.get(key)):
                     sums[key] += metrics[key]
                     counted[key] = True
-    _final(trajectory, at, steps, subs, sums, counted, out)
+                    if step.get("is_copied_context") is True:
+                        copied[key] += metrics[key]
+    _final(trajectory, at, steps, subs, sums, counted, copied, out)
     continued = trajectory.get("continued_trajectory_ref")
     if (
         isinstance(continued, str)
@@ -443,6 +447,7 @@ def _final(
     subs: list,
     sums: dict,
     counted: dict,
+    copied: dict,
     out: Found,
 ) -> None:
     final = trajectory.get("final_metrics")
@@ -454,13 +459,14 @@ def _final(
             continue
         assert total is not None
         own = sums[key]
-        # (a total may count the embedded subagents' steps too)
         everything, _ = _step_sum(trajectory, key)
-        close = abs(total - own) < 1e-6 or abs(total - everything) < 1e-6
-        if key == "cost_usd":
-            close = abs(total - own) <= 1e-6 * max(1.0, abs(total)) or abs(
-                total - everything
-            ) <= 1e-6 * max(1.0, abs(total))
+        # (a total may count the embedded subagents' steps too, or leave out the copied
+        # ones)
+        margin = 1e-6 * max(1.0, abs(total)) if key == "cost_usd" else 1e-6
+        close = any(
+            abs(total - candidate) <= margin
+            for candidate in (own, everything, own - copied[key], everything - copied[key])
+        )
         if not close:
             shown = f"{own:.6g}" if key == "cost_usd" else str(int(own))
             out.append(
