@@ -537,3 +537,13 @@ def test_a_step_copied_for_context_is_not_counted_again(tmp_path):
     dialect = get_dialect("atif")
     found = [r for i in open_log(str(target)) if i.message for r in dialect.responses(i.message)]
     assert [r.output for r in found] == [document["steps"][2]["metrics"]["completion_tokens"]]
+
+
+def test_markdown_export_nests_the_subagent(tmp_path):
+    target = tmp_path / "run.md"
+    made = run("show", "--export-markdown", str(target), str(EMBEDDED))
+    assert made.returncode == 0, made.stderr
+    text = target.read_text()
+    helper = text.index("subagent helper-1")
+    assert text.index("call_wc_1") > helper
+    assert text.index("README.md has 5 lines.") > text.index("call_delegate_1")
