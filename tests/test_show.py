@@ -116,7 +116,7 @@ MESSAGE_LOGS = [
     and p.relative_to(FIXTURES).parts[1] not in ("openai-chat", "openai-responses", "anthropic")
     and "claude-code" not in p.parts
     # ATIF trajectories hold steps, each read into several messages: see test_atif
-    and "atif" not in p.parts
+    and p.relative_to(FIXTURES).parts[1] != "atif"
 ]
 PAIRS = [
     (p, p.with_name(p.stem + suffix))
