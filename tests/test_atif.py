@@ -547,3 +547,18 @@ def test_markdown_export_nests_the_subagent(tmp_path):
     helper = text.index("subagent helper-1")
     assert text.index("call_wc_1") > helper
     assert text.index("README.md has 5 lines.") > text.index("call_delegate_1")
+
+
+def test_a_log_of_several_sessions_is_a_trajectory_each(tmp_path):
+    # two Claude Code sessions, one after the other in one file
+    first = (CLAUDE / "02-bash-ls" / "session.jsonl").read_bytes()
+    second = (CLAUDE / "04-write-edit-read" / "session.jsonl").read_bytes()
+    both = tmp_path / "two.jsonl"
+    both.write_bytes(first + second)
+    documents = convert(both, "atif").records
+    assert [d["session_id"] for d in documents] == [
+        json.loads((ATIF / name / "trajectory.json").read_text())["session_id"]
+        for name in ("02-bash-ls", "04-write-edit-read")
+    ]
+    for document in documents:
+        atif.Trajectory.model_validate(document)

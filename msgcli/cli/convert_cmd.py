@@ -89,11 +89,11 @@ def convert(
     traceback: TracebackOption = False,
 ) -> None:
     """Convert message logs to another dialect: AgentScope Java, AgentScope Python,
-    LoongFlow (AgentScope 1.x logs become 2.x).
+    LoongFlow (AgentScope 1.x logs become 2.x), the provider forms, ATIF.
 
     The records are written as JSONL, in order; an ATIF trajectory is one JSON document
-    per log (indented when there is one, else one per line). Tool results move between the
-    assistant message (Python) and tool messages of their own (Java,
+    per log and session (indented when there is one, else one per line). Tool results
+    move between the assistant message (Python) and tool messages of their own (Java,
     LoongFlow); blocks the target has no type for are written as the nearest
     one (X001). What the target cannot hold is kept in metadata._msgcli, so
     converting back gives the original records; findings go to standard error.

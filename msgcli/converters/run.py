@@ -120,6 +120,7 @@ def _convert_file(
         write = whole.append
     aside: dict[str, int] = {}
     first_aside = 0
+    kept = False  # (a document kept what is outside the conversation)
     try:
         for item in reader:
             if item.message is None:
@@ -128,6 +129,22 @@ def _convert_file(
                 finding(item.line, item.code or "P001", item.notice)
                 continue
             if whole is not None and reader.dialect is not None:
+                session = reader.dialect.thread_of(item.message)[0]
+                if (
+                    isinstance(session, str)
+                    and session
+                    and facts.session is not None
+                    and session != facts.session
+                    and not reader.dialect.aside(item.message)
+                ):
+                    # a log of several sessions: a document for each
+                    for record in converter.finish():
+                        write(record)
+                    if whole:
+                        write_log(converter.writer.whole(whole, facts))
+                    whole.clear()
+                    kept = kept or facts.kept
+                    facts = LogFacts()
                 facts.note(reader.dialect, item.message, item.raw)
             if reader.dialect is not None and reader.dialect.aside(item.message):
                 # a record outside the conversation (Claude Code's attachments, titles, ...)
@@ -140,7 +157,7 @@ def _convert_file(
             write(record)
         if whole:
             write_log(converter.writer.whole(whole, facts))
-        if aside and not facts.kept:
+        if aside and not (kept or facts.kept):
             counted = ", ".join(f"{kind} {n}" for kind, n in aside.items())
             finding(
                 first_aside,
