@@ -562,3 +562,21 @@ def test_a_log_of_several_sessions_is_a_trajectory_each(tmp_path):
     ]
     for document in documents:
         atif.Trajectory.model_validate(document)
+
+
+def test_a_subagent_in_a_file_of_its_own_is_shown_under_its_step(tmp_path):
+    document = json.loads(EMBEDDED.read_text())
+    sub = document.pop("subagent_trajectories")[0]
+    ref = document["steps"][2]["observation"]["results"][0]["subagent_trajectory_ref"][0]
+    del ref["trajectory_id"]
+    ref["trajectory_path"] = "helpers/helper-1.json"
+    (tmp_path / "helpers").mkdir()
+    (tmp_path / "helpers" / "helper-1.json").write_text(json.dumps(sub, indent=2))
+    main = tmp_path / "trajectory.json"
+    main.write_text(json.dumps(document, indent=2))
+    # the folder holds two trajectories: the scan checks both
+    assert validate_paths([tmp_path]).summary.errors == 0
+    shown = run("show", "--width", "120", str(main)).stdout.decode().splitlines()
+    title = shown.index("    subagent helpers/helper-1.json")
+    assert shown[title + 1].startswith("     USER") and "at /steps/0" in shown[title + 1]
+    assert any("call_wc_1" in line for line in shown[title:])
