@@ -25,6 +25,7 @@ on with the next line.
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import io
 import os
@@ -191,6 +192,10 @@ def read_records(source: str | Path | IO[bytes]) -> Iterator[Record]:
     problem and line 0. A gzip stream that breaks off gives a ``P009``
     problem on the line where it stopped.
     """
+    part = _document_part(source)
+    if part is not None:
+        yield from _read_part(*part)
+        return
     container = container_of(source)
     if container is not None:
         from .containers import Unreadable
@@ -206,6 +211,57 @@ def read_records(source: str | Path | IO[bytes]) -> Iterator[Record]:
     finally:
         if stream is not sys.stdin.buffer and not hasattr(source, "read"):
             stream.close()
+
+
+def _document_part(source: str | Path | IO[bytes]) -> tuple[str, str] | None:
+    """``(file, JSON pointer)`` of a name ``<file>#/<pointer>`` that names a part of a log
+    that is one JSON document (an ATIF trajectory's embedded subagent, which ``show`` nests
+    under the step that refers to it), when no file has that whole name."""
+    if hasattr(source, "read"):
+        return None
+    name = str(source)
+    if "#/" not in name or "://" in name:
+        return None
+    import os
+
+    if os.path.exists(name):
+        return None
+    base, _, fragment = name.partition("#")
+    return (base, fragment) if os.path.isfile(base) else None
+
+
+def _read_part(path: str, pointer: str) -> Iterator[Record]:
+    """The records of the part of a JSON document at ``pointer``, as its dialect makes
+    records of a document (:meth:`msgcli.dialects.Dialect.document_records`), each on its
+    line of the whole file and with its pointer into it."""
+    from .dialects import split_document
+
+    stream = open_input(path)
+    try:
+        data = stream.read()
+    finally:
+        stream.close()
+    try:
+        value: Any = orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        line, problem = _document_problem(data, exc)
+        yield Record(line, None, problem)
+        return
+    for key in pointer.split("/")[1:]:
+        key = key.replace("~1", "/").replace("~0", "~")
+        if isinstance(value, dict):
+            value = value.get(key)
+        elif isinstance(value, list) and key.isdigit() and int(key) < len(value):
+            value = value[int(key)]
+        else:
+            value = None
+    parts = split_document(value) if type(value) is dict else None
+    if parts is None:
+        yield Record(1, None, Problem("P011", f"{pointer} of the document holds no log"))
+        return
+    lines = _pointer_lines(data, {pointer + where for where, _ in parts})
+    for where, record in parts:
+        yield Record(lines.get(pointer + where, 1), record, None, where=pointer + where)
 
 
 def container_of(source: str | Path | IO[bytes]) -> Any:
@@ -600,12 +656,17 @@ def document_messages(value: dict) -> list[tuple[str, dict]]:
 
 
 def document_kind(value: Any) -> str | None:
-    """``"record"`` (a known record), ``"messages"`` (a state file holding messages) or
-    ``None`` (no log) for a parsed JSON document."""
+    """``"record"`` (a known record), ``"messages"`` (a state file holding messages),
+    ``"records"`` (a log that is one document, made records by its dialect) or ``None`` (no
+    log) for a parsed JSON document."""
     from .dialects import MESSAGE, classify
 
     if type(value) is not dict:
         return None
+    from .dialects import split_document
+
+    if split_document(value) is not None:
+        return "records"  # a log that is one document (an ATIF trajectory)
     found = classify(value)
     if found is not None and found[1] == MESSAGE:
         return "record"  # a message record of its own (a provider's request body, say)
@@ -615,10 +676,23 @@ def document_kind(value: Any) -> str | None:
 
 
 def _document_records(data: bytes, value: dict, start: int) -> Iterator[Record]:
-    kind = document_kind(value)
+    from .dialects import split_document
+
     if nests_deeper(value, raw=data):
         yield Record(start, None, TOO_DEEP)
-    elif kind == "record":
+        return
+    parts = split_document(value)
+    if parts is not None:
+        # a log that is one document (an ATIF trajectory): its dialect's records, each on
+        # the line its value starts on
+        lines = _pointer_lines(data, {pointer for pointer, _ in parts if pointer})
+        for pointer, record in parts:
+            yield Record(
+                lines.get(pointer, start) if pointer else start, record, None, where=pointer
+            )
+        return
+    kind = document_kind(value)
+    if kind == "record":
         yield Record(start, value, None)
     elif kind == "messages":
         found = document_messages(value)
@@ -642,42 +716,73 @@ def _escape_key(key: str) -> str:
     return key.replace("~", "~0").replace("/", "~1")
 
 
-_SCAN = re.compile(rb'"(?:[^"\\]|\\.)*"|[\[\]{},\n]')
+_BLANK = re.compile(r"[ \t\n\r]*")
+
+
+def _after_blank(text: str, pos: int) -> int:
+    """The offset of the first character at or after ``pos`` that is no JSON white space."""
+    found = _BLANK.match(text, pos)
+    return pos if found is None else found.end()
 
 
 def _pointer_lines(data: bytes, wanted: set[str]) -> dict[str, int]:
     """The 1-based line on which the value at each of the ``wanted`` JSON pointers starts
-    (objects and arrays only), by one pass over the document's text."""
+    (objects and arrays only), by one pass over the document's text: the containers on the
+    way to a wanted value are walked member by member, every other value is passed over
+    by the standard library's JSON scanner (a trajectory of many thousand steps is read at
+    the scanner's speed); lines are counted only where a value is found."""
+    import json
+
     out: dict[str, int] = {}
-    line = 1
-    # one frame per open container: [kind, key or index of the current member, expects a key]
-    stack: list[list[Any]] = []
-    for match in _SCAN.finditer(data):
-        token = match.group()
-        first = token[:1]
-        if first == b"\n":
-            line += 1
-        elif first == b'"':
-            if stack and stack[-1][2]:
-                try:
-                    stack[-1][1] = _escape_key(orjson.loads(token))
-                except orjson.JSONDecodeError:
-                    stack[-1][1] = ""
-                stack[-1][2] = False
-        elif first in b"[{":
-            pointer = "".join(f"/{frame[1]}" for frame in stack)
-            if pointer in wanted:
-                out[pointer] = line
-                if len(out) == len(wanted):
-                    break
-            stack.append([first, 0 if first == b"[" else "", first == b"{"])
-        elif first in b"]}":
-            if stack:
-                stack.pop()
-        elif first == b"," and stack:
-            frame = stack[-1]
-            if frame[0] == b"[":
-                frame[1] += 1
+    if not wanted:
+        return out
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return out
+    parents: set[str] = set()
+    for pointer in wanted:
+        parts = pointer.split("/")
+        parents.update("/".join(parts[:i]) for i in range(1, len(parts)))
+    skip = json.JSONDecoder().raw_decode
+    scan = json.decoder.scanstring  # type: ignore[attr-defined]
+    where = [1, 0]  # the line, and the offset up to which its newlines are counted
+
+    def found(pointer: str, pos: int) -> None:
+        where[0] += text.count("\n", where[1], pos)
+        where[1] = pos
+        out[pointer] = where[0]
+
+    def walk(pos: int, pointer: str) -> int:
+        """The value at ``pos`` (``pointer``) walked; the offset after it."""
+        if pointer in wanted:
+            found(pointer, pos)
+        opening = text[pos]
+        if pointer not in parents or opening not in "{[":
+            return skip(text, pos)[1]
+        closing = "}" if opening == "{" else "]"
+        pos = _after_blank(text, pos + 1)
+        if text[pos] == closing:
+            return pos + 1
+        index = 0
+        while True:
+            if opening == "{":
+                key, pos = scan(text, pos + 1)
+                pos = _after_blank(text, pos) + 1  # past the ":"
+                pos = _after_blank(text, pos)
+                child = f"{pointer}/{_escape_key(key)}"
             else:
-                frame[2] = True
+                child = f"{pointer}/{index}"
+                index += 1
+            deeper = child in wanted or child in parents
+            pos = walk(pos, child) if deeper else skip(text, pos)[1]
+            pos = _after_blank(text, pos)
+            if text[pos] != ",":
+                return pos + 1
+            pos = _after_blank(text, pos + 1)
+
+    with contextlib.suppress(ValueError, IndexError, RecursionError):
+        # (a document that does not parse: what was found so far; the others start on
+        # the document's first line)
+        walk(_after_blank(text, 1 if text.startswith("\ufeff") else 0), "")
     return out

@@ -48,6 +48,19 @@ class JsonlOutput:
         self._stream.write(dumps_line(obj))
         self.count += 1
 
+    def document(self, obj: Any) -> None:
+        """One JSON document, indented as a person reads it (a whole log, where it is the
+        only one written: an ATIF ``trajectory.json``)."""
+        try:
+            data = orjson.dumps(obj, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
+        except TypeError:
+            import json
+
+            with deep_recursion():
+                data = (json.dumps(obj, indent=2, ensure_ascii=False) + "\n").encode()
+        self._stream.write(data)
+        self.count += 1
+
     def message(self, path: str, line: int, obj: dict) -> None:
         # (write() written out: a replay sends every message it rebuilds here)
         try:

@@ -540,6 +540,23 @@ OTEL_MESSAGES = [
     {"resource": {}, "scopeSpans": [{"scope": {"name": "x"}, "spans": [_OTEL_SPAN]}]},
 ]
 
+#: ATIF: a trajectory on one line (a line of a JSONL file of trajectories), and a step
+#: as the reader makes a record of it (its place in the document noted under msgcli_atif)
+ATIF_RECORDS = [
+    {
+        "schema_version": "ATIF-v1.7",
+        "agent": {"name": "claude-code", "version": "2.1.197"},
+        "steps": [{"step_id": 1, "source": "user", "message": "hi"}],
+    },
+    {"schema_version": "ATIF-v1.2", "session_id": "s", "agent": {"name": "a", "version": "1"}},
+    {
+        "step_id": 1,
+        "source": "user",
+        "message": "hi",
+        "msgcli_atif": {"kind": "step", "at": "/steps/0", "depth": 0},
+    },
+]
+
 DIALECT_SAMPLES: dict[str, dict[str, list]] = {
     "agentscope-java": {
         MESSAGE: [*JAVA_MESSAGES, *JAVA_RESULT_MESSAGES],
@@ -558,6 +575,7 @@ DIALECT_SAMPLES: dict[str, dict[str, list]] = {
     "codex": {MESSAGE: CODEX_MESSAGES, EVENT: CODEX_EVENTS},
     "gemini-cli": {MESSAGE: GEMINI_CLI_MESSAGES, EVENT: GEMINI_CLI_EVENTS},
     "otel": {MESSAGE: OTEL_MESSAGES, EVENT: []},
+    "atif": {MESSAGE: ATIF_RECORDS, EVENT: []},
 }
 #: records no dialect may claim
 UNCLAIMED = [*NON_RECORDS]

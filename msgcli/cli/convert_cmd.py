@@ -89,10 +89,11 @@ def convert(
     traceback: TracebackOption = False,
 ) -> None:
     """Convert message logs to another dialect: AgentScope Java, AgentScope Python,
-    LoongFlow (AgentScope 1.x logs become 2.x).
+    LoongFlow (AgentScope 1.x logs become 2.x), the provider forms, ATIF.
 
-    The records are written as JSONL, in order. Tool results move between the
-    assistant message (Python) and tool messages of their own (Java,
+    The records are written as JSONL, in order; an ATIF trajectory is one JSON document
+    per log and session (indented when there is one, else one per line). Tool results
+    move between the assistant message (Python) and tool messages of their own (Java,
     LoongFlow); blocks the target has no type for are written as the nearest
     one (X001). What the target cannot hold is kept in metadata._msgcli, so
     converting back gives the original records; findings go to standard error.
@@ -124,7 +125,19 @@ def convert(
 
     out = open_output(output, paths)
     with out:
-        run = run_convert(paths, to, out.write, options, carry=carry, redact=redact, local=local)
+        if get_dialect(to).load_writer().document:
+            # one document per log (an ATIF trajectory): indented when it is the only one,
+            # else one per line
+            documents: list[dict] = []
+            run = run_convert(
+                paths, to, documents.append, options, carry=carry, redact=redact, local=local
+            )
+            for document in documents:
+                (out.document if len(documents) == 1 else out.write)(document)
+        else:
+            run = run_convert(
+                paths, to, out.write, options, carry=carry, redact=redact, local=local
+            )
     if output_format == "text":
         get_reporter("text")(run, sys.stderr, quiet=True)
         if not quiet:

@@ -173,6 +173,8 @@ class Converter:
             return records  # (the writer says itself what has no place: see Writer)
         if get_dialect(source).writer is None or not self._source(source).checks_back:
             return self._one_way(group, records)
+        if self.writer.document:
+            return records  # (a document's parts are no records to convert back one by one)
         back = self._back(records, source)
         originals = [_without(record, target) for _, _, record in group]
         lost = carry.diff(originals, back)

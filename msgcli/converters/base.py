@@ -20,7 +20,7 @@ from ..dialects import Dialect, get_dialect
 from ..model import Block, Message, TextBlock, ToolResultBlock, Turn, pointer
 from .text import as_text, aware, id_key, kind_of, parts_text
 
-__all__ = ["Note", "Out", "Writer", "is_tool_message", "read_turn", "writer_of"]
+__all__ = ["LogFacts", "Note", "Out", "Writer", "is_tool_message", "read_turn", "writer_of"]
 
 Note = Callable[[int, str, str], None]  # note(line, pointer, text)
 
@@ -51,6 +51,14 @@ class Writer:
     usage_in_metadata: bool = False
     #: whether the records have metadata, where a conversion keeps what they cannot hold
     has_metadata: bool = True
+    #: whether the dialect's log is one JSON document (an ATIF trajectory), which
+    #: :meth:`whole` makes of the records written for one log
+    document: bool = False
+
+    def whole(self, records: list[dict], facts: Any) -> dict:
+        """The document of one log, from the records written for it (a
+        :attr:`document` writer's; ``facts``: a :class:`LogFacts` of the log's messages)."""
+        raise NotImplementedError
 
     #: whether ``convert`` converts the records written back to the source to find what
     #: they lost (a writer whose records hold a whole log rather than a turn's messages
@@ -75,6 +83,45 @@ class Writer:
 
 
 _READ_ONLY = Writer()
+
+
+class LogFacts:
+    """What a document writer needs of a whole log that its records may not say: the
+    source dialect, its release (a message's variant), the session and the model, from the
+    first messages that tell (:meth:`note` is given every message converted)."""
+
+    def __init__(self) -> None:
+        self.dialect: str | None = None
+        self.version: str | None = None
+        self.session: str | None = None
+        self.model: str | None = None
+        #: the records of the log outside its conversation (what ``Dialect.aside`` says
+        #: of: an ATIF trajectory's own record), as read
+        self.aside: list[dict] = []
+        #: set by the writer that kept them in the document (nothing is lost)
+        self.kept = False
+
+    def note(self, dialect: Dialect, msg: Message, record: Any = None) -> None:
+        if dialect.aside(msg):
+            if isinstance(record, dict):
+                self.aside.append(record)
+            return
+        if self.dialect is None:
+            self.dialect = msg.dialect
+        if self.version is None:
+            variant = msg.variant
+            if variant is None and isinstance(record, dict):
+                variant = dialect.variant(record)
+            if isinstance(variant, str):
+                self.version = variant
+        if self.session is None:
+            session = dialect.thread_of(msg)[0]
+            if isinstance(session, str) and session:
+                self.session = session
+        if self.model is None and msg.role == "assistant":
+            model = msg.fields.get("model")
+            if isinstance(model, str) and model:
+                self.model = model
 
 
 def writer_of(dialect: str) -> Writer:

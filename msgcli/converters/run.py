@@ -20,6 +20,7 @@ from ..reader import ReadError, source_name
 from ..rules import RULES
 from ..stream import open_log
 from . import Converter
+from .base import LogFacts
 
 __all__ = ["convert_paths"]
 
@@ -110,8 +111,16 @@ def _convert_file(
         name=name,
     )
     converter = Converter(target, carry=carry, local=local, report=finding)
+    # a target whose log is one document (an ATIF trajectory): the records of this log are
+    # put together into it at the end
+    whole: list[dict] | None = [] if converter.writer.document else None
+    facts = LogFacts()
+    if whole is not None:
+        write_log = write
+        write = whole.append
     aside: dict[str, int] = {}
     first_aside = 0
+    kept = False  # (a document kept what is outside the conversation)
     try:
         for item in reader:
             if item.message is None:
@@ -119,6 +128,24 @@ def _convert_file(
                     fs.readable = False
                 finding(item.line, item.code or "P001", item.notice)
                 continue
+            if whole is not None and reader.dialect is not None:
+                session = reader.dialect.thread_of(item.message)[0]
+                if (
+                    isinstance(session, str)
+                    and session
+                    and facts.session is not None
+                    and session != facts.session
+                    and not reader.dialect.aside(item.message)
+                ):
+                    # a log of several sessions: a document for each
+                    for record in converter.finish():
+                        write(record)
+                    if whole:
+                        write_log(converter.writer.whole(whole, facts))
+                    whole.clear()
+                    kept = kept or facts.kept
+                    facts = LogFacts()
+                facts.note(reader.dialect, item.message, item.raw)
             if reader.dialect is not None and reader.dialect.aside(item.message):
                 # a record outside the conversation (Claude Code's attachments, titles, ...)
                 aside[str(item.message.role)] = aside.get(str(item.message.role), 0) + 1
@@ -128,7 +155,9 @@ def _convert_file(
                 write(record)
         for record in converter.finish():
             write(record)
-        if aside:
+        if whole:
+            write_log(converter.writer.whole(whole, facts))
+        if aside and not (kept or facts.kept):
             counted = ", ".join(f"{kind} {n}" for kind, n in aside.items())
             finding(
                 first_aside,

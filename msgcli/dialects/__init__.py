@@ -31,6 +31,7 @@ from ..schemas import add_schema_root
 from .agentscope_java import DIALECT as AGENTSCOPE_JAVA
 from .agentscope_py import DIALECT as AGENTSCOPE_PY
 from .anthropic import DIALECT as ANTHROPIC
+from .atif import DIALECT as ATIF
 from .base import EVENT, MESSAGE, TOLERANT_RULES, Dialect
 from .claude_code import DIALECT as CLAUDE_CODE
 from .codex import DIALECT as CODEX
@@ -56,6 +57,7 @@ __all__ = [
     "owned_rules",
     "register",
     "rule_explained",
+    "split_document",
     "uncovered",
     "unregister",
 ]
@@ -113,6 +115,7 @@ for _builtin in (
     OPENAI_CHAT,
     OPENCODE,
     OTEL,
+    ATIF,
 ):
     register(_builtin)
 
@@ -188,6 +191,17 @@ def rule_explained(code: str) -> tuple[str, str] | None:
         if dialect.rule_docs and any(r.code == code for r in dialect.rules):
             module, _, attr = dialect.rule_docs.partition(":")
             found = getattr(importlib.import_module(module), attr).get(code)
+            if found is not None:
+                return found
+    return None
+
+
+def split_document(value: dict) -> list[tuple[str, dict]] | None:
+    """The records a JSON document is read as, by the first dialect whose logs are whole
+    documents that takes it (:meth:`Dialect.document_records`), or ``None``."""
+    for dialect in _ORDER:
+        if type(dialect).document_records is not Dialect.document_records:
+            found = dialect.document_records(value)
             if found is not None:
                 return found
     return None

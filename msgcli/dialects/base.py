@@ -16,7 +16,8 @@ Identity
 Detection
     :meth:`Dialect.classify` (is this record mine, a message or an event? a few key
     look-ups, called for every record), :attr:`Dialect.distinct`,
-    :attr:`Dialect.wire_form`.
+    :attr:`Dialect.wire_form`, :meth:`Dialect.document_records` (a log that is one JSON
+    document, made records of its parts).
 
 What is merely new (a producer whose own readers skip what they do not know)
     :attr:`Dialect.tolerant`, :meth:`Dialect.claims`, :meth:`Dialect.is_new`,
@@ -290,6 +291,11 @@ class Dialect:
     #: of its own): registering the dialect adds them to :data:`msgcli.rules.RULES`, so
     #: ``msgcli rules``, ``--select`` and the README's table know them
     rules: tuple[Any, ...] = ()
+    #: whether a message's ``Usage.input_tokens`` counts the prompt tokens read from (and
+    #: written to) the provider's cache too, as OpenAI's ``prompt_tokens`` does; ``False``:
+    #: they are apart, as Anthropic's ``input_tokens`` (what a conversion that writes the
+    #: whole prompt's count, ATIF's ``prompt_tokens``, needs to know)
+    input_counts_cache: bool = True
     #: where what ``msgcli rules CODE`` says of those rules lives (``"module:attr"``, a dict
     #: code -> (example, how to fix), as :data:`msgcli.rule_docs.EXPLAINED`), imported only
     #: when asked for
@@ -313,6 +319,12 @@ class Dialect:
     def classify(self, obj: dict) -> str | None:
         """``"message"``, ``"event"``, or ``None`` when the record is not of this dialect."""
         raise NotImplementedError
+
+    def document_records(self, value: dict) -> list[tuple[str, dict]] | None:
+        """For a log that is one JSON document of this dialect (an ATIF trajectory): the
+        records it is read as, ``(JSON pointer, record)`` each, in document order; the
+        reader gives each its line. ``None`` (default): ``value`` is no such document."""
+        return None
 
     # -- the record model ------------------------------------------------------------------
 

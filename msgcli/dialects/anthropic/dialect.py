@@ -135,6 +135,8 @@ class AnthropicDialect(WireDialect):
     tool_arguments_key = "input"
     tool_result_roles = frozenset({"user"})
     replayer_class = "msgcli.dialects.anthropic.replay:AnthropicReplayer"
+    #: input_tokens leave out the cache reads and writes
+    input_counts_cache = False
     roles = ROLES
     message_keys = _MESSAGE_KEYS | _RESPONSE_KEYS
     block_types = KNOWN_BLOCKS

@@ -75,6 +75,8 @@ class ClaudeCodeDialect(Dialect):
     stats_details = True
     replayer_class = "msgcli.dialects.claude_code.replay:StreamReplayer"
     own_rules = frozenset(f"K{n:03}" for n in range(1, 16))
+    #: a message's input_tokens leave out the cache reads and writes (Anthropic's usage)
+    input_counts_cache = False
 
     def classify(self, obj: dict) -> str | None:
         if type(obj) is not dict:
