@@ -135,8 +135,9 @@ MESSAGE_LOGS = [
     REAL_PY / "events-final.jsonl",
     REAL_PY / "events-data-final.jsonl",
     REAL_LF,
-    # (ATIF trajectories hold steps, each read into several messages: see test_atif)
-    *[p for p in log_files(VALID) if p.relative_to(VALID).parts[0] != "atif"],
+    # (ATIF trajectories hold steps, each read into several messages: see test_atif; the
+    # OpenCode records are a session and its messages with their parts: see test_opencode)
+    *[p for p in log_files(VALID) if p.relative_to(VALID).parts[0] not in ("atif", "opencode")],
 ]
 
 
@@ -422,9 +423,12 @@ def test_a_directory_is_every_log_below_it(run_cli):
     # every log, files before subfolders (compared as sets of paths); the JSON schema beside
     # a state file is passed over (no log), and a Claude Code subagent file (with its meta
     # file) whose session is in the folder is counted under that session, not again on its own
+    # (the logs kept in a file that is no JSON text, a database or a protobuf body, are the
+    # names a dialect's container declares: OpenCode's opencode.db, OTLP's *.pb)
+    containers = [p for p in folder.rglob("*") if p.name == "opencode.db" or p.suffix == ".pb"]
     logs = [
         p
-        for p in log_files(folder)
+        for p in [*log_files(folder), *containers]
         if not p.name.endswith(".schema.json") and "subagents" not in p.parts
     ]
     assert sorted(f["path"] for f in doc["files"]) == sorted(str(p) for p in logs)
