@@ -15,14 +15,16 @@ something gets an X002 finding naming what.
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import tzinfo
+from dataclasses import replace
+from datetime import datetime, tzinfo
 from typing import Any
 
 from ..dialects import DIALECTS, get_dialect
 from ..guard import MAX_DEPTH, deep_recursion, nests_deeper
-from ..model import Message
+from ..model import Block, Message, TextBlock, ToolCallBlock, ToolResultBlock, Turn
 from . import carry
 from .base import Out, Writer, is_tool_message, read_turn, writer_of
+from .text import aware, id_key
 
 __all__ = ["CARRY_KEY", "Converter", "targets"]
 
@@ -30,6 +32,9 @@ __all__ = ["CARRY_KEY", "Converter", "targets"]
 CARRY_KEY = "_msgcli"
 
 Report = Callable[[int, str, str, str], None]  # report(line, code, message, pointer)
+
+#: the time written for a message when neither it nor anything before it has one
+_EPOCH = datetime(1970, 1, 1)
 
 
 def _quiet(*_: Any) -> None:
@@ -69,15 +74,26 @@ class Converter:
         self.local = local
         self.report = report
         self._group: list[tuple[int, Message, dict]] = []
+        self._ordinals: list[int] = []  # where on its line each message of the group stands
         self._wanted = 0  # the size of a group a conversion made (0: group by the rule)
         self._patch: Any = None
+        #: whether the messages are rebuilt from events (not records to pass on as they are)
+        self.replayed = False
+        self._at: tuple[int, int] = (-1, 0)  # the line of the last message, and its place there
+        self._taken: set[str] = set()  # the message ids written so far
+        self._names: dict[Any, Any] = {}  # tool call id -> the tool's name
+        self._last_when: datetime | None = None  # the time of the latest message written
+        self._fills: dict[str, list[int]] = {}  # what was filled in -> [count, first line]
 
     # -- grouping ------------------------------------------------------------------
 
     def feed(self, line: int, message: Message, record: dict) -> list[dict]:
         group = self._group
+        last, ordinal = self._at
+        self._at = (line, ordinal + 1 if line == last else 0)
         if group and self._wanted:
             group.append((line, message, record))
+            self._ordinals.append(self._at[1])
             if len(group) >= self._wanted:
                 return self._flush()
             return []
@@ -87,6 +103,7 @@ class Converter:
             and message.dialect == group[0][1].dialect
         ):
             group.append((line, message, record))
+            self._ordinals.append(self._at[1])
             return []
         done = self._flush() if group else []
         entry = self._entry(message)
@@ -94,12 +111,26 @@ class Converter:
         wanted = entry.get("n") if entry else None
         self._wanted = wanted if isinstance(wanted, int) and wanted > 1 else 0
         self._group.append((line, message, record))
+        self._ordinals.append(self._at[1])
         if entry and not self._wanted:
             done.extend(self._flush())
         return done
 
     def finish(self) -> list[dict]:
-        return self._flush() if self._group else []
+        done = self._flush() if self._group else []
+        for what, (count, line) in self._fills.items():
+            self.report(line, "X003", f"{count} {what}", "")
+        self._fills.clear()
+        return done
+
+    def _fill(self, line: int, what: str) -> None:
+        """Count a stand-in written for what the source has no value for (X003, said once
+        per kind at the end, at the first line it was needed)."""
+        seen = self._fills.get(what)
+        if seen is None:
+            self._fills[what] = [1, line]
+        else:
+            seen[0] += 1
 
     def _source(self, dialect: str) -> Writer:
         """What describes the messages of ``dialect`` as a source (its writer)."""
@@ -120,16 +151,27 @@ class Converter:
     # -- converting a group -----------------------------------------------------------
 
     def _flush(self) -> list[dict]:
-        group, patch = self._group, self._patch
-        self._group, self._patch, self._wanted = [], None, 0
+        group, patch, ordinals = self._group, self._patch, self._ordinals
+        self._group, self._patch, self._wanted, self._ordinals = [], None, 0, []
         source = group[0][1].dialect
         target = self.target
-        if source == target and all(m.variant != "1.x" for _, m, _ in group):
-            return [record for _, _, record in group]  # already in the target dialect
+        if (
+            source == target
+            and not self.replayed
+            and all(
+                m.variant != "1.x" and self.dialect.classify(record) is not None
+                for _, m, record in group
+            )
+        ):
+            # already records of the target dialect (not a message a request holds, such
+            # as its system prompt, nor one rebuilt from events): written as they are
+            return [record for _, _, record in group]
         with deep_recursion():  # the patch is made and applied by walking the records
-            return self._convert(group, patch)
+            return self._convert(group, patch, ordinals)
 
-    def _convert(self, group: list[tuple[int, Message, dict]], patch: Any) -> list[dict]:
+    def _convert(
+        self, group: list[tuple[int, Message, dict]], patch: Any, ordinals: list[int]
+    ) -> list[dict]:
         source = group[0][1].dialect
         target = self.target
 
@@ -137,12 +179,19 @@ class Converter:
             self.report(line, "X001", text, ptr)
 
         turn = read_turn(
-            [(line, m) for line, m, _ in group], self._source(source), self.local, self._strip
+            [(line, self._named(line, m, patch is None)) for line, m, _ in group],
+            self._source(source),
+            self.local,
+            self._strip,
+            ordinals,
         )
+        if self.writer.stamps:
+            self._stamp(turn, patch is None)
         # on the way back, what the target has no counterpart for was kept: no loss to report
-        records = self.writer(
-            turn, Out(self.dialect, self.local, note if patch is None else _quiet)
-        )
+        out = Out(self.dialect, self.local, note if patch is None else _quiet, self._taken)
+        if patch is None:
+            out.fill = self._fill
+        records = self.writer(turn, out)
         if patch is not None:
             # the way back: what the earlier conversion kept makes the records whole again
             return list(carry.apply(records, patch))
@@ -181,6 +230,71 @@ class Converter:
         else:
             self._report_lost(group, lost)
         return records
+
+    def _named(self, line: int, message: Message, report: bool) -> Message:
+        """The message with a tool name on each tool result: a result that names none (an
+        OpenAI tool message, an Anthropic ``tool_result``) takes the name of its call, or
+        ``""`` (X003) where the log holds no call with its id. A model's refusal with no
+        content beside it (OpenAI's ``refusal``) is the message's text (X001)."""
+        refusal = message.fields.get("refusal")
+        if not message.content and isinstance(refusal, str) and refusal:
+            if report:
+                self.report(
+                    line,
+                    "X001",
+                    f"the model's refusal has no {self.dialect.title} counterpart: written as "
+                    "the message's text",
+                    "/refusal",
+                )
+            message = replace(message, content=[TextBlock(type="text", text=refusal)])
+        names = self._names
+        bare = False
+        for block in message.content:
+            if isinstance(block, ToolCallBlock):
+                if isinstance(block.name, str):
+                    names[id_key(block.id)] = block.name
+            elif isinstance(block, ToolResultBlock) and not isinstance(block.name, str):
+                bare = True
+        if not bare:
+            return message
+        content: list[Block] = []
+        for block in message.content:
+            if isinstance(block, ToolResultBlock) and not isinstance(block.name, str):
+                name = names.get(id_key(block.id))
+                if name is None:
+                    name = ""
+                    if report:
+                        self._fill(
+                            line,
+                            "tool result(s) with no tool name and no call in the log: "
+                            'written with the name ""',
+                        )
+                block = replace(block, name=name)
+            content.append(block)
+        return replace(message, content=content)
+
+    def _stamp(self, turn: Turn, report: bool) -> None:
+        """A time for each message of the turn that has none, which the target requires:
+        the time of the turn's first block that has one, else of the message before it,
+        else 1970-01-01 00:00:00 in the target's zone (X003)."""
+        times = turn.times
+        for index, when in enumerate(times):
+            if when is None:
+                if turn.block_times:
+                    when = min(turn.block_times.values())
+                elif self._last_when is not None:
+                    when = self._last_when
+                else:
+                    when = aware(_EPOCH, self.local, self.writer.utc)
+                times[index] = when
+                if report:
+                    self._fill(
+                        turn.lines[index],
+                        f"message(s) with no time, which {self.dialect.title} requires: "
+                        "written with the time of their first block, else of the message "
+                        "before them, else 1970-01-01 00:00:00",
+                    )
+            self._last_when = when
 
     def _one_way(self, group: list[tuple[int, Message, dict]], records: list[dict]) -> list[dict]:
         """A dialect msgcli does not write cannot be rebuilt from a patch: with carry, the
