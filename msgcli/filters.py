@@ -440,9 +440,13 @@ class Selection:
     (line 0) or a line; ``unreadable`` counts the paths.
     """
 
-    def __init__(self, flt: Filter | None = None, dialect: str | None = None):
+    def __init__(
+        self, flt: Filter | None = None, dialect: str | None = None, *, redact: bool = False
+    ):
         self.filter = flt or Filter()
         self.dialect = dialect
+        #: mask secrets in every record before it is read (``--redact``)
+        self.redact = redact
         self.problems: list[tuple[str, int, str]] = []
         self.unreadable = 0
         self.matched = 0
@@ -463,7 +467,7 @@ class Selection:
             flt.reset()
             if flt.errors and str(source) != "-":
                 flt.finding_lines = error_lines(source, name, self.dialect)
-            reader = LogReader(name, self.dialect)
+            reader = LogReader(name, self.dialect, self.redact)
             try:
                 for item in reader.items(source):
                     msg = item.message

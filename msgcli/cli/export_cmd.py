@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from .common import check_outputs, configured_scheduler, dask_client, fail, remote_errors
-from .options import DialectOption, SchedulerOption, TracebackOption
+from .options import DialectOption, RedactOption, SchedulerOption, TracebackOption
 
 command = typer.Typer(rich_markup_mode=None, add_completion=False)
 
@@ -45,6 +45,7 @@ def export(
         ),
     ] = True,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No summary.")] = False,
+    redact: RedactOption = False,
     dialect: DialectOption = None,
     scheduler: SchedulerOption = None,
     traceback: TracebackOption = False,
@@ -69,7 +70,7 @@ def export(
     shown = visible(mask(to))
     address = chosen_scheduler(scheduler, None if scheduler else configured_scheduler())
     if address is not None:
-        _export_on_cluster(paths, to, shown, address, overwrite, findings, quiet, dialect)
+        _export_on_cluster(paths, to, shown, address, overwrite, findings, quiet, dialect, redact)
         return
     if is_url(to):
         raise fail(f"cannot write {shown}: a URL target needs --scheduler (Parquet, a file a task)")
@@ -92,7 +93,9 @@ def export(
     except OSError as exc:
         raise fail(f"cannot write {shown}: {exc.strerror or exc}") from None
     try:
-        counts = run_export(paths, writer.write, Options(dialect=dialect), findings=findings)
+        counts = run_export(
+            paths, writer.write, Options(dialect=dialect, redact=redact), findings=findings
+        )
     except BaseException:
         writer.abort()
         raise
@@ -119,6 +122,7 @@ def _export_on_cluster(
     findings: bool,
     quiet: bool,
     dialect,
+    redact: bool = False,
 ) -> None:
     """``export --scheduler``: a Parquet dataset, a file per task and table."""
     from ..remote import is_url
@@ -150,7 +154,7 @@ def _export_on_cluster(
             counts = run_export(
                 paths,
                 _no_rows,
-                Options(dialect=dialect),
+                Options(dialect=dialect, redact=redact),
                 findings=findings,
                 target=to,
                 client=client,

@@ -117,6 +117,14 @@ ConfigOption = Annotated[
     ),
 ]
 NoConfigOption = Annotated[bool, typer.Option("--no-config", help="Ignore any configuration file.")]
+RedactOption = Annotated[
+    bool,
+    typer.Option(
+        "--redact",
+        help="Mask secrets (API keys, tokens, private keys, passwords, Authorization "
+        "headers) in everything written, as 'msgcli show --redact' does.",
+    ),
+]
 QuietOption = Annotated[
     bool, typer.Option("--quiet", "-q", help="Print the findings only, no summary.")
 ]

@@ -23,7 +23,7 @@ from .filter_opts import (
     WhereOption,
     make_filter,
 )
-from .options import DialectOption, OutputOption, TracebackOption
+from .options import DialectOption, OutputOption, RedactOption, TracebackOption
 
 command = typer.Typer(rich_markup_mode=None, add_completion=False)
 
@@ -65,6 +65,7 @@ def query(
         bool, typer.Option("--count", "-c", help="Print only how many messages match.")
     ] = False,
     output: OutputOption = None,
+    redact: RedactOption = False,
     dialect: DialectOption = None,
     traceback: TracebackOption = False,
 ) -> None:
@@ -94,7 +95,7 @@ def query(
         "where": where,
     }
     if show:
-        _show(paths, chosen, values)
+        _show(paths, chosen, values, redact)
         return
     from ..api import select_messages
     from ..engine import Options
@@ -102,7 +103,9 @@ def query(
     from ..filters import neutral as to_neutral
     from ..textsafe import visible
 
-    selection = select_messages(make_filter(Filter, **values), Options(dialect=chosen))
+    selection = select_messages(
+        make_filter(Filter, **values), Options(dialect=chosen, redact=redact)
+    )
     matched = 0
     if count:
         for _ in selection.run(paths):
@@ -128,14 +131,14 @@ def query(
     raise typer.Exit(0 if matched else 1)
 
 
-def _show(paths: list[str], dialect: str | None, values: dict) -> None:
+def _show(paths: list[str], dialect: str | None, values: dict, redact: bool = False) -> None:
     from ..render.thread import ShowOptions
     from ..render.view import Filters, View, console_for
     from ..report.text import use_colour
 
     filters = make_filter(Filters, **values)
     console = console_for(sys.stdout, colour=use_colour(sys.stdout))
-    view = View(console, ShowOptions(), filters)
+    view = View(console, ShowOptions(), filters, redact=redact)
     code = view.run(paths, dialect)
     if code:
         raise typer.Exit(code)

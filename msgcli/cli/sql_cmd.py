@@ -10,7 +10,7 @@ from typing import Annotated, Any
 import typer
 
 from .common import fail
-from .options import DialectOption, TracebackOption
+from .options import DialectOption, RedactOption, TracebackOption
 
 
 class SqlFormat(str, Enum):
@@ -70,6 +70,7 @@ def sql(
             "are always whole).",
         ),
     ] = False,
+    redact: RedactOption = False,
     dialect: DialectOption = None,
     traceback: TracebackOption = False,
 ) -> None:
@@ -93,7 +94,7 @@ def sql(
     except MissingExtra as exc:
         raise fail(str(exc)) from None
     try:
-        with open_sql(paths, Options(dialect=dialect), findings=findings) as (
+        with open_sql(paths, Options(dialect=dialect, redact=redact), findings=findings) as (
             db,
             counts,
         ):
