@@ -84,10 +84,26 @@ class Converter:
         self._names: dict[Any, Any] = {}  # tool call id -> the tool's name
         self._last_when: datetime | None = None  # the time of the latest message written
         self._fills: dict[str, list[int]] = {}  # what was filled in -> [count, first line]
+        self._chain: _Chain | None = None  # messages on their way back to another dialect first
 
     # -- grouping ------------------------------------------------------------------
 
     def feed(self, line: int, message: Message, record: dict) -> list[dict]:
+        chain = self._chain
+        if chain is None and self.busy():  # (the rest of a group a conversion made)
+            return self._feed(line, message, record)
+        if chain is not None and (chain.busy() or self._via(message) == chain.via):
+            return chain.feed(line, message, record)
+        done = self._unchain()
+        via = self._via(message)
+        if via is not None:
+            if self._group:  # (what came before goes out before what goes back first)
+                done.extend(self._flush())
+            chain = self._chain = _Chain(via, self)
+            return done + chain.feed(line, message, record)
+        return done + self._feed(line, message, record)
+
+    def _feed(self, line: int, message: Message, record: dict) -> list[dict]:
         group = self._group
         last, ordinal = self._at
         self._at = (line, ordinal + 1 if line == last else 0)
@@ -117,11 +133,48 @@ class Converter:
         return done
 
     def finish(self) -> list[dict]:
-        done = self._flush() if self._group else []
+        done = self._unchain()
+        done.extend(self._flush() if self._group else [])
         for what, (count, line) in self._fills.items():
             self.report(line, "X003", f"{count} {what}", "")
         self._fills.clear()
         return done
+
+    def busy(self) -> bool:
+        """Whether the converter holds part of a group a conversion made (it knows how many
+        records are still to come)."""
+        return bool(self._group and self._wanted)
+
+    def _via(self, message: Message) -> str | None:
+        """The dialect a message must go back to first, on its way back to the target: the
+        one it was converted from last (the latest entry of what conversions kept in its
+        metadata), when the target has an earlier entry there. Going back step by step,
+        each with what its conversion kept, makes A → B → C → A give A's records again
+        (what an earlier conversion carried included), as A → B → A does."""
+        metadata = message.metadata
+        if not isinstance(metadata, dict):
+            return None
+        kept = metadata.get(CARRY_KEY)
+        if not isinstance(kept, dict):
+            return None
+        entry = kept.get(self.target)
+        back_to_target = isinstance(entry, dict) and "patch" in entry
+        last = None
+        for key, entry in kept.items():
+            if isinstance(entry, dict) and "patch" in entry and key in DIALECTS:
+                last = key
+        if last is None or last in (self.target, message.dialect):
+            return None
+        if DIALECTS[last].writer is None:
+            return None
+        if back_to_target or DIALECTS[last].load_writer().has_metadata:
+            return last
+        return None
+
+    def _unchain(self) -> list[dict]:
+        """What the messages that went back to another dialect first still hold."""
+        chain, self._chain = self._chain, None
+        return chain.finish() if chain is not None else []
 
     def _fill(self, line: int, what: str) -> None:
         """Count a stand-in written for what the source has no value for (X003, said once
@@ -220,13 +273,17 @@ class Converter:
             if not isinstance(metadata, dict):
                 metadata = records[0]["metadata"] = {}
             kept = metadata.get(CARRY_KEY)
+            empty = kept == {}  # (kept so, on the way back)
             kept = dict(kept) if isinstance(kept, dict) else {}
+            kept.pop(source, None)  # (the latest conversion's entry comes last)
             kept[source] = {"n": len(records), "patch": lost}
+            if empty:
+                kept[source]["empty"] = True
             metadata[CARRY_KEY] = kept
             if nests_deeper(records[0], MAX_DEPTH - 1):
                 # a patch doubles the depth of the path to what it keeps: past what JSON
                 # readers take, keep the records whole instead (a few levels over them)
-                kept[source] = {"n": len(records), "patch": {"=": originals}}
+                kept[source] = {**kept[source], "patch": {"=": originals}}
         else:
             self._report_lost(group, lost)
         return records
@@ -332,18 +389,7 @@ class Converter:
 
     def _strip(self, metadata: Any) -> Any:
         """Metadata without what an earlier conversion from the target kept in it."""
-        if not isinstance(metadata, dict):
-            return metadata
-        kept = metadata.get(CARRY_KEY)
-        if not isinstance(kept, dict) or self.target not in kept:
-            return metadata
-        out = dict(metadata)
-        rest = {k: v for k, v in kept.items() if k != self.target}
-        if rest:
-            out[CARRY_KEY] = rest
-        else:
-            del out[CARRY_KEY]
-        return out
+        return _stripped(metadata, self.target)
 
     def _report_lost(self, group: list[tuple[int, Message, dict]], lost: dict) -> None:
         items = lost.get("[]") if isinstance(lost, dict) else None
@@ -372,6 +418,48 @@ class Converter:
             )
 
 
+class _Chain:
+    """Messages of a converted log going back to the dialect they were converted from
+    (``via``, by what that conversion kept) and on from there to the target: two converters,
+    the second as any (its messages may go back further first).
+
+    The records of ``via`` are numbered as the log they came from was, a record a line
+    (what ids made on the way on are made from, so they are the ones the first conversion
+    made); findings are said at the lines of the log read."""
+
+    def __init__(self, via: str, outer: Converter):
+        self.via = via
+        self.report = outer.report
+        self.back = Converter(via, carry=outer.carry, local=outer.local, report=outer.report)
+        self.on = Converter(outer.target, carry=outer.carry, local=outer.local, report=self._said)
+        self.back.replayed = self.on.replayed = outer.replayed
+        self._read = get_dialect(via).read
+        self._lines: dict[int, int] = {}  # the number of a record of ``via`` -> its line read
+        self._count = 0
+
+    def busy(self) -> bool:
+        return self.back.busy()
+
+    def feed(self, line: int, message: Message, record: dict) -> list[dict]:
+        return self._on(line, self.back.feed(line, message, record))
+
+    def finish(self) -> list[dict]:
+        done = self._on(0, self.back.finish())
+        done.extend(self.on.finish())
+        return done
+
+    def _on(self, line: int, records: list[dict]) -> list[dict]:
+        done: list[dict] = []
+        for record in records:
+            self._count += 1
+            self._lines[self._count] = line
+            done.extend(self.on.feed(self._count, self._read(record), record))
+        return done
+
+    def _said(self, line: int, code: str, message: str, pointer: str) -> None:
+        self.report(self._lines.get(line, line), code, message, pointer)
+
+
 def _keep(metadata: Any) -> Any:
     return metadata
 
@@ -380,16 +468,27 @@ def _without(record: dict, target: str) -> dict:
     """A record as the way back rebuilds it: without what a conversion from ``target``
     kept in its metadata (the way back uses that, it does not write it again)."""
     metadata = record.get("metadata")
-    if not isinstance(metadata, dict):
-        return record
-    kept = metadata.get(CARRY_KEY)
-    if not isinstance(kept, dict) or target not in kept:
+    stripped = _stripped(metadata, target)
+    if stripped is metadata:
         return record
     out = dict(record)
-    out["metadata"] = dict(metadata)
+    out["metadata"] = stripped
+    return out
+
+
+def _stripped(metadata: Any, target: str) -> Any:
+    """Metadata without the entry a conversion from ``target`` kept in it (``_msgcli``
+    goes with its last entry, unless it was there, empty, before that conversion)."""
+    if not isinstance(metadata, dict):
+        return metadata
+    kept = metadata.get(CARRY_KEY)
+    if not isinstance(kept, dict) or target not in kept:
+        return metadata
+    out = dict(metadata)
     rest = {k: v for k, v in kept.items() if k != target}
-    if rest:
-        out["metadata"][CARRY_KEY] = rest
+    entry = kept[target]
+    if rest or (isinstance(entry, dict) and entry.get("empty") is True):
+        out[CARRY_KEY] = rest
     else:
-        del out["metadata"][CARRY_KEY]
+        del out[CARRY_KEY]
     return out
