@@ -403,7 +403,8 @@ def test_generated_conversations_convert_and_come_back(source, target):
 def test_what_an_earlier_conversion_carried_survives_later_ones(dialect):
     """Records of one dialect that came from another (so their metadata._msgcli holds what
     that conversion kept, beside what a user kept there) are the same records, byte for
-    byte, after A → B → A and A → B → C → A, for every B and C."""
+    byte, after A → B → A and A → B → C → A, for every B and C (B not the dialect they came
+    from: A → B is then the way back, which uses up what was carried)."""
 
     @settings(
         max_examples=examples(10), deadline=None, suppress_health_check=[HealthCheck.too_slow]
@@ -418,6 +419,11 @@ def test_what_an_earlier_conversion_carried_survives_later_ones(dialect):
                 continue
             there = convert(start, b)
             assert jsonl(convert(there, dialect)) == jsonl(start), (origin, b)
+            if b == origin:
+                # the way back to the origin uses what was carried up: B's records are the
+                # origin's own, and a conversion that loses nothing on from there keeps
+                # nothing that says where they went before
+                continue
             for c in DIALECTS:
                 if c in (dialect, b):
                     continue
