@@ -18,7 +18,7 @@ from datetime import datetime, timedelta, timezone
 import orjson
 import pytest
 from conftest import examples
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import msgcli
@@ -407,13 +407,16 @@ def test_what_an_earlier_conversion_carried_survives_later_ones(dialect):
     from: A → B is then the way back, which uses up what was carried)."""
 
     @settings(
-        max_examples=examples(10), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+        max_examples=examples(10),
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
     )
     @given(st.sampled_from([d for d in DIALECTS if d != dialect]).flatmap(_origin_and_log))
     def check(drawn):
         origin, log = drawn
         start = convert(log, dialect)  # records of A that carry an entry for the origin
-        assert any("_msgcli" in (r.get("metadata") or {}) for r in start)
+        # (a conversion that loses nothing keeps nothing: such a log carries nothing)
+        assume(any("_msgcli" in (r.get("metadata") or {}) for r in start))
         for b in DIALECTS:
             if b == dialect:
                 continue
