@@ -90,7 +90,7 @@ class Converter:
 
     def feed(self, line: int, message: Message, record: dict) -> list[dict]:
         chain = self._chain
-        if chain is None and self.busy():  # (the rest of a group a conversion made)
+        if chain is None and self._group and self._wanted:  # (the rest of a group)
             return self._feed(line, message, record)
         if chain is not None and (chain.busy() or self._via(message) == chain.via):
             return chain.feed(line, message, record)
@@ -143,7 +143,9 @@ class Converter:
     def busy(self) -> bool:
         """Whether the converter holds part of a group a conversion made (it knows how many
         records are still to come)."""
-        return bool(self._group and self._wanted)
+        return bool(self._group and self._wanted) or (
+            self._chain is not None and self._chain.busy()
+        )
 
     def _via(self, message: Message) -> str | None:
         """The dialect a message must go back to first, on its way back to the target: the
@@ -158,18 +160,15 @@ class Converter:
         if not isinstance(kept, dict):
             return None
         entry = kept.get(self.target)
-        back_to_target = isinstance(entry, dict) and "patch" in entry
+        if not isinstance(entry, dict) or "patch" not in entry:
+            return None  # (no way back to the target: converted from here)
         last = None
         for key, entry in kept.items():
             if isinstance(entry, dict) and "patch" in entry and key in DIALECTS:
                 last = key
         if last is None or last in (self.target, message.dialect):
             return None
-        if DIALECTS[last].writer is None:
-            return None
-        if back_to_target or DIALECTS[last].load_writer().has_metadata:
-            return last
-        return None
+        return last if DIALECTS[last].writer is not None else None
 
     def _unchain(self) -> list[dict]:
         """What the messages that went back to another dialect first still hold."""
@@ -267,7 +266,11 @@ class Converter:
         originals = [_without(record, target) for _, _, record in group]
         lost = carry.diff(originals, back)
         if lost is None:
-            return records
+            if not (self.carry and _carries(group[0][1])):
+                return records
+            # nothing lost, but the message carries _msgcli: an empty entry says it was
+            # converted from here last, so a way back to an earlier entry goes through here
+            lost = {}
         if self.carry and self.writer.has_metadata:  # e.g. provider messages have none
             metadata = records[0].get("metadata")
             if not isinstance(metadata, dict):
@@ -438,7 +441,8 @@ class _Chain:
         self._count = 0
 
     def busy(self) -> bool:
-        return self.back.busy()
+        # (the onward converter may wait for the rest of a group, which comes this way)
+        return self.back.busy() or self.on.busy()
 
     def feed(self, line: int, message: Message, record: dict) -> list[dict]:
         return self._on(line, self.back.feed(line, message, record))
@@ -458,6 +462,12 @@ class _Chain:
 
     def _said(self, line: int, code: str, message: str, pointer: str) -> None:
         self.report(self._lines.get(line, line), code, message, pointer)
+
+
+def _carries(message: Message) -> bool:
+    """Whether a message's metadata holds ``_msgcli`` (what conversions, or a tool, kept)."""
+    metadata = message.metadata
+    return isinstance(metadata, dict) and isinstance(metadata.get(CARRY_KEY), dict)
 
 
 def _keep(metadata: Any) -> Any:
