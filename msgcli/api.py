@@ -523,7 +523,12 @@ def run_export(
         from .cluster import export_cluster
 
         return export_cluster(
-            list(paths), str(target), client, dialect=options.dialect, findings=findings
+            list(paths),
+            str(target),
+            client,
+            dialect=options.dialect,
+            findings=findings,
+            redact=options.redact,
         )
     from .tables import table_rows
 
@@ -534,7 +539,8 @@ def run_export(
 
 def open_sql(paths: Iterable[str], options: Options, *, findings: bool = True) -> Any:
     """A context manager giving ``(DuckDB connection, row counts)`` with the tables of
-    ``msgcli sql`` over the logs (read as ``options.dialect``), removed on leaving."""
+    ``msgcli sql`` over the logs (read as ``options.dialect``, secrets masked with
+    ``options.redact``), removed on leaving."""
     from .sqlrun import connect_logs
 
     return connect_logs(
@@ -544,12 +550,12 @@ def open_sql(paths: Iterable[str], options: Options, *, findings: bool = True) -
 
 def select_messages(flt: Any, options: Options) -> Any:
     """A :class:`msgcli.filters.Selection` of the messages ``flt`` (a
-    :class:`msgcli.filters.Filter`) matches, reading logs as ``options.dialect`` (with
-    secrets masked where ``options.redact``): its ``run(paths)`` yields each match;
-    ``problems`` and ``unreadable`` tell what could not be read."""
+    :class:`msgcli.filters.Filter`) matches, reading logs as ``options.dialect``: its
+    ``run(paths)`` yields each match (secrets masked with ``options.redact``); ``problems``
+    and ``unreadable`` tell what could not be read."""
     from .filters import Selection
 
-    return Selection(flt, options.dialect, options.redact)
+    return Selection(flt, options.dialect, redact=options.redact)
 
 
 def run_diff(
@@ -575,6 +581,7 @@ def run_diff(
         ignore_paths=ignore_paths,
         dialect=options.dialect,
         dialect_b=(options_b or options).dialect,
+        redact=options.redact,
     )
 
 

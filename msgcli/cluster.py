@@ -321,7 +321,7 @@ def _export_task(task: tuple) -> tuple[int, dict[str, int], list[tuple[str, str]
     from .tables import TABLES, table_rows
     from .tablewriters import arrow_batch, arrow_schema, require
 
-    index, name, source, dialect, findings, target = task
+    index, name, source, dialect, findings, target, redact = task
     pa = require("pyarrow")
     pq = require("pyarrow.parquet")
     rows: dict[str, list[tuple]] = {t: [] for t in TABLES}
@@ -329,7 +329,9 @@ def _export_task(task: tuple) -> tuple[int, dict[str, int], list[tuple[str, str]
     def sink(table: str, batch: list[tuple]) -> None:
         rows[table].extend(batch)
 
-    counts = table_rows([source], sink, dialect=dialect, findings=findings, name_as=name)
+    counts = table_rows(
+        [source], sink, dialect=dialect, findings=findings, name_as=name, redact=redact
+    )
     for table in TABLES:
         schema = arrow_schema(pa, table)
         data = pa.Table.from_batches([arrow_batch(pa, schema, rows[table])], schema=schema)
@@ -358,10 +360,12 @@ def export_cluster(
     dialect: str | None,
     findings: bool,
     tracker: Any = None,
+    redact: bool = False,
 ) -> Any:
     """``msgcli export --to DIR --scheduler``: a task per file, each writing its own Parquet
     file of every table under ``DIR/<table>/`` (a dataset DuckDB, Spark and Athena read as
-    it is). Returns the :class:`msgcli.tables.RowCounts` of the whole run."""
+    it is), secrets masked with ``redact``. Returns the :class:`msgcli.tables.RowCounts` of
+    the whole run."""
     from .inputs import expand_paths
     from .parallel import absolute
     from .tables import RowCounts
@@ -374,7 +378,7 @@ def export_cluster(
             why = "no such file or directory" if problem == "missing" else "no logs found"
             counts.unreadable.append((name, why))
             continue
-        tasks.append((len(tasks), name, absolute(source), dialect, findings, target))
+        tasks.append((len(tasks), name, absolute(source), dialect, findings, target, redact))
     state = tracker
 
     def arrived(i: int, result: Any) -> None:

@@ -435,10 +435,12 @@ Source = str | Path | IO[bytes]
 
 
 def _messages(
-    source: Any, name: str, dialect: str | None, problems: list[str]
+    source: Any, name: str, dialect: str | None, problems: list[str], redact: bool = False
 ) -> Iterator[tuple[int, Message]]:
     """``(line, message)`` of a log (replayed when it is an event log), or of a list of
-    messages or dialect records. What cannot be read becomes a located problem."""
+    messages or dialect records. What cannot be read becomes a located problem. With
+    ``redact``, secrets are masked in every record before it is read (a log's, and each
+    dialect record of a list)."""
     if isinstance(source, (list, tuple)):
         from .dialects import classify, get_dialect
 
@@ -453,6 +455,10 @@ def _messages(
             if not isinstance(entry, dict):
                 problems.append(f"{name}:{index}: not a message: {type(entry).__name__}")
                 continue
+            if redact:
+                from .redact import redact_record
+
+                entry = redact_record(entry)
             found = chosen or (classify(entry) or (None,))[0]
             if found is None or found.classify(entry) != "message":
                 problems.append(f"{name}:{index}: not a message of a known dialect")
@@ -469,7 +475,7 @@ def _messages(
             raise DiffError(f"{name}: is a directory, not a log")
         if not path.exists():
             raise DiffError(f"{name}: no such file")
-    reader = open_log(source, Options(dialect=dialect), name=name, others=SKIP)
+    reader = open_log(source, Options(dialect=dialect, redact=redact), name=name, others=SKIP)
     seen = 0
     try:
         for item in reader:
@@ -493,16 +499,17 @@ def read_steps(
     compare: Iterable[str] = (),
     ignore_paths: Iterable[str] = (),
     problems: list[str] | None = None,
+    redact: bool = False,
 ) -> list[Step]:
     """The compared steps of a log (a path, ``-``, a binary stream, or a list of
-    :class:`~msgcli.model.Message` or dialect records)."""
+    :class:`~msgcli.model.Message` or dialect records), secrets masked with ``redact``."""
     opts = _options(match, compare, ignore_paths)
     if name is None:
         name = str(source) if isinstance(source, (str, Path)) else "<messages>"
     found: list[str] = [] if problems is None else problems
     make = _tool_steps if match == "tools" else _steps_of
     steps: list[Step] = []
-    for line, msg in _turns(_messages(source, name, dialect, found)):
+    for line, msg in _turns(_messages(source, name, dialect, found, redact)):
         steps.extend(make(name, line, msg, opts))
     if opts.unordered:
         _sort_result_runs(steps)
@@ -978,6 +985,7 @@ def diff(
     dialect: str | None = None,
     dialect_b: str | None = None,
     names: tuple[str, str] | None = None,
+    redact: bool = False,
 ) -> DiffResult:
     """Compare two conversations as ``msgcli diff`` does.
 
@@ -989,7 +997,8 @@ def diff(
     left out by default: ``usage``, ``ids``, ``times``, ``metadata``. ``ignore_paths``:
     neutral JSON pointers (globs allowed) of fields to leave out, such as
     ``/metadata/session_id`` or ``/content/*/arguments/request_id``. ``dialect``
-    reads both logs as that dialect (``dialect_b``: B's, when it differs).
+    reads both logs as that dialect (``dialect_b``: B's, when it differs). ``redact``
+    masks secrets in every record before it is read (``--redact``).
 
     Raises :class:`DiffError` when a log cannot be read at all, :class:`ValueError` for
     an unknown mode or field.
@@ -1004,7 +1013,12 @@ def diff(
     # reading makes no cycles to collect. It is switched back on as it was.
     collecting = gc.isenabled()
     gc.disable()
-    how: dict[str, Any] = {"match": match, "compare": compare, "ignore_paths": ignore_paths}
+    how: dict[str, Any] = {
+        "match": match,
+        "compare": compare,
+        "ignore_paths": ignore_paths,
+        "redact": redact,
+    }
     # two large files: B is read in a second process while this one reads A
     remote = _Remote.start(b, name_b, dialect_b or dialect, how) if _parallel(a, b) else None
     try:

@@ -441,7 +441,9 @@ class Selection:
     every record before it is read (``--redact``).
     """
 
-    def __init__(self, flt: Filter | None = None, dialect: str | None = None, redact: bool = False):
+    def __init__(
+        self, flt: Filter | None = None, dialect: str | None = None, *, redact: bool = False
+    ):
         self.filter = flt or Filter()
         self.dialect = dialect
         #: mask secrets in every record before it is read (``--redact``)

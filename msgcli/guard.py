@@ -8,9 +8,11 @@ Records enter msgcli in one place, :mod:`msgcli.reader`, and leave it checked th
   it as JSON, or shows it (the schema explanations, the renderers, the converters,
   the formatters) does so inside :func:`deep_recursion`, which gives Python room for
   that depth, so no stage needs a limit of its own;
-- **numbers**: an integer beyond 64 bits is read as the float orjson makes of it, on
-  every path (the standard library's parser, which the reader uses for ``NaN`` lines,
-  would keep it exact and then nothing could write it);
+- **numbers**: an integer beyond 64 bits is read as the integer it is. orjson would make a
+  float of it, so a line that may hold one (:func:`may_hold_big_int`, at C speed) is read
+  again by the standard library's parser (:func:`exact_loads`), that line only; writing
+  goes through the standard library where orjson refuses such an integer
+  (:func:`deep_dumps`), so every command writes it back unchanged;
 - **text**: a string holding a lone surrogate is no text: orjson refuses such a line
   (``P001``) and the reader's other path refuses it the same way.
 
@@ -31,9 +33,11 @@ __all__ = [
     "RECORD_DEPTH",
     "deep_dumps",
     "deep_recursion",
+    "exact_loads",
     "has_lone_surrogate",
     "json_int",
     "json_text",
+    "may_hold_big_int",
     "may_nest_deeper",
     "nests_deeper",
 ]
@@ -46,7 +50,6 @@ MAX_DEPTH = 1024
 RECORD_DEPTH = 1010
 #: how deep the Python-level walks may recurse: a dozen frames a level, and some to spare
 _DEEP = 20_000
-_INT_LOW, _INT_HIGH = -(2**63), 2**64
 
 
 def deep_recursion() -> _DeepRecursion:
@@ -98,10 +101,46 @@ def nests_deeper(value: Any, limit: int = RECORD_DEPTH, raw: bytes | None = None
     return False
 
 
-def json_int(text: str) -> int | float:
-    """A JSON integer as orjson reads it: exact within 64 bits, else a float."""
-    value = int(text)
-    return value if _INT_LOW <= value < _INT_HIGH else float(text)
+def json_int(text: str) -> int:
+    """A JSON integer, exact however long (as :func:`exact_loads` reads it)."""
+    return int(text)
+
+
+#: every digit as "0", every other byte as it is: a run of digits becomes a run of zeros
+_DIGITS_AS_ZERO = bytes(0x30 if 0x30 <= i <= 0x39 else i for i in range(256))
+#: the shortest run of digits an integer beyond 64 bits has (-2**63 - 1 has 19)
+_LONG_RUN = b"0" * 19
+_BIG_INT: Any = None  # the pattern of such an integer's text, compiled when first needed
+
+
+def may_hold_big_int(raw: bytes) -> bool:
+    """Whether the JSON text ``raw`` may hold an integer beyond 64 bits, which orjson reads
+    as a float: 20 digits in a row, or 19 after a minus sign. At C speed (a translation and
+    a search) for the common line, which has no 19 digits in a row."""
+    global _BIG_INT
+    if _LONG_RUN not in raw.translate(_DIGITS_AS_ZERO):
+        return False
+    if _BIG_INT is None:
+        import re
+
+        _BIG_INT = re.compile(rb"[0-9]{20}|-[0-9]{19}")
+    return _BIG_INT.search(raw) is not None
+
+
+def exact_loads(raw: bytes | str, parsed: Any) -> Any:
+    """The JSON text ``raw``, which orjson parsed into ``parsed``, read again with its
+    integers exact (the standard library's parser); ``parsed`` where that parser does
+    not take the text as orjson did."""
+    try:
+        with deep_recursion():
+            value = json.loads(raw, parse_constant=_no_constant)
+    except (ValueError, RecursionError):
+        return parsed
+    return value
+
+
+def _no_constant(token: str) -> Any:
+    raise ValueError(f"{token} is no JSON")
 
 
 def has_lone_surrogate(value: Any) -> bool:

@@ -257,7 +257,9 @@ class Turn:
     attributes (AgentScope Python's reply fields, LoongFlow's trace ids), for a target that
     has a place for it; ``usage_in_metadata``: the source keeps the token usage in the
     metadata as well. ``block_times`` holds the aware time of each block that records its
-    own, by the block's ``id()``.
+    own, by the block's ``id()``. ``ordinals`` says, for a line that holds several messages
+    (a request's ``messages``, a JSON document), where on it each message stands (0: the
+    first; empty: every message is the first of its line).
     """
 
     messages: list[Message]
@@ -267,6 +269,7 @@ class Turn:
     fields: dict[str, Any] = field(default_factory=dict)
     usage_in_metadata: bool = False
     block_times: dict[int, datetime] = field(default_factory=dict)
+    ordinals: list[int] = field(default_factory=list)
 
     @property
     def head(self) -> Message:
@@ -285,6 +288,13 @@ class Turn:
     @property
     def when(self) -> datetime | None:
         return self.times[0]
+
+    def place(self, index: int = 0) -> Any:
+        """Where the message at ``index`` stands in the log, as the seed of an id made for it:
+        its line, and for a message after the first on its line, its place there too."""
+        line = self.lines[index]
+        ordinal = self.ordinals[index] if index < len(self.ordinals) else 0
+        return f"{line}.{ordinal}" if ordinal else line
 
     def parts(self) -> Iterator[tuple[int, Block]]:
         """``(index of its message, block)`` for every block of the turn, in order."""

@@ -48,6 +48,7 @@ from .records import (
     Record,
     Truncated,
     line_problem,
+    loads_exact,
     not_object,
     parsed_record,
     part_records,
@@ -370,7 +371,7 @@ def _read_array(first, rest) -> Iterator[Record]:
         truncated = exc
     data = b"".join(chunks)
     try:
-        value = orjson.loads(data)
+        value = loads_exact(data)
     except orjson.JSONDecodeError:
         value = None
     if not isinstance(value, list):
@@ -570,7 +571,7 @@ def _read_document(first, rest) -> Iterator[Record]:
     data = b"".join(chunks)
     start = first[-1][0]
     try:
-        value = orjson.loads(data)
+        value = loads_exact(data)
     except orjson.JSONDecodeError as exc:
         value = None
         problem = _document_problem(data, exc)

@@ -17,7 +17,14 @@ from typing import Any
 
 import orjson
 
-from .guard import RECORD_DEPTH, has_lone_surrogate, json_int, nests_deeper
+from .guard import (
+    RECORD_DEPTH,
+    exact_loads,
+    has_lone_surrogate,
+    json_int,
+    may_hold_big_int,
+    nests_deeper,
+)
 
 __all__ = [
     "BOM",
@@ -93,6 +100,9 @@ def part_records(data: bytes, first: bool, start: int = 1) -> Iterator[Record]:
 def read_jsonl(lines, whole: bool = True, direct: Any = None) -> Iterator[Record]:
     loads = orjson.loads
     JSONDecodeError = orjson.JSONDecodeError
+    # an integer beyond 64 bits (which orjson reads as a float) is read exactly, by the
+    # standard library's parser, on the line that holds one (see msgcli.guard)
+    big = may_hold_big_int
     count = 0
     pending = None  # the previous failed line, held back: it may be the truncated last one
     try:
@@ -109,6 +119,8 @@ def read_jsonl(lines, whole: bool = True, direct: Any = None) -> Iterator[Record
                 count += 1
                 continue
             count += 1
+            if big(raw):
+                obj = exact_loads(raw, obj)
             if type(obj) is not dict:
                 yield Record(number, None, not_object(obj))
             elif nests_deeper(obj, raw=raw):
@@ -147,12 +159,21 @@ def parsed_record(number: int, raw: bytes) -> Record:
     """The record of a JSONL line as the reader makes it: the object, or a located problem
     (no object, nested too deep). Raises ``orjson.JSONDecodeError`` for a line that does not
     parse (:func:`line_problem` says why, once it is known whether the line is the last)."""
-    obj = orjson.loads(raw)
+    obj = loads_exact(raw)
     if type(obj) is not dict:
         return Record(number, None, not_object(obj))
     if nests_deeper(obj, raw=raw):
         return Record(number, None, TOO_DEEP)
     return Record(number, obj, None, raw)
+
+
+def loads_exact(raw: bytes | str) -> Any:
+    """``orjson.loads``, an integer beyond 64 bits read as the integer it is (see
+    :mod:`msgcli.guard`). Raises ``orjson.JSONDecodeError`` as it does."""
+    obj = orjson.loads(raw)
+    # (a text orjson took is valid UTF-8: no lone surrogate)
+    data = raw.encode() if isinstance(raw, str) else raw
+    return exact_loads(data, obj) if may_hold_big_int(data) else obj
 
 
 @contextmanager

@@ -478,6 +478,13 @@ EXPLAINED: dict[str, tuple[str, str]] = {
         "Convert with --carry (the default) to keep it in metadata._msgcli, if the way back "
         "matters.",
     ),
+    "X003": (
+        "msgcli convert chat.jsonl --to agentscope-py: OpenAI's messages have no times, and "
+        "AgentScope needs one on every message and block: each is written with the time of its "
+        "first block, else of the message before it, else 1970-01-01 00:00:00",
+        "Nothing, unless the times matter: they are stand-ins, the same on every run. A tool "
+        'result with no tool name and no call in the log is written with the name "".',
+    ),
     # -- expectations of negative fixtures ------------------------------------------------------
     "F001": (
         "msgcli validate --expect-invalid tests/broken/ok.jsonl   (the file has no error)",

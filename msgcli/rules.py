@@ -723,6 +723,14 @@ _RULES = [
         "--no-carry, or when an AgentScope 1.x log is brought to the 2.x shape.",
         stage=CONVERT,
     ),
+    Rule(
+        "X003",
+        "filled-in",
+        INFO,
+        "The source has no value the target requires (a message's time, a tool result's "
+        "name): the converter writes a documented stand-in.",
+        stage=CONVERT,
+    ),
     # -- expectations of negative fixtures (--expect-invalid) -------------------
     Rule(
         "F001",

@@ -20,11 +20,15 @@ __all__ = ["connect_logs", "run_sql"]
 
 @contextmanager
 def connect_logs(
-    paths: list[str], *, dialect: str | None = None, findings: bool = True, redact: bool = False
+    paths: list[str],
+    *,
+    dialect: str | None = None,
+    findings: bool = True,
+    redact: bool = False,
 ) -> Iterator[tuple[Any, RowCounts]]:
     """A DuckDB connection with the views ``messages``, ``blocks``, ``tool_calls`` and
-    ``findings`` over the logs, and the row counts; removed on leaving. ``redact``: secrets
-    masked in every record before it is read."""
+    ``findings`` over the logs (secrets masked with ``redact``), and the row counts;
+    removed on leaving."""
     from .tables import table_rows
     from .tablewriters import ParquetWriter, check_installed, require
 
@@ -51,10 +55,15 @@ def connect_logs(
 
 
 def run_sql(
-    statement: str, paths: list[str], *, dialect: str | None = None, findings: bool = True
+    statement: str,
+    paths: list[str],
+    *,
+    dialect: str | None = None,
+    findings: bool = True,
+    redact: bool = False,
 ) -> tuple[list[str], list[tuple]]:
     """``(column names, rows)`` of one SQL statement over the logs' tables."""
-    with connect_logs(paths, dialect=dialect, findings=findings) as (db, _):
+    with connect_logs(paths, dialect=dialect, findings=findings, redact=redact) as (db, _):
         cursor = db.execute(statement)
         columns = [d[0] for d in cursor.description or ()]
         return columns, cursor.fetchall()

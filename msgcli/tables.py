@@ -449,11 +449,13 @@ def table_rows(
     ``findings`` table (a second reading of the file). Without it (and for standard input,
     which is read once) the findings are what reading met: lines that cannot be read, and
     the errors an event log's replay reports. ``name_as``: the name the rows give the one
-    file ``paths`` names (a cluster's task reads it by its absolute path). ``redact``: mask
-    secrets in every record before it is read (``--redact``)."""
+    file ``paths`` names (a cluster's task reads it by its absolute path). ``redact``:
+    secrets masked in every record before it is read, and in the findings' messages
+    (``--redact``: see :mod:`msgcli.redact`)."""
     from .engine import Options, validate_file
     from .inputs import expand_paths
     from .reader import ReadError
+    from .redact import redact_text as mask
     from .stream import LogReader
     from .textsafe import name_text
 
@@ -468,7 +470,7 @@ def table_rows(
             continue
         counts.files += 1
         current = _File(name, rows)
-        reader = LogReader(name, dialect, redact=redact)
+        reader = LogReader(name, dialect, redact)
         notices: list[tuple] = []
         try:
             for item in reader.items(source):
@@ -482,9 +484,12 @@ def table_rows(
         if findings and str(source) != "-":
             report = validate_file(source, name=name, options=Options(dialect=dialect))
             for f in report.findings:
-                rows.add("findings", (name, f.line, f.code, f.severity.value, f.message, f.pointer))
+                message = mask(f.message) if redact else f.message
+                rows.add("findings", (name, f.line, f.code, f.severity.value, message, f.pointer))
         else:
             for row in notices:
+                if redact:
+                    row = (*row[:4], mask(row[4]), row[5])
                 rows.add("findings", row)
     rows.flush_all()
     return counts

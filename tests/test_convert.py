@@ -468,3 +468,75 @@ def test_values_nested_deeper_than_orjson_writes_convert_and_come_back(depth):
         lines = b"".join(msgcli.writer.dumps(r) + b"\n" for r in out)
         back, _ = convert(lines, "agentscope-py")
         assert msgcli.writer.dumps(back[0]) == msgcli.writer.dumps(orjson.loads(data))
+
+
+# -- what an earlier conversion carried ------------------------------------------------
+
+#: a real log of each dialect, and a provider's (no metadata: it carries nothing itself)
+ORIGINS = {
+    "agentscope-py": FIXTURES / "real/agentscope-py/transcript.jsonl",
+    "agentscope-java": FIXTURES / "real/agentscope-java/transcript.jsonl",
+    "loongflow": FIXTURES / "real/loongflow/transcript.jsonl",
+    "openai-chat": FIXTURES / "real/openai-chat/conversations.jsonl",
+}
+
+
+def carrying(dialect: str) -> dict[str, list[dict]]:
+    """Records of ``dialect`` whose metadata holds ``_msgcli``: converted from each other
+    log (so they carry what that conversion kept), and the real log with a value a tool
+    kept there itself."""
+    found = {}
+    for origin, path in ORIGINS.items():
+        if origin != dialect:
+            found[origin], _ = convert(path.read_bytes(), dialect)
+    own = records_of(ORIGINS[dialect].read_bytes())
+    for record in own:
+        record["metadata"]["_msgcli"] = {"note": "kept by a tool", "n": [1, 2]}
+    found["own"] = own
+    return found
+
+
+def carried(records: list[dict]) -> list:
+    return [(r.get("metadata") or {}).get("_msgcli") for r in records]
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_what_an_earlier_conversion_carried_survives_later_ones(dialect: str):
+    """A → B → A and A → B → C → A give the records back byte for byte, metadata._msgcli
+    included, for records that carry it already, for every B and C (but B the dialect they
+    came from: A → B is then the way back, which uses up what was carried)."""
+    for origin, start in carrying(dialect).items():
+        if not any(carried(start)):
+            continue  # (a conversion that lost nothing keeps nothing: Chat to Java)
+        for b in DIALECTS:
+            if b == dialect:
+                continue
+            there, _ = convert(start, b)
+            back, _ = convert(there, dialect)
+            assert same(back, start), (origin, b)
+            if b == origin:
+                continue  # (A to B is the way back, which uses up what was carried)
+            for c in DIALECTS:
+                if c in (dialect, b):
+                    continue
+                on, _ = convert(there, c)
+                assert problems(on, c) == []
+                back, _ = convert(on, dialect)
+                assert same(back, start), (origin, b, c)
+                assert carried(back) == carried(start)
+
+
+def test_a_converted_log_converted_on_goes_back_step_by_step():
+    """Python records made from a LoongFlow log, converted to Java: the Java records carry
+    the way back to Python after the way back to LoongFlow, and converting them to
+    LoongFlow goes back through Python."""
+    original = records_of((FIXTURES / "real/loongflow/transcript.jsonl").read_bytes())
+    py, _ = convert(original, "agentscope-py")
+    assert {tuple(k) for k in carried(py) if k} == {("loongflow",)}
+    java, _ = convert(py, "agentscope-java")
+    # Java's records carry the way back to Python after the way back to LoongFlow
+    assert ("loongflow", "agentscope-py") in {tuple(k) for k in carried(java) if k}
+    loongflow, _ = convert(java, "loongflow")
+    assert same(loongflow, original)  # back through Python, then to LoongFlow
+    back, _ = convert(java, "agentscope-py")
+    assert same(back, py)

@@ -4,7 +4,9 @@ The strategies below write conversations in each dialect's own JSON, the way
 its framework writes them (all keys, in order; tool calls answered; times in
 order), independently of msgcli's readers and writers. For every pair of
 dialects: the log is clean in its own dialect, converts to a clean log of the
-other, and converting back gives the records it started from.
+other, and converting back gives the records it started from. A message's metadata may
+hold ``_msgcli`` already (what a tool or an earlier conversion kept there): it comes back
+byte for byte too, through A → B → A and A → B → C → A.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from datetime import datetime, timedelta, timezone
 import orjson
 import pytest
 from conftest import examples
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import msgcli
@@ -32,8 +34,16 @@ words = st.text(
 names = st.sampled_from(["Friday", "user", "Alice", "Bob", "critic", "Zoë 🤖"])
 tools = st.sampled_from(["get_weather", "search", "Bash", "read_file"])
 scalars = st.none() | st.booleans() | st.integers(-1000, 10**6) | st.text(max_size=8)
-metadata = st.dictionaries(
-    st.text(min_size=1, max_size=6).filter(lambda k: k != "_msgcli"), scalars, max_size=3
+#: what a tool, or a user, kept under metadata._msgcli itself (its keys no dialect's name)
+own_carry = st.dictionaries(
+    st.sampled_from(["note", "by", "run"]), scalars | st.lists(scalars, max_size=2), max_size=2
+)
+metadata = st.builds(
+    lambda plain, own: {**plain, "_msgcli": own} if own is not None else plain,
+    st.dictionaries(
+        st.text(min_size=1, max_size=6).filter(lambda k: k != "_msgcli"), scalars, max_size=3
+    ),
+    st.none() | own_carry,
 )
 #: a Python tool result's metadata holds no nulls (the framework rejects them)
 result_metadata = st.dictionaries(
@@ -387,6 +397,47 @@ def test_generated_conversations_convert_and_come_back(source, target):
         assert jsonl(convert(converted, source)) == jsonl(original)
 
     check()
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_what_an_earlier_conversion_carried_survives_later_ones(dialect):
+    """Records of one dialect that came from another (so their metadata._msgcli holds what
+    that conversion kept, beside what a user kept there) are the same records, byte for
+    byte, after A → B → A and A → B → C → A, for every B and C (B not the dialect they came
+    from: A → B is then the way back, which uses up what was carried)."""
+
+    @settings(
+        max_examples=examples(10),
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+    )
+    @given(st.sampled_from([d for d in DIALECTS if d != dialect]).flatmap(_origin_and_log))
+    def check(drawn):
+        origin, log = drawn
+        start = convert(log, dialect)  # records of A that carry an entry for the origin
+        # (a conversion that loses nothing keeps nothing: such a log carries nothing)
+        assume(any("_msgcli" in (r.get("metadata") or {}) for r in start))
+        for b in DIALECTS:
+            if b == dialect:
+                continue
+            there = convert(start, b)
+            assert jsonl(convert(there, dialect)) == jsonl(start), (origin, b)
+            if b == origin:
+                # the way back to the origin uses what was carried up: B's records are the
+                # origin's own, and a conversion that loses nothing on from there keeps
+                # nothing that says where they went before
+                continue
+            for c in DIALECTS:
+                if c in (dialect, b):
+                    continue
+                on = convert(there, c)
+                assert jsonl(convert(on, dialect)) == jsonl(start), (origin, b, c)
+
+    check()
+
+
+def _origin_and_log(origin: str):
+    return st.tuples(st.just(origin), CONVERSATIONS[origin])
 
 
 @pytest.mark.parametrize("source", DIALECTS)

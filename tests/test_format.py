@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 from test_robustness import json_values, mutated_record
 
 import msgcli
+import msgcli.writer
 from msgcli.formatters import format_request, is_multi_agent
 from msgcli.model import (
     DataBlock,
@@ -676,7 +677,7 @@ def check_robust(msgs: list[Message], dialect: str, lines: list[int]) -> None:
     for provider in PROVIDERS:
         for multi in (None, True, False):
             result = format_request(msgs, dialect, provider, multi, lines=lines)
-            orjson.dumps(result.request)
+            msgcli.writer.dumps(result.request)  # (an integer beyond 64 bits kept whole)
             json.dumps(result.request)
             assert not wrongly_typed(result.request)
             for note in result.notes:

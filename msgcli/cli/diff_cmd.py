@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from .common import fail
-from .options import DialectOption, TracebackOption, dialect_choice
+from .options import DialectOption, RedactOption, TracebackOption, dialect_choice
 
 
 class DiffFormat(str, Enum):
@@ -104,6 +104,7 @@ def diff(
             "--max-chars", min=0, metavar="N", help="Cut longer texts, visibly (0: never)."
         ),
     ] = 2_000,
+    redact: RedactOption = False,
     traceback: TracebackOption = False,
 ) -> None:
     """Compare two message or event logs as conversations, of any dialects.
@@ -129,8 +130,8 @@ def diff(
         result = run_diff(
             a,
             b,
-            Options(dialect=dialect),
-            Options(dialect=dialect_b) if dialect_b else None,
+            Options(dialect=dialect, redact=redact),
+            Options(dialect=dialect_b, redact=redact) if dialect_b else None,
             match=match.value,
             compare=compare or (),
             ignore_paths=ignore_path or (),

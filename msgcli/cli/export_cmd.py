@@ -105,18 +105,7 @@ def export(
     shown = visible(mask(to))
     address = chosen_scheduler(scheduler, None if scheduler else configured_scheduler())
     if address is not None:
-        if redact:
-            raise fail("--redact is not taken with --scheduler yet: export here, or without it")
-        _export_on_cluster(
-            paths,
-            to,
-            shown,
-            address,
-            overwrite,
-            findings,
-            quiet,
-            Options(dialect=dialect, redact=redact),
-        )
+        _export_on_cluster(paths, to, shown, address, overwrite, findings, quiet, dialect, redact)
         return
     if is_url(to):
         raise fail(f"cannot write {shown}: a URL target needs --scheduler (Parquet, a file a task)")
@@ -209,7 +198,8 @@ def _export_on_cluster(
     overwrite: bool,
     findings: bool,
     quiet: bool,
-    options,
+    dialect,
+    redact: bool = False,
 ) -> None:
     """``export --scheduler``: a Parquet dataset, a file per task and table."""
     from ..remote import is_url
@@ -235,12 +225,13 @@ def _export_on_cluster(
     with remote_errors():
         _clear_target(to, shown, overwrite)
         from ..api import run_export
+        from ..engine import Options
 
         with dask_client(address) as client:
             counts = run_export(
                 paths,
                 _no_rows,
-                options,
+                Options(dialect=dialect, redact=redact),
                 findings=findings,
                 target=to,
                 client=client,

@@ -50,7 +50,7 @@ def run_exports(
     title = "msgcli show " + " ".join(visible(p) for p in paths)
     code = 0
     if html:
-        found = findings_by_line(paths, dialect) if findings else None
+        found = findings_by_line(paths, dialect, redact) if findings else None
         options = HtmlOptions(
             title=title,
             media=media,

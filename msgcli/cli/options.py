@@ -74,14 +74,6 @@ class ListFormat(str, Enum):
     markdown = "markdown"
 
 
-RedactOption = Annotated[
-    bool,
-    typer.Option(
-        "--redact",
-        help="Mask secrets (API keys, tokens, private keys, passwords, Authorization "
-        "headers) in every record before it is read.",
-    ),
-]
 DialectOption = Annotated[
     str | None,
     typer.Option(
@@ -125,6 +117,14 @@ ConfigOption = Annotated[
     ),
 ]
 NoConfigOption = Annotated[bool, typer.Option("--no-config", help="Ignore any configuration file.")]
+RedactOption = Annotated[
+    bool,
+    typer.Option(
+        "--redact",
+        help="Mask secrets (API keys, tokens, private keys, passwords, Authorization "
+        "headers) in everything written, as 'msgcli show --redact' does.",
+    ),
+]
 QuietOption = Annotated[
     bool, typer.Option("--quiet", "-q", help="Print the findings only, no summary.")
 ]

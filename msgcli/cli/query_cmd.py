@@ -131,7 +131,7 @@ def query(
     raise typer.Exit(0 if matched else 1)
 
 
-def _show(paths: list[str], dialect: str | None, values: dict, redact: bool) -> None:
+def _show(paths: list[str], dialect: str | None, values: dict, redact: bool = False) -> None:
     from ..render.thread import ShowOptions
     from ..render.view import Filters, View, console_for
     from ..report.text import use_colour

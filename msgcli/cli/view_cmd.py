@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from .common import check_outputs, fail
-from .options import DialectOption, TracebackOption
+from .options import DialectOption, RedactOption, TracebackOption
 
 command = typer.Typer(rich_markup_mode=None, add_completion=False)
 
@@ -50,6 +50,7 @@ def view(
             "--max-chars", min=0, metavar="N", help="Cut longer texts, visibly (0: never)."
         ),
     ] = 200_000,
+    redact: RedactOption = False,
     dialect: DialectOption = None,
     traceback: TracebackOption = False,
 ) -> None:
@@ -115,11 +116,11 @@ def view(
             media=media,
             media_limit=media_limit,
             max_chars=max_chars,
-            findings=findings_by_line([name], chosen) if findings else None,
+            findings=findings_by_line([name], chosen, redact) if findings else None,
         )
         try:
             with outputs.PendingFile(target, text=True, errors="replace") as out:
-                status, tally = write_html([name], out.stream, options, chosen)
+                status, tally = write_html([name], out.stream, options, chosen, redact=redact)
         except OSError as exc:
             raise fail(f"cannot write {target}: {exc.strerror or exc}") from None
         code = max(code, status)

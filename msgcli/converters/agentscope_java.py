@@ -53,6 +53,7 @@ _ROLE_BLOCKS = {"user": ("text", "data"), "system": ("text",)}
 
 class AgentScopeJavaWriter(SplitWriter):
     title = TITLE
+    stamps = True
     roles = ("user", "assistant", "system", "tool")
     variant = "2.x"
 

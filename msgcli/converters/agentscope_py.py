@@ -55,6 +55,7 @@ _ROLE_BLOCKS = {"user": ("text", "data"), "system": ("text",)}
 class AgentScopePyWriter(Writer):
     # AgentScope Python 1.x writes tool results as system messages
     result_roles = frozenset({"system"})
+    stamps = True
 
     def turn_fields(self, msg: Message) -> dict[str, Any]:
         return {k: v for k, v in msg.fields.items() if k != "usage"}
@@ -87,7 +88,7 @@ def _message(turn: Turn, out: Out) -> Message:
     elif not (isinstance(role, str) and role in ("user", "assistant", "system")):
         role = role_or_assistant(turn, ("user", "assistant", "system"), out, TITLE)
     stamp = _time(turn.when, out)
-    msg_id = _id(head.id, turn.source, turn.line, "message")
+    msg_id = out.unique(_id(head.id, turn.source, turn.place(), "message"), turn.line)
     allowed = _ROLE_BLOCKS.get(role)
     result_ids = answered(turn)
     content: list[Block] = []
@@ -140,7 +141,7 @@ def _usage(usage: Usage | None) -> Usage | None:
 
 def _stamps(block: Block, stamp: str | None, done: bool) -> dict[str, Any]:
     times = {k: v for k, v in block.fields.items() if k in ("created_at", "finished_at")}
-    if "created_at" in times:
+    if times.get("created_at") is not None:
         return {"created_at": times["created_at"], "finished_at": times.get("finished_at")}
     return {"created_at": stamp, "finished_at": stamp if done else None}
 
@@ -188,7 +189,7 @@ def _block(
             state = "finished" if id_key(block.id) in result_ids else "pending"
         fields = _stamps(block, stamp, id_key(block.id) in result_ids)
         rules = block.fields.get("suggested_rules")
-        fields["suggested_rules"] = rules if isinstance(rules, list) else []
+        fields["suggested_rules"] = _rules(rules, line, out) if isinstance(rules, list) else []
         return ToolCallBlock(
             type="tool_call",
             id=block.id if isinstance(block.id, str) else bid(block.id, "call"),
@@ -224,6 +225,27 @@ def _block(
         fields=_stamps(block, stamp, False),
         text=recast(block, line, out, no_kind(block, TITLE)).text,
     )
+
+
+def _rules(rules: list, line: int, out: Out) -> list:
+    """A tool call's suggested permission rules, each with the four keys AgentScope writes:
+    a rule without ``rule_content`` (an AG-UI event leaves out what is null) gets null, the
+    framework's value for a rule that covers the whole tool."""
+    if all(not isinstance(r, dict) or "rule_content" in r for r in rules):
+        return rules
+    out.fill(
+        line,
+        "tool call(s) with a suggested permission rule that has no rule_content: written as "
+        "null (the rule covers the whole tool)",
+    )
+    filled = []
+    for rule in rules:
+        if isinstance(rule, dict) and "rule_content" not in rule:
+            items = list(rule.items())
+            at = 1 if items and items[0][0] == "tool_name" else len(items)
+            rule = dict([*items[:at], ("rule_content", None), *items[at:]])
+        filled.append(rule)
+    return filled
 
 
 def _nested(

@@ -17,8 +17,8 @@ from datetime import tzinfo
 from typing import Any
 
 from ..dialects import Dialect, get_dialect
-from ..model import Block, Message, TextBlock, ToolResultBlock, Turn, pointer
-from .text import as_text, aware, id_key, kind_of, parts_text
+from ..model import Block, Message, TextBlock, ToolCallBlock, ToolResultBlock, Turn, pointer
+from .text import as_text, aware, id_key, kind_of, made_id, parts_text
 
 __all__ = ["LogFacts", "Note", "Out", "Writer", "is_tool_message", "read_turn", "writer_of"]
 
@@ -26,16 +26,44 @@ Note = Callable[[int, str, str], None]  # note(line, pointer, text)
 
 TOOL_CALL_STATES = ("pending", "asking", "allowed", "submitted", "finished")
 _TOOL_RESULT_STATES = ("success", "error", "interrupted", "denied", "running")
+#: the states of a call that waits for its result by design
+_WAITING = ("asking", "submitted")
 
 
 @dataclass(slots=True)
 class Out:
     """Where a writer writes: the target dialect, the zone of local times (``None``: this
-    machine's), and where notes of what has no place go."""
+    machine's), where notes of what has no place go, and the message ids the conversion has
+    written so far (``None``: ids are not kept apart, as on a way back)."""
 
     dialect: Dialect
     local: tzinfo | None
     note: Note
+    taken: set[str] | None = None
+    #: ``fill(line, what)``: the record on ``line`` is given a stand-in the source has no
+    #: value for (X003, counted by ``what``)
+    fill: Callable[[int, str], None] = lambda line, what: None
+
+    def unique(self, msg_id: str, line: int, shape: Callable[[str], str] = str) -> str:
+        """``msg_id``, or where an earlier message of the conversion was written with it (a
+        source that writes one message in parts under one id, which the target does not
+        allow) an id made from it, in the target's form (``shape`` of 32 hex digits): noted
+        (X001), the original kept for the way back."""
+        taken = self.taken
+        if taken is None:
+            return msg_id
+        if msg_id in taken:
+            made = shape(made_id(msg_id, "again", len(taken)))
+            self.note(
+                line,
+                "/id",
+                f"the message id {msg_id!r} is already that of an earlier message (the source "
+                f"writes a message in parts under one id, {self.dialect.title} gives each "
+                f"message its own): written as {made!r}",
+            )
+            msg_id = made
+        taken.add(msg_id)
+        return msg_id
 
 
 class Writer:
@@ -73,6 +101,13 @@ class Writer:
     def finish(self, out: Out) -> list[dict]:
         """The records still held once every turn of the log was written (default: none)."""
         return []
+
+    #: whether every message of the dialect has a time: where the source has none, the
+    #: conversion writes a stand-in (X003)
+    stamps: bool = False
+    #: whether the dialect's tool calls are handed to the application (a provider's
+    #: response): a call with no result after it waits for one (read as ``submitted``)
+    hands_over_calls: bool = False
 
     def turn_fields(self, msg: Message) -> dict[str, Any]:
         """What of a message's ``fields`` a target may map (default: nothing)."""
@@ -148,10 +183,11 @@ def read_turn(
     source: Writer,
     local: tzinfo | None,
     strip: Callable[[Any], Any],
+    ordinals: list[int] | None = None,
 ) -> Turn:
     """The turn of a group: its first message, with the tool messages after it.
     ``strip(metadata)`` takes out what a conversion keeps for itself; ``source`` is the
-    writer of the group's dialect."""
+    writer of the group's dialect; ``ordinals`` where on its line each message stands."""
     first = group[0][1]
     dialect = get_dialect(first.dialect)
     utc = source.utc
@@ -161,10 +197,12 @@ def read_turn(
     messages: list[Message] = []
     times = []
     block_times = {}
+    results = {id_key(b.id) for _, m in group for b in m.content if isinstance(b, ToolResultBlock)}
     for _, msg in group:
         metadata = strip(msg.metadata)
         if metadata is not msg.metadata:
             msg = replace(msg, metadata=metadata)
+        msg = _waiting(msg, dialect, source, results)
         messages.append(msg)
         times.append(aware(dialect.parse_time(msg.timestamp), local, utc))
         for block in msg.content:
@@ -181,7 +219,31 @@ def read_turn(
         fields=source.turn_fields(first),
         usage_in_metadata=source.usage_in_metadata,
         block_times=block_times,
+        ordinals=ordinals if ordinals is not None and any(ordinals) else [],
     )
+
+
+def _waiting(msg: Message, dialect: Dialect, source: Writer, results: set) -> Message:
+    """The message with ``submitted`` as the state of each call it hands over that has no
+    result in its turn: the calls of a provider's response (handed to the application),
+    and those of a message its dialect says waits for them (``Dialect.parked``: a paused
+    session), which a target reads by the state alone."""
+    handed = source.hands_over_calls
+    if not handed and not dialect.parked(msg.metadata):
+        return msg
+    changed = False
+    content: list[Block] = []
+    for block in msg.content:
+        if (
+            isinstance(block, ToolCallBlock)
+            and block.state not in _WAITING
+            and (block.state is None or not handed)
+            and id_key(block.id) not in results
+        ):
+            block = replace(block, state="submitted")
+            changed = True
+        content.append(block)
+    return replace(msg, content=content) if changed else msg
 
 
 # -- what the writers share -------------------------------------------------------

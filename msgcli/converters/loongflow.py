@@ -44,6 +44,7 @@ _STATUS = ("success", "error", "in_progress")
 
 class LoongFlowWriter(SplitWriter):
     title = TITLE
+    stamps = True
     utc = True
     usage_in_metadata = True
 

@@ -151,6 +151,7 @@ def _convert_file(
                 aside[str(item.message.role)] = aside.get(str(item.message.role), 0) + 1
                 first_aside = first_aside or item.line
                 continue
+            converter.replayed = reader.kind == "event"
             for record in converter.feed(item.line, item.message, item.raw or {}):
                 write(record)
         for record in converter.finish():

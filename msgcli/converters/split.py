@@ -68,12 +68,15 @@ class SplitWriter(Writer):
         in_tool = False
         segment = 0
         result_ids = answered(turn)
+        base = out.unique(
+            self.uuid_text(turn.head.id, turn.source, turn.place(), "message"), turn.line, dashed
+        )
         for at, block in turn.parts():
             line = turn.lines[at]
             home = at if turn.answers(at) else None
             if isinstance(block, ToolResultBlock) and (role != "tool" or home is not None):
                 if current is None or not in_tool or current_home != home:
-                    current = self._tool_message(turn, block, home, out, len(messages))
+                    current = self._tool_message(turn, block, home, out, len(messages), base)
                     current_home = home
                     in_tool = True
                     messages.append(current)
@@ -81,21 +84,26 @@ class SplitWriter(Writer):
                 continue
             if current is None or in_tool:
                 when = turn.block_times.get(id(block)) if segment else None
-                current = self._segment(turn, role, out, segment, when)
+                current = self._segment(turn, role, out, segment, base, when)
                 current_home = None
                 in_tool = False
                 segment += 1
                 messages.append(current)
             current.content.append(self.block(block, line, role, result_ids, out))
         if not messages:
-            messages.append(self._segment(turn, role, out, 0))
+            messages.append(self._segment(turn, role, out, 0, base))
         return messages
 
     def _segment(
-        self, turn: Turn, role: Any, out: Out, index: int, when: datetime | None = None
+        self,
+        turn: Turn,
+        role: Any,
+        out: Out,
+        index: int,
+        base: str,
+        when: datetime | None = None,
     ) -> Message:
         head = turn.head
-        base = self.uuid_text(head.id, turn.source, turn.line, "message")
         msg_id = base if index == 0 else dashed(made_id(base, "part", index))
         usage = head.usage if index == 0 else None
         return self._message(
@@ -110,14 +118,17 @@ class SplitWriter(Writer):
         )
 
     def _tool_message(
-        self, turn: Turn, block: Block, home: int | None, out: Out, index: int
+        self, turn: Turn, block: Block, home: int | None, out: Out, index: int, base: str
     ) -> Message:
         if home is not None:
             msg = turn.messages[home]
-            msg_id = self.uuid_text(msg.id, turn.source, turn.lines[home], "message")
+            msg_id = out.unique(
+                self.uuid_text(msg.id, turn.source, turn.place(home), "message"),
+                turn.lines[home],
+                dashed,
+            )
             name, when, metadata, usage = msg.name, turn.times[home], msg.metadata, msg.usage
         else:
-            base = self.uuid_text(turn.head.id, turn.source, turn.line, "message")
             msg_id = dashed(made_id(base, "result", block.id, index))
             name = (
                 turn.head.name

@@ -26,6 +26,7 @@ from ..model import (
     UnknownBlock,
     ValueBlock,
 )
+from ..records import loads_exact
 from ..writer import dumps
 
 __all__ = [
@@ -167,7 +168,7 @@ def arguments_object(block: ToolCallBlock) -> tuple[dict, bool]:
         return block.arguments, True
     if isinstance(block.input, str):
         try:
-            parsed = orjson.loads(block.input)
+            parsed = loads_exact(block.input)
         except orjson.JSONDecodeError:
             return {}, False
         if isinstance(parsed, dict):

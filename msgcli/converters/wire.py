@@ -14,6 +14,7 @@ __all__ = ["ANTHROPIC", "OPENAI_CHAT", "OPENAI_RESPONSES"]
 
 class WireWriter(Writer):
     has_metadata = False
+    hands_over_calls = True
 
     def __init__(self, result_roles: frozenset[str] = frozenset()):
         self.result_roles = result_roles

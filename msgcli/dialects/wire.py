@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..model import Message, Usage, pointer
+from ..records import loads_exact
 from ..replayers import MARK_KEY, Replayer, Sink
 from ..textsafe import short
 from .base import MESSAGE, Dialect
@@ -222,7 +223,7 @@ def parse_arguments(text: Any) -> tuple[Any, str | None]:
     if not text.strip():
         return {}, None
     try:
-        value = orjson.loads(text)
+        value = loads_exact(text)
     except orjson.JSONDecodeError:
         return None, f"are not valid JSON: {short(text)}"
     if type(value) is not dict:

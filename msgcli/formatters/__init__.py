@@ -107,7 +107,8 @@ def format_request(
 
     The messages need not be valid: a field of the wrong JSON type is read as the
     framework would best have it (see :func:`._common.normalize`) and noted at its line;
-    the request is always JSON that :mod:`orjson` and :mod:`json` can write.
+    the request is always JSON that :mod:`json` and :func:`msgcli.writer.dumps` can write
+    (an integer beyond 64 bits is kept whole, which :mod:`orjson` alone does not write).
     """
     known = providers()
     if provider not in known:

@@ -55,7 +55,6 @@ HISTORY_PROMPT = (
 # Deeper than this, a value from the log is cut (JSON encoders stop at about 255 levels;
 # the request wraps a value in a few levels of its own).
 MAX_DEPTH = 200
-_INT_RANGE = (-(2**63), 2**64)  # what orjson writes
 
 
 @dataclass(slots=True)
@@ -169,10 +168,9 @@ def _clip(value: Any, depth: int) -> Any:
 
 def unsendable(value: Any) -> str | None:
     """Why a JSON value from the log cannot go into the request as it is (JSON encoders
-    take neither), or ``None``: nested more than :data:`MAX_DEPTH` levels deep, or a
-    number beyond 64 bits."""
+    do not take it), or ``None``: nested more than :data:`MAX_DEPTH` levels deep. (An
+    integer beyond 64 bits goes as it is: the frameworks' encoders write it in full.)"""
     stack = [(value, 0)]
-    big = False
     while stack:
         item, depth = stack.pop()
         if isinstance(item, dict | list):
@@ -180,9 +178,7 @@ def unsendable(value: Any) -> str | None:
                 return f"is nested more than {MAX_DEPTH} levels deep"
             items = item.values() if isinstance(item, dict) else item
             stack.extend((v, depth + 1) for v in items)
-        elif isinstance(item, int) and not isinstance(item, bool):
-            big = big or not _INT_RANGE[0] <= item < _INT_RANGE[1]
-    return "holds a number beyond 64 bits" if big else None
+    return None
 
 
 def source_of(block: Block) -> Source | None:

@@ -37,6 +37,7 @@ from ..model import (
     ValueBlock,
     pointer,
 )
+from ..records import loads_exact
 from ._common import (
     HISTORY_PROMPT,
     Context,
@@ -516,7 +517,7 @@ class _Anthropic:
         if not raw.strip():
             return {}
         try:
-            value = orjson.loads(raw)
+            value = loads_exact(raw)
         except orjson.JSONDecodeError:
             value = None
         if not isinstance(value, dict):

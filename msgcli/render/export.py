@@ -151,14 +151,22 @@ def walk(
     return 2 if unreadable else 0
 
 
-def findings_by_line(paths: list[str], dialect: str | None) -> dict[tuple[str, int], list[Any]]:
-    """What ``msgcli validate`` finds in the logs, per ``(path, line)``."""
+def findings_by_line(
+    paths: list[str], dialect: str | None, redact: bool = False
+) -> dict[tuple[str, int], list[Any]]:
+    """What ``msgcli validate`` finds in the logs, per ``(path, line)``; with ``redact``,
+    secrets a finding quotes from its record masked."""
+    from dataclasses import replace
+
     from ..engine import Options
     from ..pipeline import validate_paths
+    from ..redact import redact_text
 
     found: dict[tuple[str, int], list[Any]] = {}
     for report in validate_paths(paths, Options(dialect=dialect)).files:
         for finding in report.findings:
+            if redact:
+                finding = replace(finding, message=redact_text(finding.message))
             found.setdefault((finding.path, finding.line), []).append(finding)
     return found
 

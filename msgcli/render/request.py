@@ -11,10 +11,11 @@ from .words import plural
 
 
 def request_text(request: dict) -> str:
-    """The request body as indented JSON, with a final newline."""
-    import orjson
+    """The request body as indented JSON, with a final newline (an integer beyond 64 bits
+    written in full)."""
+    from ..guard import json_text
 
-    return orjson.dumps(request, option=orjson.OPT_INDENT_2).decode() + "\n"
+    return json_text(request, indent=True) + "\n"
 
 
 def note_lines(name: str, notes: Iterable[tuple[int | None, str]]) -> list[str]:

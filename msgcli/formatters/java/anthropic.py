@@ -17,6 +17,7 @@ from ...model import (
     ToolCallBlock,
     ToolResultBlock,
 )
+from ...records import loads_exact
 from .._common import (
     HISTORY_PROMPT,
     Context,
@@ -114,7 +115,7 @@ def _anthropic_input(block: ToolCallBlock, ctx: Context, msg: Message) -> Any:
     args = block.arguments
     if args is None and isinstance(block.input, str):
         try:
-            args = orjson.loads(block.input)
+            args = loads_exact(block.input)
         except orjson.JSONDecodeError:
             args = None
         if args is not None and not isinstance(args, dict):
