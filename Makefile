@@ -159,3 +159,10 @@ fuzz: $(VENV)/.test
 BENCH_CLUSTER_ARGS ?=
 bench-cluster: $(VENV)/.test
 	$(BIN)/python benchmarks/cluster.py $(BENCH_CLUSTER_ARGS)
+
+## bench-usage: msgcli usage beside ccusage (installed from the npm registry into bench-out/, never a
+## dependency) on 3,000 Claude Code sessions and on one 400 MB session, into bench-out/usage
+.PHONY: bench-usage
+BENCH_USAGE_ARGS ?=
+bench-usage: $(VENV)/.bench
+	$(BIN)/python benchmarks/usage.py $(BENCH_USAGE_ARGS)
