@@ -336,12 +336,15 @@ class LogReader:
             return kind
         self.kind = kind
         dialect = self.dialect
-        if kind != EVENT and dialect is not None:
-            # (the ids alone need no joining where the records of a message hold its id, see
-            # Dialect.message_id; a dialect that names its messages only once they are joined
-            # says so: Dialect.ids_need_joining)
-            if not self.ids_only or dialect.ids_need_joining:
-                self.assembler = dialect.assembler()
+        # (the ids alone need no joining where the records of a message hold its id, see
+        # Dialect.message_id; a dialect that names its messages only once they are joined
+        # says so: Dialect.ids_need_joining)
+        if (
+            kind != EVENT
+            and dialect is not None
+            and (not self.ids_only or dialect.ids_need_joining)
+        ):
+            self.assembler = dialect.assembler()
         if kind == EVENT:
             from .schemas import compiled
 
