@@ -51,6 +51,9 @@ class Container:
     reader: str
     magic: bytes | None = None
     pattern: str | None = None
+    #: the endings of the files that go with one of this kind beside it (a SQLite
+    #: database's ``-wal`` and ``-shm``): copied along when it is read from object storage
+    companions: tuple[str, ...] = ()
 
     def load(self) -> Callable[[str], Iterator[Any]]:
         module, _, attr = self.reader.partition(":")

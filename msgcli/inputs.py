@@ -56,7 +56,9 @@ def expand_paths(
 
             if is_url(text):
                 # a URL: the object, or every log below the prefix (raises RemoteError)
-                for url, _ in listing(text, LOG_SUFFIXES):
+                from .containers import scan_names
+
+                for url, _ in listing(text, (*LOG_SUFFIXES, *scan_names())):
                     if url != text and _no_log(url, excluded):
                         if skipped is not None:
                             skipped.append(mask(url))

@@ -206,6 +206,11 @@ def read_records(source: str | Path | IO[bytes]) -> Iterator[Record]:
         except Unreadable as exc:
             raise ReadError(str(exc)) from None
         return
+    if isinstance(source, str) and "://" in source:
+        remote = _remote_container(source)
+        if remote is not None:
+            yield from _read_remote_container(source, remote)
+            return
     stream = open_input(source)
     try:
         yield from _read_stream(stream)
@@ -263,6 +268,45 @@ def _read_part(path: str, pointer: str) -> Iterator[Record]:
     lines = _pointer_lines(data, {pointer + where for where, _ in parts})
     for where, record in parts:
         yield Record(lines.get(pointer + where, 1), record, None, where=pointer + where)
+
+
+def _remote_container(url: str) -> Any:
+    """The container (:mod:`msgcli.containers`) an object in storage is, by its name."""
+    from .containers import CONTAINERS
+
+    name = url.rstrip("/").rsplit("/", 1)[-1]
+    return next((c for c in CONTAINERS if c.names and c.takes_name(name)), None)
+
+
+def _read_remote_container(url: str, container: Any) -> Iterator[Record]:
+    """The records of a container kept in object storage: its reader needs a local file (a
+    database is opened by its path), so the object, and the files that go with it (a
+    SQLite database's write-ahead log), are copied into a temporary folder first, removed
+    once the records are read."""
+    import shutil
+    import tempfile
+
+    from .containers import Unreadable
+    from .remote import RemoteError, is_url, open_binary
+
+    if not is_url(url):
+        raise ReadError("no such file")
+    with tempfile.TemporaryDirectory(prefix="msgcli-") as folder:
+        local = os.path.join(folder, url.rstrip("/").rsplit("/", 1)[-1])
+        for suffix in ("", *container.companions):
+            try:
+                with open_binary(url + suffix) as src, open(local + suffix, "wb") as dst:
+                    shutil.copyfileobj(src, dst, 1 << 20)
+            except FileNotFoundError:
+                if not suffix:
+                    raise ReadError("no such file") from None
+            except (OSError, RemoteError) as exc:
+                if not suffix:
+                    raise ReadError(str(exc)) from None
+        try:
+            yield from container.load()(local)
+        except Unreadable as exc:
+            raise ReadError(str(exc)) from None
 
 
 def container_of(source: str | Path | IO[bytes]) -> Any:

@@ -18,10 +18,11 @@ masked form.
 from __future__ import annotations
 
 import io
+import os
 import re
 from typing import IO, Any
 
-__all__ = ["RemoteError", "is_url", "listing", "mask", "open_binary", "size"]
+__all__ = ["RemoteError", "folder_files", "is_url", "listing", "mask", "open_binary", "size"]
 
 _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]+://")
 _USERINFO = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]+://)[^/@?#]*@")
@@ -198,3 +199,44 @@ def clear_target(url: str, shown: str, replace: bool) -> bool:
     except Exception as exc:
         raise RemoteError(f"cannot write {shown}: {_why(exc)}") from None
     return exists
+
+
+def folder_files(folder: str) -> tuple[tuple[str, int], ...] | None:
+    """``(name, size)`` of the files in a folder (local or URL), None when there is none (a
+    local file's size is its modification time: what tells a change). A prefix the run has
+    listed already is looked in without a request of its own."""
+    if not is_url(folder):
+        try:
+            names = sorted(os.listdir(folder))
+        except OSError:
+            return None
+        out = []
+        for name in names:
+            try:
+                out.append((name, os.stat(os.path.join(folder, name)).st_mtime_ns))
+            except OSError:
+                continue
+        return tuple(out)
+    below = folder.rstrip("/") + "/"
+    for prefix, listed in list(LISTINGS.items()):
+        if below.startswith(prefix.rstrip("/") + "/"):
+            # the run listed a prefix that holds the folder: no request of its own
+            inside = [
+                (url[len(below) :], size)
+                for url, size in listed
+                if url.startswith(below) and "/" not in url[len(below) :]
+            ]
+            return tuple(sorted(inside)) if inside else None
+    try:
+        fs, where = filesystem(folder)
+        entries = fs.ls(where, detail=True)
+    except (RemoteError, Exception):
+        return None
+    found = []
+    for entry in entries:
+        if entry.get("type") == "directory":
+            continue
+        name = str(entry.get("name", "")).rstrip("/").rpartition("/")[2]
+        if name:
+            found.append((name, int(entry.get("size") or 0)))
+    return tuple(sorted(found))

@@ -118,11 +118,14 @@ def msgcli(env: dict, *args: str, cwd: Path | None = None, timeout: float = 180)
 
 def _log_count(root: Path) -> int:
     """The logs below ``root/logs``: JSONL, gzip and SSE files, and the JSON documents that are
-    logs (state files, Claude Code's subagent records), not a JSON schema beside them."""
+    logs (state files, Claude Code's subagent records), not a JSON schema beside them; and
+    the logs kept in files that are no JSON text (OpenCode's database, OTLP protobuf bodies),
+    read from the store as from a local folder."""
     return sum(
         1
         for p in (root / "logs").rglob("*")
-        if p.name.endswith((".jsonl", ".gz", ".sse"))
+        if p.name.endswith((".jsonl", ".gz", ".sse", ".pb"))
+        or p.name == "opencode.db"
         or (p.name.endswith(".json") and not p.name.endswith(".schema.json"))
     )
 

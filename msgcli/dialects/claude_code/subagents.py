@@ -94,44 +94,9 @@ def path_exists(path: str) -> bool:
 
 
 def _listing(folder: str) -> tuple[tuple[str, int], ...] | None:
-    """``(name, size)`` of the files in a folder (local or URL), None when there is none."""
-    if not _is_url(folder):
-        try:
-            names = sorted(os.listdir(folder))
-        except OSError:
-            return None
-        out = []
-        for name in names:
-            try:
-                out.append((name, os.stat(os.path.join(folder, name)).st_mtime_ns))
-            except OSError:
-                continue
-        return tuple(out)
-    from ...remote import LISTINGS, RemoteError, filesystem
+    from ...remote import folder_files
 
-    below = folder.rstrip("/") + "/"
-    for prefix, listed in list(LISTINGS.items()):
-        if below.startswith(prefix.rstrip("/") + "/"):
-            # the run listed a prefix that holds the folder: no request of its own
-            inside = [
-                (url[len(below) :], size)
-                for url, size in listed
-                if url.startswith(below) and "/" not in url[len(below) :]
-            ]
-            return tuple(sorted(inside)) if inside else None
-    try:
-        fs, where = filesystem(folder)
-        entries = fs.ls(where, detail=True)
-    except (RemoteError, Exception):
-        return None
-    found = []
-    for entry in entries:
-        if entry.get("type") == "directory":
-            continue
-        name = str(entry.get("name", "")).rstrip("/").rpartition("/")[2]
-        if name:
-            found.append((name, int(entry.get("size") or 0)))
-    return tuple(sorted(found))
+    return folder_files(folder)
 
 
 def subagent_logs(session: str) -> list[tuple[str, str]] | None:

@@ -34,17 +34,41 @@ def thread_in_name(path: str) -> str | None:
     return found.group(1) if found else None
 
 
+def _is_url(path: str) -> bool:
+    return "://" in path
+
+
+def _exists(path: str) -> bool:
+    """Whether a rollout is there to be read (an object in storage is taken as there: the
+    reading says otherwise)."""
+    return _is_url(path) or os.path.exists(path)
+
+
 def sessions_root(path: str) -> str:
-    """The sessions folder of a rollout in the CLI's layout, else its own folder."""
-    folder = os.path.dirname(os.path.abspath(path))
-    parts = folder.split(os.sep)
+    """The sessions folder of a rollout in the CLI's layout, else its own folder (a URL's
+    prefix likewise)."""
+    sep = "/" if _is_url(path) else os.sep
+    folder = path.rsplit("/", 1)[0] if _is_url(path) else os.path.dirname(os.path.abspath(path))
+    parts = folder.split(sep)
     if len(parts) > 3 and all(_DIGITS.fullmatch(p) for p in parts[-3:]):
-        return os.sep.join(parts[:-3]) or os.sep
+        return sep.join(parts[:-3]) or sep
     return folder
 
 
 def _rollouts(root: str) -> dict[str, str]:
     out: dict[str, str] = {}
+    if _is_url(root):
+        from ...remote import RemoteError, listing
+
+        try:
+            found = listing(root.rstrip("/") + "/", (".jsonl", ".jsonl.zst"))
+        except RemoteError:
+            return out
+        for url, _ in found:
+            tid = thread_in_name(url)
+            if tid is not None:
+                out.setdefault(tid, url)
+        return out
     for here, dirs, files in os.walk(root):
         dirs.sort()
         for name in sorted(files):
@@ -56,14 +80,19 @@ def _rollouts(root: str) -> dict[str, str]:
 
 def find_thread(path: str, thread_id: Any) -> str | None:
     """The rollout of ``thread_id`` in the sessions folder of ``path``."""
-    if not isinstance(thread_id, str) or not os.path.exists(path):
+    if not isinstance(thread_id, str) or not _exists(path):
         return None
     return _rollouts(sessions_root(path)).get(thread_id)
 
 
 def _open(path: str) -> Any:
     """A rollout's bytes, un-compressed when it is a ``.jsonl.zst``."""
-    stream = open(path, "rb")  # noqa: SIM115 (closed by the caller's with)
+    if _is_url(path):
+        from ...remote import open_binary
+
+        stream = open_binary(path)
+    else:
+        stream = open(path, "rb")  # noqa: SIM115 (closed by the caller's with)
     if path.endswith(".zst"):
         import io
 
@@ -107,7 +136,7 @@ def last_ordinal(path: str) -> int | None:
 
 def children(path: str, thread_id: Any) -> list[tuple[str, str, str]]:
     """``(agent path, title, rollout)`` of each sub-agent ``thread_id`` spawned."""
-    if not isinstance(thread_id, str) or not os.path.exists(path):
+    if not isinstance(thread_id, str) or not _exists(path):
         return []
     return list(_children(sessions_root(path), thread_id))
 
@@ -136,7 +165,7 @@ def forks(path: str, thread_id: Any) -> dict[Any, list[tuple[str, str]]]:
     """The forks of ``thread_id`` in the sessions folder of ``path``: ``(title, rollout)``
     of each, by the ordinal of the parent's last response before the fork (where ``show``
     puts the branch)."""
-    if not isinstance(thread_id, str) or not os.path.exists(path):
+    if not isinstance(thread_id, str) or not _exists(path):
         return {}
     found: list[tuple[int, str, str]] = []
     for tid, where in _rollouts(sessions_root(path)).items():
@@ -190,7 +219,7 @@ def nested_among(sources: list[Any]) -> set[str]:
     for source in sources:
         name = str(source) if source is not None else ""
         tid = thread_in_name(name)
-        if tid is not None and os.path.exists(name):
+        if tid is not None and _exists(name):
             given[tid] = name
     out: set[str] = set()
     if len(given) < 2:

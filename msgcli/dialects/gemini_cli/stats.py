@@ -79,8 +79,14 @@ def finish(path: str, details: dict, count: Any) -> None:
     session = gc.get("session")
     if gc["thread"] != "main" or not isinstance(session, str):
         return
-    folder = os.path.join(os.path.dirname(path), session)
-    if not os.path.isdir(folder):
+    from ...remote import folder_files, is_url
+
+    if is_url(path):
+        folder = f"{path.rpartition('/')[0]}/{session}"
+    else:
+        folder = os.path.join(os.path.dirname(path), session)
+    listed = folder_files(folder)  # (a folder in object storage too)
+    if listed is None:
         return
     subagents: dict[str, Any] = {
         "files": 0,
@@ -90,10 +96,10 @@ def finish(path: str, details: dict, count: Any) -> None:
         **_tokens(),
         "by_agent": {},
     }
-    for entry in sorted(os.listdir(folder)):
+    for entry, _ in listed:
         if not entry.endswith(".jsonl"):
             continue
-        counted = count(os.path.join(folder, entry))
+        counted = count(f"{folder}/{entry}" if is_url(folder) else os.path.join(folder, entry))
         theirs = (counted.details or {}).get("gemini_cli")
         if theirs is None:
             continue

@@ -57,6 +57,7 @@ class OpenCodeDialect(Dialect):
             names=("opencode.db",),
             reader="msgcli.dialects.opencode.store:read_database",
             magic=b"SQLite format 3\x00",
+            companions=("-wal", "-shm"),
         ),
         Container(
             names=(),
