@@ -61,10 +61,11 @@ class WireReplayer(Replayer):
     def _lean(self, lines: Any, check: Any) -> int:
         import orjson
 
-        from ..guard import RECORD_DEPTH, nests_deeper
+        from ..guard import RECORD_DEPTH, exact_loads, may_hold_big_int, nests_deeper
         from ..records import Record, not_object, records_of_lines, too_deep
 
         loads = orjson.loads
+        big = may_hold_big_int  # (an integer beyond 64 bits is read exactly, as the reader does)
         bad_json = orjson.JSONDecodeError
         valid = check.event_schema.is_valid_typed
         summary = check.summary
@@ -105,6 +106,8 @@ class WireReplayer(Replayer):
                     last = take(record) or last
                 break
             count += 1
+            if big(raw):
+                obj = exact_loads(raw, obj)
             try:
                 kind = obj.get(key)
                 apply = fast.get(kind)

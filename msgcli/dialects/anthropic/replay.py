@@ -86,10 +86,11 @@ class AnthropicReplayer(WireReplayer):
         value of another type than those, leaves the event to its fast path and then the
         whole way, as there. Each statement here runs once an event, a million times for a
         million events, so the loop keeps to as few as it can."""
-        from ...guard import RECORD_DEPTH
+        from ...guard import RECORD_DEPTH, exact_loads, may_hold_big_int
         from ...records import Record, not_object, records_of_lines, too_deep
 
         loads = orjson.loads
+        big = may_hold_big_int  # (an integer beyond 64 bits is read exactly, as the reader does)
         bad_json = orjson.JSONDecodeError
         valid = check.event_schema.is_valid_typed
         summary = check.summary
@@ -178,6 +179,8 @@ class AnthropicReplayer(WireReplayer):
                     count += 1
                     last = take(record) or last
                 break
+            if big(raw):
+                obj = exact_loads(raw, obj)
             try:
                 kind = obj[K_TYPE]
             except KeyError:

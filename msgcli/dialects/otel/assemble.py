@@ -20,6 +20,7 @@ from typing import Any
 
 import orjson
 
+from ...records import loads_exact
 from .genai import (
     AGGREGATED,
     DETAILS_EVENT,
@@ -197,7 +198,7 @@ def _value_messages(value: Any, role: str) -> list[dict]:
     if type(value) is not str or not value.strip():
         return []
     try:
-        found = orjson.loads(value)
+        found = loads_exact(value)
     except orjson.JSONDecodeError:
         return [{"role": role, "parts": [{"type": "text", "content": value}]}]
     if type(found) is dict and type(found.get("messages")) is list:
@@ -235,7 +236,7 @@ def _norm_part(part: Any) -> Any:
     args = out.get("arguments")
     if type(args) is str:
         with contextlib.suppress(orjson.JSONDecodeError):
-            out["arguments"] = orjson.loads(args)
+            out["arguments"] = loads_exact(args)
     if out.get("type") == "tool_call_response" and "result" in out and "response" not in out:
         out["response"] = out.pop("result")
     return out
@@ -245,7 +246,12 @@ def signature(message: dict) -> bytes:
     parts = message.get("parts")
     parts = [_norm_part(p) for p in parts] if type(parts) is list else parts
     role = message.get("role")
-    return orjson.dumps([role, parts], option=orjson.OPT_SORT_KEYS, default=str)
+    try:
+        return orjson.dumps([role, parts], option=orjson.OPT_SORT_KEYS, default=str)
+    except TypeError:  # (an integer beyond 64 bits, read exactly)
+        import json
+
+        return json.dumps([role, parts], sort_keys=True, default=str).encode()
 
 
 def _calls(messages: Iterable[dict]) -> set:

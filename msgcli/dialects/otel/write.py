@@ -22,6 +22,7 @@ from typing import Any
 import orjson
 
 from ...converters.base import Out, Writer
+from ...guard import deep_dumps
 from ...model import (
     Block,
     DataBlock,
@@ -75,7 +76,10 @@ def _attrs(pairs: dict) -> list[dict]:
 
 
 def _json(obj: Any) -> str:
-    return orjson.dumps(obj, default=str).decode()
+    try:
+        return orjson.dumps(obj, default=str).decode()
+    except TypeError:  # (an integer beyond 64 bits, a value nested past orjson's 255 levels)
+        return deep_dumps(obj)
 
 
 def _nanos(when: datetime) -> int:
