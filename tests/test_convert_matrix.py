@@ -23,18 +23,31 @@ from conftest import FIXTURES, log_files, sidecar
 
 import msgcli
 import msgcli.writer
+from msgcli.containers import container_for
 from msgcli.converters import targets
 from msgcli.dialects import DIALECTS
 from msgcli.pipeline import validate_paths
 
+
+
+def bundled_logs() -> list[Path]:
+    """The JSON logs and the logs kept in a container (OpenCode's database, an OTLP
+    protobuf body), as a directory scan takes them."""
+    kept = [p for p in FIXTURES.rglob("*") if p.is_file() and container_for(str(p), b"")]
+    return sorted({*log_files(FIXTURES), *kept})
+
+
 #: every log the repository bundles, but the negative fixtures (their findings are the point)
 CANDIDATES = [
     p
-    for p in log_files(FIXTURES)
+    for p in bundled_logs()
     if "invalid" not in p.relative_to(FIXTURES).parts and not sidecar(p).is_file()
 ]
 #: the loss a converted file declares (X001, X002) explains any warning in the target
 DECLARED = {"X001", "X002"}
+#: a target's finding that is a source's finding in the target's own rule family: a tool
+#: call no result answers is T002 in a log of messages and O010 in a trace
+SAME = {"O010": "T002"}
 
 
 @cache
@@ -80,11 +93,17 @@ def convert_and_check(path: Path, to: str) -> list[str]:
         elif f.severity.value == "warning":
             if f.code in source_warnings(path) or declared & DECLARED:
                 continue
+            if SAME.get(f.code) in source_warnings(path):
+                continue  # (the source's own finding, in the target's rule family)
             if f.code == "C002" and source.summary.dialect == "loongflow":
                 continue
             if f.code == "T002" and not DIALECTS[to].load_writer().has_metadata:
                 # a provider's response hands its calls to the application, and a log of
                 # provider messages pairs them with results: a response alone ends unpaired
+                continue
+            if f.code == "O010" and DIALECTS[source.summary.dialect].wire_form:
+                # the same for a trace of a provider's response: the application runs the
+                # calls after it, so no execute_tool span of the trace answers them
                 continue
             wrong.append(f"{to}: {f} (a warning the source has not, no loss declared)")
     return wrong

@@ -24,6 +24,7 @@ import orjson
 from ...converters.base import Out, Writer
 from ...guard import deep_dumps
 from ...model import (
+    WAITING_STATES,
     Block,
     DataBlock,
     HintBlock,
@@ -209,7 +210,28 @@ class OtelWriter(Writer):
             when = turn.times[index] if index < len(turn.times) else None
             self.seed.update(_json([msg.role, msg.id, str(when)]).encode())
             done.extend(self._message(msg, when))
+            if msg.role == "assistant":
+                self._waiting(msg, turn.lines[index], out)
         return done
+
+    def _waiting(self, msg: Message, line: int, out: Out) -> None:
+        """Say so where a tool call waits by design (a confirmation or an external run the
+        agent paused for): a trace has no state for it, so it reads as a call no
+        execute_tool span answers (O010)."""
+        parked = isinstance(msg.dialect, str) and get_dialect(msg.dialect).parked(msg.metadata)
+        waiting = [
+            b.id
+            for b in msg.content
+            if isinstance(b, ToolCallBlock) and (parked or b.state in WAITING_STATES)
+        ]
+        if waiting:
+            out.note(
+                line,
+                "",
+                f"{len(waiting)} tool call(s) wait by design for a confirmation or an external "
+                f"run ({', '.join(repr(i) for i in waiting[:3])}): a trace has no state for a "
+                "waiting call, so the trace reads them as unanswered (O010)",
+            )
 
     def _message(self, msg: Message, when: datetime | None) -> list[dict]:
         done: list[dict] = []
