@@ -6,10 +6,10 @@ stays unanswered; a trace says O010 where a log of messages says T002), or follo
 change ``convert`` declared for that file (X001, X002), or is LoongFlow's time order (it
 orders times per conversation, AgentScope over the whole file: ``docs/convert-mapping.md``)
 or Gemini CLI's (a resume rewrites the session's first message, which keeps its place), or
-a provider's response converted to provider messages or to a trace (its calls are handed to
-the application: their results come in the next request, which the log does not hold). Where the source has no value the target
-requires (a time, a tool's name), the converter writes a stand-in and says so (X003); a
-``null`` never stands where the target wants a string.
+a provider's response converted to provider messages (its calls are handed to the
+application: their results come in the next request, which the log does not hold). Where the
+source has no value the target requires (a time, a tool's name), the converter writes a
+stand-in and says so (X003); a ``null`` never stands where the target wants a string.
 """
 
 from __future__ import annotations
@@ -28,7 +28,6 @@ from msgcli.containers import container_for
 from msgcli.converters import targets
 from msgcli.dialects import DIALECTS
 from msgcli.pipeline import validate_paths
-
 
 
 def bundled_logs() -> list[Path]:
@@ -105,10 +104,6 @@ def convert_and_check(path: Path, to: str) -> list[str]:
             if f.code == "T002" and not DIALECTS[to].load_writer().has_metadata:
                 # a provider's response hands its calls to the application, and a log of
                 # provider messages pairs them with results: a response alone ends unpaired
-                continue
-            if f.code == "O010" and DIALECTS[source.summary.dialect].wire_form:
-                # the same for a trace of a provider's response: the application runs the
-                # calls after it, so no execute_tool span of the trace answers them
                 continue
             wrong.append(f"{to}: {f} (a warning the source has not, no loss declared)")
     return wrong

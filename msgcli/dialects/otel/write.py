@@ -215,22 +215,19 @@ class OtelWriter(Writer):
         return done
 
     def _waiting(self, msg: Message, line: int, out: Out) -> None:
-        """Say so where a tool call waits by design (a confirmation or an external run the
-        agent paused for): a trace has no state for it, so it reads as a call no
-        execute_tool span answers (O010)."""
-        parked = isinstance(msg.dialect, str) and get_dialect(msg.dialect).parked(msg.metadata)
+        """Say so where tool calls wait by design (a provider's response hands them to the
+        application; a paused agent waits for a confirmation or an external run): a trace
+        has no state for that, so it reads them as calls no execute_tool span answers."""
         waiting = [
-            b.id
-            for b in msg.content
-            if isinstance(b, ToolCallBlock) and (parked or b.state in WAITING_STATES)
+            b.id for b in msg.content if isinstance(b, ToolCallBlock) and b.state in WAITING_STATES
         ]
         if waiting:
             out.note(
                 line,
                 "",
-                f"{len(waiting)} tool call(s) wait by design for a confirmation or an external "
-                f"run ({', '.join(repr(i) for i in waiting[:3])}): a trace has no state for a "
-                "waiting call, so the trace reads them as unanswered (O010)",
+                f"{len(waiting)} tool call(s) wait by design for a result the log does not hold "
+                f"({', '.join(repr(i) for i in waiting[:3])}): a trace has no state for a "
+                "waiting call, so it reads them as unanswered (O010)",
             )
 
     def _message(self, msg: Message, when: datetime | None) -> list[dict]:
