@@ -46,8 +46,9 @@ CANDIDATES = [
 #: the loss a converted file declares (X001, X002) explains any warning in the target
 DECLARED = {"X001", "X002"}
 #: a target's finding that is a source's finding in the target's own rule family: a tool
-#: call no result answers is T002 in a log of messages and O010 in a trace
-SAME = {"O010": "T002"}
+#: call no result answers is T002 in a log of messages and O010 in a trace, an empty
+#: argument text T005 there and O013 (arguments that are no JSON object) here
+SAME = {"O010": "T002", "O013": "T005"}
 
 
 @cache

@@ -38,6 +38,7 @@ from ...model import (
     ValueBlock,
 )
 from .. import get_dialect
+from .genai import KNOWN_PARTS
 
 __all__ = ["WRITER", "OtelWriter", "value", "write_log"]
 
@@ -128,7 +129,12 @@ def _part(block: Block) -> dict:
             "content": block.value if isinstance(block.value, str) else _json(block.value),
         }
     if isinstance(block, UnknownBlock) and isinstance(block.raw, dict) and "type" in block.raw:
-        return dict(block.raw)
+        needs = KNOWN_PARTS.get(block.raw["type"]) if isinstance(block.raw["type"], str) else None
+        if needs is None or all(k in block.raw for k in needs):
+            return dict(block.raw)
+        # a part of the source named as a GenAI part is, but not that part (OpenAI's
+        # ``file`` holds no ``file_id``): kept whole under a type of its own
+        return {"type": "unknown", "content": block.raw}
     raw = block.raw if isinstance(block, UnknownBlock) else None
     return {"type": str(block.type or "unknown"), "content": raw}
 
