@@ -318,6 +318,16 @@ class Converter:
                     "/refusal",
                 )
             message = replace(message, content=[TextBlock(type="text", text=refusal)])
+        elif not message.content and message.usage is not None and report:
+            # a model's response that used tokens and holds nothing: its log did not record
+            # the content (a trace whose content capture was off)
+            self.report(
+                line,
+                "X001",
+                "the model's response holds no content (its log did not record it): written "
+                "with none, which the target reads as an empty message (B001)",
+                "",
+            )
         names = self._names
         bare = False
         for block in message.content:

@@ -429,6 +429,8 @@ def _conversation(spans: list[Span]) -> list[tuple[int, dict]]:
         elif op == "execute_tool":
             found = _tool_record(span)
             call_id = found["parts"][0].get("id") if found else None
+            if found is not None and call_id is None:
+                call_id = _call_of_run(span, found, out)
             if found is not None and call_id not in emitted_answers:
                 pending.append((span, found))
             out.append((span.line, _aside(span, "execute_tool")))
@@ -454,6 +456,26 @@ def _conversation(spans: list[Span]) -> list[tuple[int, dict]]:
     for tool_span, record in pending:
         out.append((tool_span.line, record))
     return out
+
+
+def _call_of_run(span: Span, result: dict, out: list[tuple[int, dict]]) -> str | None:
+    """A tool run that names no call id (OpenInference's TOOL span), whose call the model's
+    recorded output does not hold either: the span records the call (the tool's name and
+    arguments) as well as its result. The call is read into the latest response before the
+    run, under the span's id, which the result takes too (so the two pair up)."""
+    for _, record in reversed(out):
+        if record.get("role") == "assistant" and type(record.get("parts")) is list:
+            break
+    else:
+        return None
+    attrs = span.attrs
+    arguments = attrs.get("gen_ai.tool.call.arguments", attrs.get("input.value"))
+    call = {"type": "tool_call", "id": span.span, "name": result.get("tool")}
+    if arguments is not None:
+        call["arguments"] = arguments
+    record["parts"] = [*record["parts"], call]
+    result["parts"][0]["id"] = span.span
+    return span.span
 
 
 def _agent_messages(span: Span) -> list[dict]:
