@@ -65,7 +65,7 @@ class WireReplayer(Replayer):
         from ..records import Record, not_object, records_of_lines, too_deep
 
         loads = orjson.loads
-        big = may_hold_big_int  # (an integer beyond 64 bits is read exactly, as the reader does)
+        big = may_hold_big_int
         bad_json = orjson.JSONDecodeError
         valid = check.event_schema.is_valid_typed
         summary = check.summary
@@ -106,8 +106,6 @@ class WireReplayer(Replayer):
                     last = take(record) or last
                 break
             count += 1
-            if big(raw):
-                obj = exact_loads(raw, obj)
             try:
                 kind = obj.get(key)
                 apply = fast.get(kind)
@@ -130,6 +128,8 @@ class WireReplayer(Replayer):
                 fast_last = number
                 continue
             fasted += counted()
+            if big(raw):  # (an integer beyond 64 bits, read exactly as the reader does)
+                obj = exact_loads(raw, obj)
             if type(kind) is str and kind in own and (quick(kind, obj) or valid(obj)):
                 check.line = number
                 summary.records += 1
