@@ -56,6 +56,18 @@ demo: $(VENV)/.test
 	@echo
 	@echo "== msgcli format: what AgentScope sends OpenAI for the README's example conversation"
 	$(BIN)/msgcli format fixtures/readme/weather.jsonl --provider openai
+	@echo
+	@echo "== msgcli usage: tokens and cost of real Claude Code, Codex CLI, Gemini CLI and OpenCode"
+	@echo "   sessions, by model (each response counted once, as the model API reported it)"
+	$(BIN)/msgcli usage --by model fixtures/real/claude-code fixtures/real/codex fixtures/real/gemini-cli fixtures/real/opencode
+	@echo
+	@echo "== msgcli show: a real Codex CLI session that spawned a sub-agent (nested under its call)"
+	$(BIN)/msgcli show --no-pager fixtures/real/codex/16-subagent/sessions
+	@echo
+	@echo "== msgcli convert: a real Claude Code session as OpenTelemetry GenAI spans and as an ATIF"
+	@echo "   trajectory, each checked in its own form"
+	$(BIN)/msgcli convert fixtures/real/claude-code/02-bash-ls/session.jsonl --to otel -q | $(BIN)/msgcli validate -
+	$(BIN)/msgcli convert fixtures/real/claude-code/02-bash-ls/session.jsonl --to atif -q | $(BIN)/msgcli validate -
 
 ## test: install with the test extras and run the suite on every core (pytest-xdist), less the
 ## tests marked slow, each property test on a few hypothesis examples (HYPOTHESIS=fast; CI
@@ -147,3 +159,10 @@ fuzz: $(VENV)/.test
 BENCH_CLUSTER_ARGS ?=
 bench-cluster: $(VENV)/.test
 	$(BIN)/python benchmarks/cluster.py $(BENCH_CLUSTER_ARGS)
+
+## bench-usage: msgcli usage beside ccusage (installed from the npm registry into bench-out/, never a
+## dependency) on 3,000 Claude Code sessions and on one 400 MB session, into bench-out/usage
+.PHONY: bench-usage
+BENCH_USAGE_ARGS ?=
+bench-usage: $(VENV)/.bench
+	$(BIN)/python benchmarks/usage.py $(BENCH_USAGE_ARGS)

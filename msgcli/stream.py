@@ -335,11 +335,16 @@ class LogReader:
         if self.kind is not None:
             return kind
         self.kind = kind
-        if kind != EVENT and not self.ids_only:
-            # (the ids alone need no joining: the records of a message hold its id, see
-            # Dialect.message_id)
-            assert self.dialect is not None
-            self.assembler = self.dialect.assembler()
+        dialect = self.dialect
+        # (the ids alone need no joining where the records of a message hold its id, see
+        # Dialect.message_id; a dialect that names its messages only once they are joined
+        # says so: Dialect.ids_need_joining)
+        if (
+            kind != EVENT
+            and dialect is not None
+            and (not self.ids_only or dialect.ids_need_joining)
+        ):
+            self.assembler = dialect.assembler()
         if kind == EVENT:
             from .schemas import compiled
 

@@ -877,3 +877,21 @@ def test_a_message_whose_role_is_a_list_read_as_the_dialect_named(tmp_path):
     assert f"{log}:2: error" in report and f"{len(messages)} records" in report
     for args in (["stats"], ["replay"], ["convert", "--to", "loongflow"], ["query", "--errors"]):
         _msgcli(*args, *forced, str(log))
+
+
+def test_an_atif_tool_call_nested_a_thousand_levels(tmp_path, run_cli):
+    """A real ATIF trajectory whose first tool call is an object nested 1,000 levels deep:
+    the format's models reject it on its step, the rest is still checked (the copy of the
+    document the check makes without its unknown fields went as deep as the value does)."""
+    path = FIXTURES / "real/atif/atif-make/04-write-edit-read/trajectory.json"
+    document = orjson.loads(path.read_bytes())
+    step = next(s for s in document["steps"] if s.get("tool_calls"))
+    step["tool_calls"][0] = "DEEP"
+    step["unknown_to_atif"] = 1  # (an unknown field: the check copies the document)
+    deep = '{"a":' * 999 + "{}" + "}" * 999
+    text = orjson.dumps(document, option=orjson.OPT_INDENT_2).decode().replace('"DEEP"', deep)
+    log = tmp_path / "trajectory.json"
+    log.write_text(text, encoding="utf-8")
+    code, out = run_cli("validate", str(log))
+    assert code == 1, out
+    assert "A001" in out and "internal error" not in out

@@ -405,11 +405,14 @@ def test_view_writes_a_page_per_log_and_an_index(run_cli, tmp_path):
     check_inert(index)
     links = [a["href"] for a in index.tags("a")]
     # every log: JSONL and SSE, and the JSON documents that are logs (state files, Claude
-    # Code's subagent records), not the JSON schema beside a state file
+    # Code's subagent records), not the JSON schema beside a state file; and the logs kept in
+    # no JSON text, which the folder scan takes too: OpenCode's databases (not SQLite's -wal
+    # and -shm files beside them) and OTLP protobuf bodies
     logs = sorted(
         str(p.relative_to(REAL))
         for p in REAL.rglob("*")
-        if p.suffix in (".jsonl", ".sse")
+        if p.suffix in (".jsonl", ".sse", ".pb")
+        or p.name == "opencode.db"
         or (p.suffix == ".json" and not p.name.endswith(".schema.json"))
     )
     assert sorted(links) == sorted(f"{name}.html" for name in logs)

@@ -31,7 +31,16 @@ import xmlschema
 from conftest import FIXTURES, ROOT, log_files, read_expect, sidecar
 
 from msgcli import __version__
-from msgcli.findings import ERROR, WARNING, FileReport, FileSummary, Finding, RunReport, tally
+from msgcli.findings import (
+    ERROR,
+    INFO,
+    WARNING,
+    FileReport,
+    FileSummary,
+    Finding,
+    RunReport,
+    tally,
+)
 from msgcli.pipeline import Options, validate_paths
 from msgcli.report import FORMATS, get_reporter, sarif
 from msgcli.rules import RULES
@@ -129,6 +138,11 @@ def place(result: dict) -> tuple[str, int]:
     uri = physical["artifactLocation"]["uri"]
     path = url2pathname(urlsplit(uri).path) if uri.startswith("file:") else unquote(uri)
     return path, physical.get("region", {}).get("startLine", 0)
+
+
+def sarif_level(severity) -> str:
+    """The SARIF level of a rule's findings: SARIF has no "info", it has "note"."""
+    return {INFO: "note"}.get(severity, severity.value)
 
 
 def cases_from_sidecar(pairs: list[tuple[int, str]]) -> tuple[int, int]:
@@ -272,7 +286,9 @@ def test_junit_cases_and_failures_are_those_of_the_sidecar(path):
         if failure is not None:
             assert failure.get("type") in codes and RULES[failure.get("type")].severity is ERROR
         else:
-            assert all(RULES[code].severity is WARNING for code in codes)
+            # a sidecar also lists info findings (what a newer release writes that msgcli does
+            # not know): like warnings they pass, and are written in the case's output
+            assert all(RULES[code].severity in (WARNING, INFO) for code in codes)
             assert case.find("system-out") is not None
 
 
@@ -284,7 +300,8 @@ def test_sarif_results_are_those_of_the_sidecar(path):
     got = [(place(r), r["ruleId"], r["level"]) for r in results(doc)]
     assert Counter((line, code) for (_, line), code, _ in got) == Counter(pairs)
     assert {p for (p, _), _, _ in got} <= {str(path)}
-    assert all(level == RULES[code].severity.value for _, code, level in got)
+    # SARIF has no "info" level: the info findings a sidecar lists are results of level "note"
+    assert all(level == sarif_level(RULES[code].severity) for _, code, level in got)
     assert doc["runs"][0]["invocations"] == [
         {"executionSuccessful": run.exit_code < 2, "exitCode": run.exit_code}
     ]
@@ -518,7 +535,9 @@ def test_fixtures_held_to_their_sidecars_give_a_green_report(monkeypatch):
     assert root.get("failures") == "0", written("text", run)
     for suite, path in zip(root, INVALID, strict=True):
         (case,) = suite.findall("testcase")
-        out = case.find("system-out").text.splitlines()
+        # a file with an empty sidecar (a fork's parent, kept beside the fork it is checked
+        # with) has no finding to write
+        out = (case.findtext("system-out") or "").splitlines()
         assert Counter((int(line.split(":")[2]), line.split(" ")[2]) for line in out) == Counter(
             read_expect(sidecar(path))
         )
@@ -526,7 +545,7 @@ def test_fixtures_held_to_their_sidecars_give_a_green_report(monkeypatch):
     assert all(len(r["suppressions"]) == 1 for r in results(doc))
     assert len(results(doc)) == sum(len(read_expect(sidecar(p))) for p in INVALID)
     assert {r["suppressions"][0]["justification"] for r in results(doc)} == {
-        f"expected by {sidecar(p).relative_to(ROOT)}" for p in INVALID
+        f"expected by {sidecar(p).relative_to(ROOT)}" for p in INVALID if read_expect(sidecar(p))
     }
 
 

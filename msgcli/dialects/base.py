@@ -278,6 +278,13 @@ class Dialect:
     split_jobs: int = 2
     #: whether ``stats`` asks :meth:`note_stats` about every message
     stats_details: bool = False
+    #: whether the id of a message is known only once its records are joined (its
+    #: :meth:`assembler` names it from a record read later: a Codex response by the
+    #: ``response_id`` of the usage record that closes it, an OpenTelemetry message by the
+    #: span it is put together from at the end of the file): a reader of the ids alone
+    #: (``show``'s short ids) then joins the records as ``show`` does, where
+    #: :meth:`message_id` cannot answer for one record
+    ids_need_joining: bool = False
     #: where ``convert``'s writer for this dialect lives (``"module:function"``, the function
     #: taking neutral messages to this dialect's records), or ``None``: not a conversion target
     writer: str | None = None
@@ -379,7 +386,8 @@ class Dialect:
     def message_id(self, obj: dict) -> Any:
         """The id :meth:`read` gives the message of this record, for a reader that needs the
         ids alone (``show``'s short ids); for a dialect with an :meth:`assembler`, the id of
-        the message the record is joined into. Default: the record read whole."""
+        the message the record is joined into (where a record cannot tell, the dialect sets
+        :attr:`ids_need_joining` and this is not asked). Default: the record read whole."""
         return self.read(obj).id
 
     def write(self, msg: Message) -> dict:

@@ -21,6 +21,7 @@ import os
 import re
 from typing import Any
 
+from ...guard import deep_recursion
 from ...textsafe import short
 from .records import HEAD, NOTE, is_trajectory
 
@@ -136,7 +137,8 @@ def check_trajectory(document: dict, folder: str | None = None) -> Found:
                 "/schema_version",
             )
         )
-    out.extend(_models(document))
+    with deep_recursion():  # (a copy of the document is made as deep as it nests)
+        out.extend(_models(document))
     if version is not None:
         out.extend(_later_fields(document, version, "", "trajectory"))
     _cross(document, "", folder, out)

@@ -121,6 +121,7 @@ class CodexDialect(Dialect):
     distinct = True
     splittable = False
     stats_details = True
+    ids_need_joining = True
     tool_call_id_key = "call_id"
     replayer_class = "msgcli.dialects.codex.replay:ExecReplayer"
     own_rules = frozenset(r.code for r in _RULES)

@@ -49,6 +49,7 @@ class OtelDialect(Dialect):
     distinct = True
     splittable = False
     stats_details = True
+    ids_need_joining = True
     writer = "msgcli.dialects.otel.write:WRITER"
     own_rules = frozenset(rule.code for rule in RULES)
     #: the conventions' ``gen_ai.usage.input_tokens`` counts the cached tokens too (a file
