@@ -21,14 +21,19 @@ from .dialects.base import DIGEST_RESULT as _RESULT
 from .dialects.base import Dialect, micros
 from .dialects.media import check_source, unknown_key
 from .guard import json_text
-from .model import DataBlock, Message, TextBlock, ToolCallBlock, ToolResultBlock, pointer
+from .model import (
+    WAITING_STATES,
+    DataBlock,
+    Message,
+    TextBlock,
+    ToolCallBlock,
+    ToolResultBlock,
+    pointer,
+)
 from .textsafe import short
 
 __all__ = ["CrossChecks", "check_message", "digest"]
 
-#: tool calls in these states are waiting by design, so no result is expected yet;
-#: "parked" stands for a call whose message says it waits (``Dialect.parked``)
-_WAITING_STATES = frozenset({"asking", "submitted", "parked"})
 #: how far back in time a message may go before C002 speaks (clock skew between writers)
 TIME_TOLERANCE = timedelta(seconds=1)
 _TOLERANCE_US = TIME_TOLERANCE // timedelta(microseconds=1)
@@ -355,7 +360,7 @@ class CrossChecks:
                 )
         for calls in self._open.values():
             for line, path, name, state, cid in calls:
-                if not (isinstance(state, str) and state in _WAITING_STATES):
+                if not (isinstance(state, str) and state in WAITING_STATES):
                     emit(
                         "T002",
                         f"tool call {short(cid)} ({short(name)}) never gets a result",

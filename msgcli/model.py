@@ -23,6 +23,7 @@ from datetime import datetime
 from typing import Any
 
 __all__ = [
+    "WAITING_STATES",
     "Block",
     "DataBlock",
     "EvolveResultBlock",
@@ -40,6 +41,10 @@ __all__ = [
     "ValueBlock",
     "pointer",
 ]
+
+#: the states (``ToolCallBlock.state``) of a tool call that waits by design, so no result is
+#: expected yet; "parked" stands for a call whose message says it waits (``Dialect.parked``)
+WAITING_STATES = frozenset({"asking", "submitted", "parked"})
 
 Path = tuple  # tuple[str | int, ...]
 

@@ -316,8 +316,17 @@ def test_harbor_atif2otel_in_its_three_forms(name):
         for s in steps
         if s.get("metrics")
     ]
-    results = [b.output for m in msgs for b in m.content if isinstance(b, ToolResultBlock)]
-    assert results == [steps[1]["observation"]["results"][0]["content"]]
+    results = [b for m in msgs for b in m.content if isinstance(b, ToolResultBlock)]
+    assert [b.output for b in results] == [steps[1]["observation"]["results"][0]["content"]]
+    # the TOOL span names no call id, and the LLM span's output holds no call: the span
+    # records the call too, read into the response before it and paired with the result
+    calls = [(m, b) for m in msgs for b in m.content if isinstance(b, ToolCallBlock)]
+    assert [(b.name, b.arguments) for _, b in calls] == [
+        (c["function_name"], c["arguments"]) for c in steps[1]["tool_calls"]
+    ]
+    assert [m.role for m, _ in calls] == ["assistant"]
+    assert _texts([m for m, _ in calls], "assistant") == [steps[1]["message"]]
+    assert [b.id for _, b in calls] == [b.id for b in results] != [None]
     (report,) = validate_paths([HARBOR / name]).files
     assert report.summary.errors == 0
 

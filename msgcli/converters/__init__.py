@@ -24,7 +24,7 @@ from ..guard import MAX_DEPTH, deep_recursion, nests_deeper
 from ..model import Block, Message, TextBlock, ToolCallBlock, ToolResultBlock, Turn
 from . import carry
 from .base import Out, Writer, is_tool_message, read_turn, writer_of
-from .text import aware, id_key
+from .text import aware, dashed, id_key, made_id
 
 __all__ = ["CARRY_KEY", "Converter", "targets"]
 
@@ -318,18 +318,43 @@ class Converter:
                     "/refusal",
                 )
             message = replace(message, content=[TextBlock(type="text", text=refusal)])
+        elif not message.content and message.usage is not None and report:
+            # a model's response that used tokens and holds nothing: its log did not record
+            # the content (a trace whose content capture was off)
+            self.report(
+                line,
+                "X001",
+                "the model's response holds no content (its log did not record it): written "
+                "with none, which the target reads as an empty message (B001)",
+                "",
+            )
         names = self._names
         bare = False
         for block in message.content:
             if isinstance(block, ToolCallBlock):
                 if isinstance(block.name, str):
                     names[id_key(block.id)] = block.name
-            elif isinstance(block, ToolResultBlock) and not isinstance(block.name, str):
+            elif isinstance(block, ToolResultBlock) and (
+                not isinstance(block.name, str) or block.id is None
+            ):
                 bare = True
         if not bare:
             return message
         content: list[Block] = []
-        for block in message.content:
+        for index, block in enumerate(message.content):
+            if isinstance(block, ToolResultBlock) and block.id is None:
+                # (a trace's execute_tool span that names no call id): the targets pair a
+                # result with its call by id, and want one
+                made = dashed(made_id(message.id, line, index, "result"))
+                if report:
+                    self.report(
+                        line,
+                        "X001",
+                        f"a tool result names no call id (nor does the log hold its call): "
+                        f"written with the made id {made!r}, which answers no call (T001)",
+                        "",
+                    )
+                block = replace(block, id=made)
             if isinstance(block, ToolResultBlock) and not isinstance(block.name, str):
                 name = names.get(id_key(block.id))
                 if name is None:

@@ -74,7 +74,7 @@ class AgentScopeJavaWriter(SplitWriter):
     def role_text(self, role: Any) -> Any:
         return role.upper() if isinstance(role, str) else role
 
-    def usage(self, usage: Usage | None) -> Usage | None:
+    def usage(self, usage: Usage | None, line: int, out: Out) -> Usage | None:
         if usage is None:
             return None
 
@@ -83,6 +83,18 @@ class AgentScopeJavaWriter(SplitWriter):
 
         inp, outp = count(usage.input_tokens), count(usage.output_tokens)
         total = usage.total_tokens if usage.total_tokens is not None else inp + outp
+        if total != inp + outp and usage.extra:
+            # the source counts tokens beside input and output in its total (Gemini's
+            # thoughts and tool prompts, in ``extra``), which AgentScope Java has no field
+            # for and recomputes as input + output on reading: written as Java reads it
+            out.note(
+                line,
+                "/usage/totalTokens",
+                f"the total of {total} tokens counts {', '.join(sorted(usage.extra))} tokens "
+                "beside input and output, which AgentScope Java has no field for (it recomputes "
+                f"the total as input + output): written as {inp + outp}",
+            )
+            total = inp + outp
         time = usage.time if isinstance(usage.time, (int, float)) else 0.0
         return Usage(
             input_tokens=inp,

@@ -29,7 +29,7 @@ from ..model import (
     pointer,
 )
 from .base import LogFacts, Out, Writer
-from .text import arguments_object, as_text, media_type_of, parts_text
+from .text import arguments_object, as_text, made_id, media_type_of, parts_text
 
 __all__ = ["VERSION", "WRITER", "AtifWriter"]
 
@@ -46,6 +46,13 @@ class AtifWriter(Writer):
     has_metadata = False
     #: the records of a log make one document (:meth:`whole`)
     document = True
+
+    def __init__(self) -> None:
+        #: the tool call ids written so far (ATIF pairs a result with its call by id)
+        self.call_ids: set[str] = set()
+
+    def session(self) -> AtifWriter:
+        return AtifWriter()
 
     def __call__(self, turn: Turn, out: Out) -> list[dict]:
         # a message that holds a whole agent loop (AgentScope Python's reply: thinking, a
@@ -90,9 +97,20 @@ class AtifWriter(Writer):
                         '{"input": <their text>} (ATIF asks for an object)',
                     )
                     arguments = {"input": parts_text(block.input)}
+                call_id = block.id if isinstance(block.id, str) else str(block.id)
+                if call_id in self.call_ids:
+                    made = "call_" + made_id(call_id, "again", len(self.call_ids))
+                    out.note(
+                        line,
+                        pointer(block.path),
+                        f"the tool call id {call_id!r} is already that of an earlier call (the "
+                        f"source gives two calls one id, ATIF one each): written as {made!r}",
+                    )
+                    call_id = made
+                self.call_ids.add(call_id)
                 calls.append(
                     {
-                        "tool_call_id": block.id if isinstance(block.id, str) else str(block.id),
+                        "tool_call_id": call_id,
                         "function_name": block.name if isinstance(block.name, str) else "",
                         "arguments": arguments,
                     }

@@ -45,8 +45,9 @@ class SplitWriter(Writer):
     def role_text(self, role: Any) -> Any:
         return role
 
-    def usage(self, usage: Usage | None) -> Usage | None:
-        """The usage the model holds for the message (default: none)."""
+    def usage(self, usage: Usage | None, line: int, out: Out) -> Usage | None:
+        """The usage the model holds for the message (default: none); ``line`` is where a
+        change to it is noted."""
         return None
 
     def dress(
@@ -157,7 +158,7 @@ class SplitWriter(Writer):
             content=[],
             metadata=kept,
             timestamp=self.time_text(when, out),
-            usage=self.usage(usage),
+            usage=self.usage(usage, turn.lines[0], out),
             variant=self.variant,
             fields=fields,
         )

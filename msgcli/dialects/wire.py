@@ -61,10 +61,11 @@ class WireReplayer(Replayer):
     def _lean(self, lines: Any, check: Any) -> int:
         import orjson
 
-        from ..guard import RECORD_DEPTH, nests_deeper
+        from ..guard import RECORD_DEPTH, exact_loads, may_hold_big_int, nests_deeper
         from ..records import Record, not_object, records_of_lines, too_deep
 
         loads = orjson.loads
+        big = may_hold_big_int
         bad_json = orjson.JSONDecodeError
         valid = check.event_schema.is_valid_typed
         summary = check.summary
@@ -127,6 +128,8 @@ class WireReplayer(Replayer):
                 fast_last = number
                 continue
             fasted += counted()
+            if big(raw):  # (an integer beyond 64 bits, read exactly as the reader does)
+                obj = exact_loads(raw, obj)
             if type(kind) is str and kind in own and (quick(kind, obj) or valid(obj)):
                 check.line = number
                 summary.records += 1

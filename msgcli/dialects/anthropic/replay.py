@@ -86,10 +86,11 @@ class AnthropicReplayer(WireReplayer):
         value of another type than those, leaves the event to its fast path and then the
         whole way, as there. Each statement here runs once an event, a million times for a
         million events, so the loop keeps to as few as it can."""
-        from ...guard import RECORD_DEPTH
+        from ...guard import RECORD_DEPTH, exact_loads, may_hold_big_int
         from ...records import Record, not_object, records_of_lines, too_deep
 
         loads = orjson.loads
+        big = may_hold_big_int
         bad_json = orjson.JSONDecodeError
         valid = check.event_schema.is_valid_typed
         summary = check.summary
@@ -195,6 +196,11 @@ class AnthropicReplayer(WireReplayer):
                 count += 1
                 last = take(Record(number, None, too_deep())) or last
                 continue
+            # an integer beyond 64 bits is read exactly, as the reader does: a delta's fast
+            # path keeps no number but its index (an int: a float leaves the fast path), so
+            # a delta is read again only when it leaves it
+            if kind != DELTA and big(raw):
+                obj = exact_loads(raw, obj)
             if kind == DELTA and len(obj) == 3:  # (type, index and delta: no other key)
                 try:
                     delta = obj[K_DELTA]
@@ -288,6 +294,8 @@ class AnthropicReplayer(WireReplayer):
                         tally[MESSAGE_DELTA] = 1
                     fast_last = number
                     continue
+            if kind == DELTA and big(raw):
+                obj = exact_loads(raw, obj)
             try:
                 apply = fast.get(kind)
             except TypeError:  # a type that is no name (a list, an object)

@@ -20,6 +20,7 @@ from typing import Any
 import orjson
 
 from ...containers import Container
+from ...guard import deep_dumps
 from ...model import (
     Block,
     DataBlock,
@@ -33,6 +34,7 @@ from ...model import (
     UnknownBlock,
     Usage,
 )
+from ...records import loads_exact
 from ..base import MESSAGE, Dialect
 from .assemble import MARK
 from .otlp import is_otlp
@@ -210,7 +212,7 @@ def _block(part: Any, path: tuple) -> Block:
         arguments = raw
         if type(raw) is str:
             try:
-                arguments = orjson.loads(raw)
+                arguments = loads_exact(raw)
             except orjson.JSONDecodeError:
                 arguments = raw
         return ToolCallBlock(
@@ -231,7 +233,10 @@ def _block(part: Any, path: tuple) -> Block:
                 "tool_result", id=part.get("id"), path=path, name=part.get("name"), output=output
             )
         if response is not None and type(response) is not str:
-            response = orjson.dumps(response, default=str).decode()
+            try:
+                response = orjson.dumps(response, default=str).decode()
+            except TypeError:  # (an integer beyond 64 bits, read exactly)
+                response = deep_dumps(response)
         return ToolResultBlock(
             "tool_result", id=part.get("id"), path=path, name=part.get("name"), output=response
         )

@@ -20,6 +20,7 @@ from typing import Any
 
 import orjson
 
+from ...records import loads_exact
 from .genai import (
     AGGREGATED,
     DETAILS_EVENT,
@@ -197,7 +198,7 @@ def _value_messages(value: Any, role: str) -> list[dict]:
     if type(value) is not str or not value.strip():
         return []
     try:
-        found = orjson.loads(value)
+        found = loads_exact(value)
     except orjson.JSONDecodeError:
         return [{"role": role, "parts": [{"type": "text", "content": value}]}]
     if type(found) is dict and type(found.get("messages")) is list:
@@ -235,7 +236,7 @@ def _norm_part(part: Any) -> Any:
     args = out.get("arguments")
     if type(args) is str:
         with contextlib.suppress(orjson.JSONDecodeError):
-            out["arguments"] = orjson.loads(args)
+            out["arguments"] = loads_exact(args)
     if out.get("type") == "tool_call_response" and "result" in out and "response" not in out:
         out["response"] = out.pop("result")
     return out
@@ -245,7 +246,12 @@ def signature(message: dict) -> bytes:
     parts = message.get("parts")
     parts = [_norm_part(p) for p in parts] if type(parts) is list else parts
     role = message.get("role")
-    return orjson.dumps([role, parts], option=orjson.OPT_SORT_KEYS, default=str)
+    try:
+        return orjson.dumps([role, parts], option=orjson.OPT_SORT_KEYS, default=str)
+    except TypeError:  # (an integer beyond 64 bits, read exactly)
+        import json
+
+        return json.dumps([role, parts], sort_keys=True, default=str).encode()
 
 
 def _calls(messages: Iterable[dict]) -> set:
@@ -423,6 +429,8 @@ def _conversation(spans: list[Span]) -> list[tuple[int, dict]]:
         elif op == "execute_tool":
             found = _tool_record(span)
             call_id = found["parts"][0].get("id") if found else None
+            if found is not None and call_id is None:
+                call_id = _call_of_run(span, found, out)
             if found is not None and call_id not in emitted_answers:
                 pending.append((span, found))
             out.append((span.line, _aside(span, "execute_tool")))
@@ -448,6 +456,26 @@ def _conversation(spans: list[Span]) -> list[tuple[int, dict]]:
     for tool_span, record in pending:
         out.append((tool_span.line, record))
     return out
+
+
+def _call_of_run(span: Span, result: dict, out: list[tuple[int, dict]]) -> str | None:
+    """A tool run that names no call id (OpenInference's TOOL span), whose call the model's
+    recorded output does not hold either: the span records the call (the tool's name and
+    arguments) as well as its result. The call is read into the latest response before the
+    run, under the span's id, which the result takes too (so the two pair up)."""
+    for _, record in reversed(out):
+        if record.get("role") == "assistant" and type(record.get("parts")) is list:
+            break
+    else:
+        return None
+    attrs = span.attrs
+    arguments = attrs.get("gen_ai.tool.call.arguments", attrs.get("input.value"))
+    call = {"type": "tool_call", "id": span.span, "name": result.get("tool")}
+    if arguments is not None:
+        call["arguments"] = arguments
+    record["parts"] = [*record["parts"], call]
+    result["parts"][0]["id"] = span.span
+    return span.span
 
 
 def _agent_messages(span: Span) -> list[dict]:

@@ -15,6 +15,8 @@ from typing import Any
 
 import orjson
 
+from ...records import loads_exact
+
 __all__ = [
     "AGGREGATED",
     "KNOWN_PARTS",
@@ -94,7 +96,7 @@ def is_genai(attrs: dict) -> bool:
 def loads(value: Any) -> Any:
     """A JSON string's value; anything else as it is."""
     if type(value) is str:
-        return orjson.loads(value)
+        return loads_exact(value)
     return value
 
 

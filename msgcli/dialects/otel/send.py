@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit, urlunsplit
 
-import orjson
+from ...writer import dumps
 
 __all__ = ["BATCH", "SendError", "Sent", "bodies", "endpoint", "send"]
 
@@ -65,7 +65,7 @@ def bodies(lines: Iterable[dict], protobuf: bool = False) -> Iterator[tuple[byte
             from .protobuf import to_protobuf
 
             return to_protobuf(request).SerializeToString(), count
-        return orjson.dumps(request), count
+        return dumps(request), count
 
     for line in lines:
         if not line.get("resourceSpans"):

@@ -22,7 +22,9 @@ from typing import Any
 import orjson
 
 from ...converters.base import Out, Writer
+from ...guard import deep_dumps
 from ...model import (
+    WAITING_STATES,
     Block,
     DataBlock,
     HintBlock,
@@ -36,6 +38,7 @@ from ...model import (
     ValueBlock,
 )
 from .. import get_dialect
+from .genai import KNOWN_PARTS
 
 __all__ = ["WRITER", "OtelWriter", "value", "write_log"]
 
@@ -75,7 +78,10 @@ def _attrs(pairs: dict) -> list[dict]:
 
 
 def _json(obj: Any) -> str:
-    return orjson.dumps(obj, default=str).decode()
+    try:
+        return orjson.dumps(obj, default=str).decode()
+    except TypeError:  # (an integer beyond 64 bits, a value nested past orjson's 255 levels)
+        return deep_dumps(obj)
 
 
 def _nanos(when: datetime) -> int:
@@ -123,7 +129,12 @@ def _part(block: Block) -> dict:
             "content": block.value if isinstance(block.value, str) else _json(block.value),
         }
     if isinstance(block, UnknownBlock) and isinstance(block.raw, dict) and "type" in block.raw:
-        return dict(block.raw)
+        needs = KNOWN_PARTS.get(block.raw["type"]) if isinstance(block.raw["type"], str) else None
+        if needs is None or all(k in block.raw for k in needs):
+            return dict(block.raw)
+        # a part of the source named as a GenAI part is, but not that part (OpenAI's
+        # ``file`` holds no ``file_id``): kept whole under a type of its own
+        return {"type": "unknown", "content": block.raw}
     raw = block.raw if isinstance(block, UnknownBlock) else None
     return {"type": str(block.type or "unknown"), "content": raw}
 
@@ -205,7 +216,25 @@ class OtelWriter(Writer):
             when = turn.times[index] if index < len(turn.times) else None
             self.seed.update(_json([msg.role, msg.id, str(when)]).encode())
             done.extend(self._message(msg, when))
+            if msg.role == "assistant":
+                self._waiting(msg, turn.lines[index], out)
         return done
+
+    def _waiting(self, msg: Message, line: int, out: Out) -> None:
+        """Say so where tool calls wait by design (a provider's response hands them to the
+        application; a paused agent waits for a confirmation or an external run): a trace
+        has no state for that, so it reads them as calls no execute_tool span answers."""
+        waiting = [
+            b.id for b in msg.content if isinstance(b, ToolCallBlock) and b.state in WAITING_STATES
+        ]
+        if waiting:
+            out.note(
+                line,
+                "",
+                f"{len(waiting)} tool call(s) wait by design for a result the log does not hold "
+                f"({', '.join(repr(i) for i in waiting[:3])}): a trace has no state for a "
+                "waiting call, so it reads them as unanswered (O010)",
+            )
 
     def _message(self, msg: Message, when: datetime | None) -> list[dict]:
         done: list[dict] = []
