@@ -314,6 +314,11 @@ OTHERS = [
     REAL / "anthropic" / "events.jsonl",
     REAL / "openai-chat" / "events.jsonl",
     CLAUDE / "06-thinking" / "stream.jsonl",
+    # the coding agents: a Codex rollout, a Gemini CLI session, OpenCode databases
+    *sorted((REAL / "codex" / "04-write-edit-read" / "sessions").rglob("rollout-*.jsonl")),
+    *sorted((REAL / "gemini-cli" / "04-write-replace-read").rglob("session-*.jsonl")),
+    REAL / "opencode" / "02-bash" / "data" / "opencode" / "opencode.db",
+    REAL / "opencode" / "21-reasoning-parallel" / "data" / "opencode" / "opencode.db",
 ]
 
 

@@ -48,6 +48,12 @@ SESSIONS = [
     REAL / "anthropic" / "events.jsonl",
     REAL / "openai-responses" / "conversations.jsonl",
     REAL / "openai-responses" / "events.jsonl",
+    # the coding agents: a Codex rollout (a tool call and its output), a Gemini CLI session
+    # (thoughts and tool calls), an OpenCode database (a session's messages and parts)
+    *sorted((REAL / "codex" / "04-write-edit-read" / "sessions").rglob("rollout-*.jsonl")),
+    *sorted((REAL / "gemini-cli" / "04-write-replace-read").rglob("session-*.jsonl")),
+    REAL / "opencode" / "02-bash" / "data" / "opencode" / "opencode.db",
+    REAL / "opencode" / "21-reasoning-parallel" / "data" / "opencode" / "opencode.db",
 ]
 
 
