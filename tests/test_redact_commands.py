@@ -184,3 +184,43 @@ def test_diff(run_cli, logs, fmt):
         assert leaked(plain) and leaked(masked) == []
         return
     assert_masked(plain, masked)
+
+
+@pytest.fixture
+def database(tmp_path: Path) -> Path:
+    """A copy of a real OpenCode database (with its write-ahead log) whose text parts say the
+    secrets, as a user's keys pasted into a prompt would be kept."""
+    import shutil
+
+    folder = tmp_path / "opencode"
+    folder.mkdir()
+    source = FIXTURES / "real/opencode/02-bash/data/opencode/opencode.db"
+    for suffix in ("", "-wal", "-shm"):
+        if Path(f"{source}{suffix}").is_file():
+            shutil.copyfile(f"{source}{suffix}", folder / f"opencode.db{suffix}")
+    db = sqlite3.connect(folder / "opencode.db")
+    with db:
+        changed = db.execute(
+            "UPDATE part SET data = json_set(data, '$.text', ?) "
+            "WHERE json_extract(data, '$.type') = 'text'",
+            (TEXT,),
+        ).rowcount
+    db.close()
+    assert changed >= 2
+    return folder / "opencode.db"
+
+
+def test_an_opencode_database_through_query_export_and_sql(run_cli, database, tmp_path):
+    plain, masked = both(run_cli, "query", str(database), "--grep", "here")
+    assert leaked(plain) and not leaked(masked)
+    assert "here" in masked
+    plain, masked = both(run_cli, "sql", "SELECT text FROM blocks", str(database))
+    assert leaked(plain) and not leaked(masked)
+    texts = []
+    for redact in ((), ("--redact",)):
+        target = tmp_path / f"tables{len(redact)}.sqlite"
+        code, _ = run_cli("export", str(database), "--to", str(target), *redact)
+        assert code == 0
+        texts.append(_table_text(target, ".sqlite"))
+    plain, masked = texts
+    assert_masked(plain, masked)
