@@ -895,3 +895,20 @@ def test_an_atif_tool_call_nested_a_thousand_levels(tmp_path, run_cli):
     code, out = run_cli("validate", str(log))
     assert code == 1, out
     assert "A001" in out and "internal error" not in out
+
+
+def test_a_gemini_cli_message_whose_type_is_a_list(tmp_path, run_cli):
+    """A real Gemini CLI session whose first message, as its ``$set`` patch rewrites the
+    history, has a list for its type: show and its exports say what they can (the type is
+    no role to look up among the conversation's)."""
+    source = next((FIXTURES / "real/gemini-cli/08-resume/after-run1").rglob("session-*.jsonl"))
+    lines = source.read_text(encoding="utf-8").splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith('{"$set":{"messages":'))
+    lines[at] = lines[at].replace('"type":"user"', '"type":["user"]', 1)
+    log = tmp_path / "session.jsonl"
+    log.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    code, out = run_cli("show", "--no-pager", str(log))
+    assert code == 0, out
+    assert "internal error" not in out
+    code, out = run_cli("show", str(log), "--export-html", str(tmp_path / "page.html"))
+    assert code == 0, out

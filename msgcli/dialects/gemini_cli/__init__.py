@@ -209,7 +209,8 @@ class GeminiCliDialect(Dialect):
 
     def aside(self, msg: Message) -> bool:
         fields = msg.fields
-        return msg.role not in _CONVERSATION_ROLES or bool(fields.get(DROPPED))
+        role = msg.role  # (what a record says its type is: a list in a broken one)
+        return type(role) is not str or role not in _CONVERSATION_ROLES or bool(fields.get(DROPPED))
 
     def thread_of(self, msg: Message) -> tuple[Any, Any, Any]:
         session = msg.fields.get(SESSION)
