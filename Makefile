@@ -96,11 +96,11 @@ test-slow: $(VENV)/.test chromium
 ## test-pythons: the whole suite (as test-all: the slow tests in one process) under every other
 ## supported Python found on PATH (own venvs), but for the timing of the browser's opening of a
 ## 10k-message page: the page is the same bytes under every Python, and make test-slow times it
-OTHER_PYTHONS ?= python3.10 python3.12 python3.13
+OTHER_PYTHONS ?= python3.12 python3.13
 BROWSER_TIMING = tests/test_browser.py::test_a_10k_message_page_opens_within_3_seconds
 test-pythons:
 	@for py in $(OTHER_PYTHONS); do \
-	  if ver=$$($$py -c 'import sys; assert sys.version_info >= (3, 10); print("%d.%d" % sys.version_info[:2])' 2>/dev/null); then \
+	  if ver=$$($$py -c 'import sys; assert sys.version_info >= (3, 11); print("%d.%d" % sys.version_info[:2])' 2>/dev/null); then \
 	    echo "== Python $$ver ($$py), from $$(date -u +%H:%M:%S) UTC"; \
 	    $$py -m venv .venv-python$$ver && .venv-python$$ver/bin/python -m pip --disable-pip-version-check -q install -e '.[test]' \
 	      && MSGCLI_HYPOTHESIS=full PYTHONDONTWRITEBYTECODE= .venv-python$$ver/bin/python -m pytest -q -p no:cacheprovider \

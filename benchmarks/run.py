@@ -858,7 +858,7 @@ def main(argv: list[str] | None = None) -> int:
     words = sys.argv[1:] if argv is None else argv
     report = {
         "command": " ".join(["python benchmarks/run.py", *words]),
-        "finished": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "finished": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "total_s": total,
         "runs": args.runs,
         "options": {"quick": args.quick, "big": args.big, "only": args.only, "jobs_option": jobs},

@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import os
 import re
-import sys
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
@@ -323,13 +322,9 @@ def _load_file(path: Path) -> Config:
 
 
 def _toml() -> Any:
-    if sys.version_info >= (3, 11):
-        import tomllib
+    import tomllib
 
-        return tomllib
-    import tomli  # the same parser, for Python 3.10
-
-    return tomli
+    return tomllib
 
 
 def _check_keys(table: dict, known: tuple[str, ...], where: str) -> None:

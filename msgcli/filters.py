@@ -29,7 +29,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field, fields
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from .dialects import get_dialect
@@ -81,7 +81,7 @@ def parse_when(text: str, now: datetime | None = None) -> datetime:
     match = _DURATION.match(text)
     if match:
         amount, unit = float(match.group(1)), match.group(2).lower()
-        now = now or datetime.now(timezone.utc)
+        now = now or datetime.now(UTC)
         return now - timedelta(seconds=amount * _UNITS[unit])
     value = text.strip()
     if value.endswith(("Z", "z")):

@@ -33,7 +33,7 @@ from __future__ import annotations
 import fnmatch
 import threading
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 import orjson
@@ -195,14 +195,14 @@ class _Bundled:
         if found is None:
             return None
         if isinstance(found, list):  # a history by start date
-            day = (when or datetime.now(tz=timezone.utc)).astimezone(timezone.utc)
+            day = (when or datetime.now(tz=UTC)).astimezone(UTC)
             chosen = found[0][1]
             for start, rates in reversed(found):
                 if start is None or day.date() >= start.date():
                     chosen = rates
                     break
             return chosen
-        price = found.get_prices(when or datetime.now(tz=timezone.utc))
+        price = found.get_prices(when or datetime.now(tz=UTC))
         rates = self._rates.get(id(price))
         if rates is None:
             found_prices = [_price(getattr(price, f"{kind}_mtok", None)) for kind in KINDS]
@@ -305,12 +305,12 @@ def _user_rates(value: Any, where: str) -> Rates:
 
 def _start(value: Any, where: str) -> datetime:
     if value is None:
-        return datetime.min.replace(tzinfo=timezone.utc)
+        return datetime.min.replace(tzinfo=UTC)
     try:
         when = datetime.fromisoformat(str(value))
     except ValueError:
         raise PriceError(f"{where}: 'from' must be a date (YYYY-MM-DD)") from None
-    return when if when.tzinfo is not None else when.replace(tzinfo=timezone.utc)
+    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
 
 
 def read_table(path: str) -> list[tuple[str, list[tuple[datetime, Rates]]]]:
@@ -380,7 +380,7 @@ class PriceBook:
         if history is self:
             history = self._cache[key] = self._user_history(model)
         if history is not None:
-            when = r.time or datetime.now(tz=timezone.utc)
+            when = r.time or datetime.now(tz=UTC)
             found = history[0][1]
             for start, rates in history:
                 if start <= when:

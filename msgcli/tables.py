@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from .filters import message_text, session_of
@@ -162,7 +162,7 @@ def _time(dialect: Any, value: Any) -> datetime | None:
     if when is None:
         return None
     if when.tzinfo is not None:
-        when = when.astimezone(timezone.utc).replace(tzinfo=None)
+        when = when.astimezone(UTC).replace(tzinfo=None)
     return when
 
 

@@ -19,7 +19,7 @@ import os
 from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from datetime import date, datetime, timezone, tzinfo
+from datetime import UTC, date, datetime, tzinfo
 from pathlib import Path
 from typing import Any
 
@@ -83,7 +83,7 @@ def _usage(row: tuple) -> ResponseUsage:
         cache_read=read,
         cache_write=write,
         reasoning=reasoning,
-        time=datetime.fromtimestamp(when, timezone.utc) if when is not None else None,
+        time=datetime.fromtimestamp(when, UTC) if when is not None else None,
         session=session,
         project=project,
         agent=agent,

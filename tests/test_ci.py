@@ -6,18 +6,13 @@ from __future__ import annotations
 import json
 import re
 import shlex
-import sys
+import tomllib
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
 import yaml
 from conftest import FIXTURES, ROOT
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:
-    import tomli as tomllib
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 CI_RUN = (ROOT / ".ci" / "run").read_text(encoding="utf-8")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import gzip
 import io
 import json
-from datetime import timedelta, timezone
+from datetime import UTC, timedelta, timezone
 from pathlib import Path
 
 import orjson
@@ -24,7 +24,7 @@ from msgcli.converters import carry
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
 DIALECTS = ("agentscope-java", "agentscope-py", "loongflow")
-UTC = timezone.utc
+UTC = UTC
 
 REAL = [
     FIXTURES / "real/agentscope-py/transcript.jsonl",

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import io
 import json
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import orjson
 import pytest
@@ -366,7 +366,7 @@ def jsonl(records: list[dict]) -> bytes:
 
 
 def convert(records: list[dict], to: str) -> list[dict]:
-    result = msgcli.convert(io.BytesIO(jsonl(records)), to, zone=timezone.utc)
+    result = msgcli.convert(io.BytesIO(jsonl(records)), to, zone=UTC)
     assert not result.report.errors(), [str(f) for f in result.report.errors()]
     return result.records
 
@@ -403,8 +403,8 @@ def test_generated_conversations_convert_and_come_back(source, target):
 def test_what_an_earlier_conversion_carried_survives_later_ones(dialect):
     """Records of one dialect that came from another (so their metadata._msgcli holds what
     that conversion kept, beside what a user kept there) are the same records, byte for
-    byte, after A → B → A and A → B → C → A, for every B and C (B not the dialect they came
-    from: A → B is then the way back, which uses up what was carried)."""
+    byte, after A → B → A and A → B → C → A, for every B and C (neither the dialect they came
+    from: A → B or B → C is then the way back, which uses up what was carried)."""
 
     @settings(
         max_examples=examples(10),
@@ -428,7 +428,11 @@ def test_what_an_earlier_conversion_carried_survives_later_ones(dialect):
                 # nothing that says where they went before
                 continue
             for c in DIALECTS:
-                if c in (dialect, b):
+                if c in (dialect, b, origin):
+                    # (C the origin: B → C is the way back to it by another road than the one
+                    # the records came, and the origin's writer spells nothing as the way
+                    # taken has it: a Java block's metadata comes back {} from LoongFlow
+                    # where the origin wrote null, which A's records never carried)
                     continue
                 on = convert(there, c)
                 assert jsonl(convert(on, dialect)) == jsonl(start), (origin, b, c)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from datetime import timedelta, timezone, tzinfo
+from datetime import UTC, timedelta, timezone, tzinfo
 from typing import TYPE_CHECKING
 
 import typer
@@ -179,7 +179,7 @@ def parse_zone(text: str) -> tzinfo | None:
     if text.lower() == "local":
         return None
     if text.upper() in ("UTC", "Z"):
-        return timezone.utc
+        return UTC
     if text[:1] in "+-" and len(text) in (3, 5, 6):
         digits = text[1:].replace(":", "")
         if digits.isdecimal() and len(digits) in (2, 4):

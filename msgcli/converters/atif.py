@@ -14,7 +14,7 @@ log together (step ids, ``agent``, ``session_id``, ``final_metrics`` as the step
 
 from __future__ import annotations
 
-from datetime import timezone
+from datetime import UTC
 from typing import Any
 
 from ..dialects.atif.records import NOTE
@@ -140,9 +140,7 @@ class AtifWriter(Writer):
         when = turn.when
         if when is not None:
             step["timestamp"] = (
-                when.astimezone(timezone.utc)
-                .isoformat(timespec="milliseconds")
-                .replace("+00:00", "Z")
+                when.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
             )
         if source == "agent":
             model = head.fields.get("model")

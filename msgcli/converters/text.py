@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import mimetypes
 import re
-from datetime import datetime, timezone, tzinfo
+from datetime import UTC, datetime, tzinfo
 from typing import Any
 
 import orjson
@@ -58,19 +58,19 @@ def aware(naive: datetime | None, local: tzinfo | None, utc: bool) -> datetime |
     if naive is None:
         return None
     if utc:
-        return naive.replace(tzinfo=timezone.utc)
+        return naive.replace(tzinfo=UTC)
     if local is None:
         try:
             return naive.astimezone()
         except (OverflowError, OSError, ValueError):
-            return naive.replace(tzinfo=timezone.utc)
+            return naive.replace(tzinfo=UTC)
     return naive.replace(tzinfo=local)
 
 
 def naive(when: datetime, local: tzinfo | None, utc: bool) -> datetime:
     try:
         if utc:
-            return when.astimezone(timezone.utc).replace(tzinfo=None)
+            return when.astimezone(UTC).replace(tzinfo=None)
         return when.astimezone(local).replace(tzinfo=None)
     except (OverflowError, OSError, ValueError):
         return when.replace(tzinfo=None)

@@ -87,7 +87,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Mapping
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -623,12 +623,11 @@ def aware_time(dialect: Dialect, value: Any) -> datetime | None:
     """A message's time as an aware datetime (a time without a zone is taken as UTC)."""
     if value is None:
         return None
-    from datetime import timezone
 
     when = dialect.parse_time(value)
     if when is None:
         return None
-    return when if when.tzinfo is not None else when.replace(tzinfo=timezone.utc)
+    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
 
 
 def response_usage(

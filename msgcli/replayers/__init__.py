@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC
 from typing import Any
 
 from ..textsafe import short
@@ -198,11 +199,11 @@ TIME_TOLERANCE = 1.0
 
 def seconds_of(stamp: str) -> float | None:
     """Seconds since the epoch of a zone-less ISO stamp (any fraction length), or None."""
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     head, _dot, fraction = stamp.partition(".")
     try:
-        moment = datetime.fromisoformat(head).replace(tzinfo=timezone.utc)
+        moment = datetime.fromisoformat(head).replace(tzinfo=UTC)
     except ValueError:
         return None
     digits = fraction[:6] if fraction.isdigit() else ""

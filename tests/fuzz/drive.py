@@ -26,7 +26,7 @@ import time
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import timezone
+from datetime import UTC
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -106,7 +106,7 @@ def _convert(path: Path, to: str) -> Output:
     import msgcli
     from msgcli.writer import dumps
 
-    result = msgcli.convert(str(path), to, zone=timezone.utc)
+    result = msgcli.convert(str(path), to, zone=UTC)
     return Output(jsonl=[dumps(record) for record in result.records])
 
 

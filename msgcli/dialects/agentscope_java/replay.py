@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
+from datetime import UTC
 from typing import Any
 
 import orjson
@@ -67,11 +68,11 @@ def java_timestamp(instant: Any, zone: Any = None) -> Any:
 
 def _in_zone(instant: str, zone: Any) -> str | None:
     """An ``Instant.toString()`` text as the local time of ``zone`` (same form, no ``Z``)."""
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     head, _dot, fraction = instant.rstrip("Z").partition(".")
     try:
-        moment = datetime.fromisoformat(head).replace(tzinfo=timezone.utc)
+        moment = datetime.fromisoformat(head).replace(tzinfo=UTC)
     except ValueError:
         return None
     local = moment.astimezone(zone).replace(tzinfo=None).isoformat()

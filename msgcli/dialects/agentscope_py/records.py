@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 import zlib
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
 from ...guard import as_key
@@ -664,6 +664,6 @@ class Records(Dialect):
                 if zone[0] == "-":
                     offset = -offset
             # An offset is never written by AgentScope; compare such times in UTC.
-            when = when.replace(tzinfo=timezone(offset)).astimezone(timezone.utc)
+            when = when.replace(tzinfo=timezone(offset)).astimezone(UTC)
             when = when.replace(tzinfo=None)
         return when

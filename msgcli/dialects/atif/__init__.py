@@ -12,7 +12,7 @@ atif`` writes one trajectory per log (:mod:`msgcli.converters.atif`).
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from ...model import Message, ResponseUsage
@@ -156,9 +156,7 @@ class AtifDialect(Dialect):
             except ValueError:
                 when = None
             if when is not None and when.tzinfo is None:
-                from datetime import timezone
-
-                when = when.replace(tzinfo=timezone.utc)
+                when = when.replace(tzinfo=UTC)
         model = fields.get("model")
         session, agent, _ = self.thread_of(msg)
         return [

@@ -18,7 +18,7 @@ response held open behind many records.
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 import msgspec
@@ -54,7 +54,7 @@ def record_time(value: Any) -> datetime | None:
         when = datetime.fromisoformat(value)
     except ValueError:
         return None
-    return when if when.tzinfo is not None else when.replace(tzinfo=timezone.utc)
+    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
 
 
 def response_key(mid: str, request: Any) -> str:

@@ -20,7 +20,7 @@ tokens once per response, the sub-agents apart.
 from __future__ import annotations
 
 import re
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from ...findings import ERROR, INFO, WARNING
@@ -205,8 +205,6 @@ class CodexDialect(Dialect):
 
         cached = num(usage.cached_tokens)
         when = self.parse_time(msg.timestamp)
-        from datetime import timezone
-
         return [
             ResponseUsage(
                 model=fields.get("model"),
@@ -215,7 +213,7 @@ class CodexDialect(Dialect):
                 cache_read=cached,
                 cache_write=num(usage.cache_creation_tokens),
                 reasoning=num(fields.get("reasoning_tokens")),
-                time=when.replace(tzinfo=timezone.utc) if when is not None else None,
+                time=when.replace(tzinfo=UTC) if when is not None else None,
                 session=fields.get("session_id"),
                 project=fields.get("cwd"),
                 agent=fields.get("agent_path"),

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import os
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import PurePath
 from typing import Any
 
@@ -205,7 +205,7 @@ class GeminiCliDialect(Dialect):
             when = datetime.fromisoformat(value.replace("Z", "+00:00"))
         except ValueError:
             return None
-        return when.astimezone(timezone.utc).replace(tzinfo=None) if when.tzinfo else when
+        return when.astimezone(UTC).replace(tzinfo=None) if when.tzinfo else when
 
     def aside(self, msg: Message) -> bool:
         fields = msg.fields
@@ -290,7 +290,7 @@ def _int(value: Any) -> int:
 
 
 def _aware(when: datetime | None) -> datetime | None:
-    return None if when is None else when.replace(tzinfo=timezone.utc)
+    return None if when is None else when.replace(tzinfo=UTC)
 
 
 def _stream_shape(kind: str, obj: dict) -> bool:

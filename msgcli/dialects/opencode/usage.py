@@ -5,7 +5,7 @@ Shared by the dialect (:mod:`msgcli.dialects.opencode`), its checks and its stat
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from ...model import Message, ResponseUsage
@@ -73,11 +73,11 @@ def ms_time(value: Any) -> datetime | None:
             when = datetime.fromisoformat(value.replace("Z", "+00:00"))
         except ValueError:
             return None
-        return when if when.tzinfo is not None else when.replace(tzinfo=timezone.utc)
+        return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
     if not is_number(value):
         return None
     try:
-        return datetime.fromtimestamp(value / 1000, timezone.utc)
+        return datetime.fromtimestamp(value / 1000, UTC)
     except (OverflowError, OSError, ValueError):
         return None
 

@@ -14,7 +14,7 @@ OTLP/HTTP endpoint.
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 import orjson
@@ -168,9 +168,7 @@ class OtelDialect(Dialect):
         when = None
         stamp = self.parse_time(msg.timestamp)
         if stamp is not None:
-            from datetime import timezone
-
-            when = stamp.replace(tzinfo=timezone.utc)
+            when = stamp.replace(tzinfo=UTC)
         provider = fields.get("provider")
         session, agent, _ = self.thread_of(msg)
         return [

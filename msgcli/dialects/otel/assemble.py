@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterable
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 import orjson
@@ -48,7 +48,7 @@ OWN_INPUT = "msgcli.usage.input_tokens"
 def iso(nanos: int | None) -> str | None:
     if nanos is None:
         return None
-    when = datetime.fromtimestamp(nanos // 1_000_000_000, timezone.utc).replace(
+    when = datetime.fromtimestamp(nanos // 1_000_000_000, UTC).replace(
         microsecond=(nanos % 1_000_000_000) // 1000
     )
     return when.isoformat().replace("+00:00", "Z")

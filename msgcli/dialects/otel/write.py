@@ -16,7 +16,7 @@ Messages after the last model response are kept on a last ``invoke_agent`` span.
 from __future__ import annotations
 
 import hashlib
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 import orjson
@@ -49,7 +49,7 @@ SCOPE = {"name": "msgcli", "version": "1"}
 OFFSET = "msgcli.input.messages.offset"
 #: the input tokens as a source that counts the cached ones apart counts them
 OWN_INPUT = "msgcli.usage.input_tokens"
-UTC = timezone.utc
+UTC = UTC
 
 
 def value(obj: Any) -> dict:
