@@ -94,7 +94,7 @@ from typing import Any
 
 import orjson
 
-from ..model import Message, ResponseUsage, TextBlock, ToolCallBlock
+from ..model import Message, ResponseUsage, TextBlock, ToolCallBlock, Usage
 from ..textsafe import short
 
 Emit = Callable[..., None]  # emit(code: str, message: str, pointer: str = "")
@@ -201,6 +201,28 @@ def session_of(msg: Message) -> Any:
             if isinstance(value, str) and value:
                 return value
     return None
+
+
+def iso_time(value: Any) -> datetime | None:
+    """A time as coding agents and interchange forms write it (ISO 8601, ``Z`` or an offset)
+    as a naive datetime of the clock it was written in, or ``None`` when it is none."""
+    if type(value) is not str:
+        return None
+    try:
+        when = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return when.replace(tzinfo=None) if when.tzinfo is not None else when
+
+
+def usage_from(raw: Any, *, extra: tuple[str, ...] = (), **keys: str) -> Usage | None:
+    """A :class:`~msgcli.model.Usage` from a producer's usage object: each field of ``Usage``
+    named in ``keys`` (``input_tokens="input"``) read from that key where it holds a number,
+    the ``extra`` keys that do kept beside them; ``None`` when ``raw`` is no object."""
+    if not isinstance(raw, dict):
+        return None
+    found = {name: value for name, key in keys.items() if is_number(value := raw.get(key))}
+    return Usage(**found, extra={k: raw[k] for k in extra if is_number(raw.get(k))})
 
 
 def _load(target: str) -> Any:

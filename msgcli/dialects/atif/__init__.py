@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ...model import Message, ResponseUsage
-from ..base import MESSAGE, Dialect
+from ..base import MESSAGE, Dialect, iso_time
 from .records import HEAD, NOTE, is_trajectory, read_record, split
 from .rules import RULES
 
@@ -108,13 +108,7 @@ class AtifDialect(Dialect):
         return out
 
     def parse_time(self, value: Any) -> datetime | None:
-        if type(value) is not str:
-            return None
-        try:
-            when = datetime.fromisoformat(value.replace("Z", "+00:00"))
-        except ValueError:
-            return None
-        return when.replace(tzinfo=None) if when.tzinfo is not None else when
+        return iso_time(value)
 
     def thread_of(self, msg: Message) -> tuple[Any, Any, Any]:
         fields = msg.fields

@@ -37,7 +37,7 @@ from ...model import (
     UnknownBlock,
     Usage,
 )
-from ..base import EVENT, MESSAGE, Dialect, is_number
+from ..base import EVENT, MESSAGE, Dialect, iso_time, usage_from
 from .known import (
     AGENT_TOOLS,
     META_FIELDS,
@@ -156,13 +156,7 @@ class ClaudeCodeDialect(Dialect):
         return Dialect.token_counts(self, msg)
 
     def parse_time(self, value: Any) -> datetime | None:
-        if type(value) is not str:
-            return None
-        try:
-            when = datetime.fromisoformat(value.replace("Z", "+00:00"))
-        except ValueError:
-            return None
-        return when.replace(tzinfo=None) if when.tzinfo is not None else when
+        return iso_time(value)
 
     def aside(self, msg: Message) -> bool:
         return msg.role not in _CONVERSATION_ROLES
@@ -246,18 +240,12 @@ class ClaudeCodeDialect(Dialect):
 
 
 def _usage(raw: Any) -> Usage | None:
-    if not isinstance(raw, dict):
-        return None
-
-    def number(key: str) -> Any:
-        value = raw.get(key)
-        return value if is_number(value) else None
-
-    return Usage(
-        input_tokens=number("input_tokens"),
-        output_tokens=number("output_tokens"),
-        cached_tokens=number("cache_read_input_tokens"),
-        cache_creation_tokens=number("cache_creation_input_tokens"),
+    return usage_from(
+        raw,
+        input_tokens="input_tokens",
+        output_tokens="output_tokens",
+        cached_tokens="cache_read_input_tokens",
+        cache_creation_tokens="cache_creation_input_tokens",
     )
 
 

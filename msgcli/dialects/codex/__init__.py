@@ -26,7 +26,7 @@ from typing import Any
 from ...findings import ERROR, INFO, WARNING
 from ...model import Message, ResponseUsage, ToolCallBlock
 from ...rules import CROSS_RECORD, RECORD, STREAM, Rule
-from ..base import EVENT, MESSAGE, Dialect, is_number
+from ..base import EVENT, MESSAGE, Dialect, is_number, iso_time
 from .assemble import THREAD, TOOL
 from .known import EXEC_EVENTS, RECORD_TYPES, REPEATED
 
@@ -223,13 +223,7 @@ class CodexDialect(Dialect):
         ]
 
     def parse_time(self, value: Any) -> datetime | None:
-        if type(value) is not str:
-            return None
-        try:
-            when = datetime.fromisoformat(value.replace("Z", "+00:00"))
-        except ValueError:
-            return None
-        return when.replace(tzinfo=None) if when.tzinfo is not None else when
+        return iso_time(value)
 
     def aside(self, msg: Message) -> bool:
         return bool(msg.fields.get("aside"))

@@ -19,7 +19,7 @@ from ...model import (
     UnknownBlock,
     Usage,
 )
-from ..base import is_number
+from ..base import usage_from
 
 __all__ = ["arguments_of", "exit_status", "is_context", "item_blocks", "usage_of"]
 
@@ -54,19 +54,13 @@ def arguments_of(text: Any) -> Any:
 
 
 def usage_of(raw: Any) -> Usage | None:
-    if not isinstance(raw, dict):
-        return None
-
-    def number(key: str) -> Any:
-        value = raw.get(key)
-        return value if is_number(value) else None
-
-    return Usage(
-        input_tokens=number("input_tokens"),
-        output_tokens=number("output_tokens"),
-        cached_tokens=number("cached_input_tokens"),
-        cache_creation_tokens=number("cache_write_input_tokens"),
-        total_tokens=number("total_tokens"),
+    return usage_from(
+        raw,
+        input_tokens="input_tokens",
+        output_tokens="output_tokens",
+        cached_tokens="cached_input_tokens",
+        cache_creation_tokens="cache_write_input_tokens",
+        total_tokens="total_tokens",
     )
 
 

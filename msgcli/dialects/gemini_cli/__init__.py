@@ -39,7 +39,7 @@ from ...model import (
     UnknownBlock,
     Usage,
 )
-from ..base import EVENT, MESSAGE, Dialect, is_number
+from ..base import EVENT, MESSAGE, Dialect, is_number, usage_from
 from .known import (
     AGENT,
     AGENT_TOOL,
@@ -321,19 +321,13 @@ def _aside_message(role: str, obj: dict, text: str) -> Message:
 
 
 def _usage(raw: Any) -> Usage | None:
-    if not isinstance(raw, dict):
-        return None
-
-    def number(key: str) -> Any:
-        value = raw.get(key)
-        return value if is_number(value) else None
-
-    return Usage(
-        input_tokens=number("input"),
-        output_tokens=number("output"),
-        cached_tokens=number("cached"),
-        total_tokens=number("total"),
-        extra={k: raw[k] for k in ("thoughts", "tool") if is_number(raw.get(k))},
+    return usage_from(
+        raw,
+        input_tokens="input",
+        output_tokens="output",
+        cached_tokens="cached",
+        total_tokens="total",
+        extra=("thoughts", "tool"),
     )
 
 
