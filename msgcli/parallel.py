@@ -35,7 +35,6 @@ from __future__ import annotations
 import gc
 import marshal
 import os
-import sys
 from collections import deque
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -60,6 +59,7 @@ from .inputs import planned
 from .reader import ReadError, read_records
 from .records import BOM, GZIP_MAGIC, collector_paused, part_records
 from .remote import open_binary, size
+from .workers import context, worker_start
 from .writer import JsonlOutput, dumps_line
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -104,16 +104,6 @@ def default_jobs() -> int:
         return len(os.sched_getaffinity(0)) or 1
     except AttributeError:  # not Linux
         return os.cpu_count() or 1
-
-
-def _context():
-    # fork starts a worker in milliseconds and hands it the compiled schemas; where it is
-    # unsafe or missing (macOS, Windows) the platform's default start method is used
-    import multiprocessing
-
-    if sys.platform == "linux":
-        return multiprocessing.get_context("fork")
-    return multiprocessing.get_context()
 
 
 def iter_file_reports_parallel(
@@ -614,10 +604,10 @@ def _pool(jobs: int, tracker: Tracker | None) -> Any:
     """A pool of ``jobs`` worker processes, every one started before anything else runs (a
     worker that dies, say killed for memory, fails the run: BrokenProcessPool, not a hang).
     A worker collects reference cycles, whatever this process does meanwhile (see
-    :func:`_worker_start`)."""
+    :func:`msgcli.workers.worker_start`)."""
     from concurrent.futures import ProcessPoolExecutor
 
-    pool = ProcessPoolExecutor(jobs, mp_context=_context(), initializer=_worker_start)
+    pool = ProcessPoolExecutor(jobs, mp_context=context(), initializer=worker_start)
     if tracker is None:
         pool.submit(int).result()
     else:
@@ -627,26 +617,6 @@ def _pool(jobs: int, tracker: Tracker | None) -> Any:
             # lock
             pool.submit(int).result()
     return pool
-
-
-def _worker_start() -> None:
-    """A worker's first step. What it was forked with (the owner's modules, compiled schemas
-    and, in a program that calls msgcli, all that program holds) is set aside from the cycle
-    collector: each part's collection then walks only what the worker made since, not the
-    whole heap it was handed, and leaves those pages shared with the owner rather than
-    writing to every object's header. Then the collector is turned on (the owner holds it
-    off while results come in).
-
-    A worker leaves Ctrl-C to its owner: the terminal sends the interrupt to every process
-    of the command, and a worker that took it printed its traceback, or died in the middle
-    of handing back a result, which left the owner waiting for the rest of it for ever. The
-    owner, interrupted, cancels the parts not started and waits for those being checked
-    (a part takes a second or two), and the workers end with it."""
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    gc.freeze()
-    gc.enable()
 
 
 def _plan_replay_parts(

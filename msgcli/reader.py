@@ -54,6 +54,7 @@ from .records import (
     part_records,
     read_jsonl,
 )
+from .suffixes import LOG_SUFFIXES
 
 __all__ = [
     "Problem",
@@ -317,8 +318,9 @@ def container_of(source: str | Path | IO[bytes]) -> Any:
     if not CONTAINERS or hasattr(source, "read") or str(source) == "-" or "://" in str(source):
         return None
     name = str(source)
-    if all(c.magic is None for c in CONTAINERS):
-        return container_for(name, b"")  # (told by the name alone: the file is not opened)
+    if name.endswith(LOG_SUFFIXES) or all(c.magic is None for c in CONTAINERS):
+        # (a JSON log's name, or containers told by their names alone: not opened to look)
+        return container_for(name, b"")
     try:
         if not stat.S_ISREG(os.stat(source).st_mode):
             return container_for(name, b"")  # (a pipe's first bytes are not read twice)

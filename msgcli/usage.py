@@ -160,13 +160,6 @@ def _tasks(files: list[tuple[str, str]]) -> Iterator[list[tuple[str, str]]]:
         yield batch
 
 
-def _worker_start() -> None:
-    """A worker leaves Ctrl-C to its owner (which stops the run and says so once)."""
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
 def _read_all(
     files: list[tuple[str, str]], jobs: int, warm: Any = None
 ) -> Iterator[tuple[str, tuple[list[tuple], str | None, list[str]]]]:
@@ -179,13 +172,12 @@ def _read_all(
         for name, path in files:
             yield name, file_rows(name, path)
         return
-    import multiprocessing
-    import sys
     from concurrent.futures import ProcessPoolExecutor
 
-    context = multiprocessing.get_context("fork") if sys.platform == "linux" else None
+    from .workers import context, worker_start
+
     workers = min(jobs, len(tasks))
-    with ProcessPoolExecutor(workers, mp_context=context, initializer=_worker_start) as pool:
+    with ProcessPoolExecutor(workers, mp_context=context(), initializer=worker_start) as pool:
         # a few tasks ahead of the one taken in, so that results never pile up here
         pending: deque = deque()
         queued = iter(tasks)

@@ -183,13 +183,13 @@ def read_database(path: str) -> Iterator[Record]:
         try:
             connection = sqlite3.connect(f"file:{copy}?mode=ro", uri=True)
         except sqlite3.Error as exc:
-            raise Unreadable(f"cannot open the database: {exc}") from None
+            raise Unreadable(f"SQLite cannot open it: {exc}") from None
         try:
             connection.row_factory = sqlite3.Row
             try:
                 sessions = _sessions(connection)
             except sqlite3.DatabaseError as exc:
-                raise Unreadable(f"cannot read the database: {exc}") from None
+                raise Unreadable(f"SQLite: {exc}") from None
             for session in sessions:
                 session.loader = functools.partial(_messages, connection, session.id)
             yield from _ordered(sessions)
@@ -217,7 +217,7 @@ def _messages(connection: sqlite3.Connection, sid: Any) -> list[tuple[dict | Non
     try:
         return _read_messages(connection, sid)
     except sqlite3.DatabaseError as exc:
-        raise Unreadable(f"cannot read the database: {exc}") from None
+        raise Unreadable(f"SQLite: {exc}") from None
 
 
 def _read_messages(
